@@ -1,0 +1,19 @@
+"""Shared fixtures. Tests never touch the real home directory or cache."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def tinycode_home(tmp_path_factory, monkeypatch):
+    """Point TINYCODE_HOME at a fresh temporary folder for every test.
+
+    The model cache is the exception: tests marked ``model`` need the real weights,
+    so TINYCODE_MODEL_CACHE (if the developer or CI set it) is left alone.
+    """
+    home = tmp_path_factory.mktemp("tinycode-home")
+    monkeypatch.setenv("TINYCODE_HOME", str(home))
+    for name in ("TINYCODE_MODEL", "TINYCODE_OFFLINE", "TINYCODE_SEARXNG_URL", "TINYCODE_WEB"):
+        monkeypatch.delenv(name, raising=False)
+    return home

@@ -1,0 +1,222 @@
+"""code_check: every syntax problem in a source text, as data; and its rendering.
+
+tree-sitter finds ERROR and MISSING nodes in any language. For Python, CPython's
+own ``compile()`` is the judge (tree-sitter-python accepts Python 2 ``print x``),
+and for JSON the ``json`` module is; their verdict comes first and tree-sitter's
+problems on other lines are kept, so several errors show at once.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+
+from .languages import get_parser, normalize
+
+# A file may have thousands of ERROR nodes; past this the rest is noise.
+MAX_PROBLEMS = 50
+_MAX_TEXT = 40  # characters of offending text kept per problem
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One syntax problem. Lines and columns are 1-based and count characters."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+    text: str = ""
+    kind: str = "error"  # "error" (unexpected text), "missing" (token absent), "compiler"
+    source: str = "tree-sitter"  # who found it: "tree-sitter", "python", "json"
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    language: str
+    problems: tuple[Problem, ...] = field(default_factory=tuple)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    def __len__(self) -> int:
+        return len(self.problems)
+
+    def to_dict(self) -> dict[str, object]:
+        return {"language": self.language, "ok": self.ok,
+                "problems": [p.to_dict() for p in self.problems]}
+
+
+def check(source: str, language: str) -> CheckResult:
+    """All syntax problems of ``source`` in ``language`` (a name from languages.py)."""
+    language = normalize(language)
+    if language == "python":
+        judge = _python_problem(source)
+    elif language == "json":
+        judge = _json_problem(source)
+    else:
+        judge = None
+    if language in ("python", "json") and judge is None:
+        return CheckResult(language)  # the language's own judge accepts it
+    problems = _tree_sitter_problems(source, language)
+    if judge is not None:
+        problems = [judge] + [p for p in problems if not _same_place(p, judge)]
+    return CheckResult(language, tuple(problems[:MAX_PROBLEMS]))
+
+
+def _same_place(a: Problem, b: Problem) -> bool:
+    return a.line == b.line or (a.line <= b.line <= a.end_line and a.kind == "error")
+
+
+# --- tree-sitter ------------------------------------------------------------
+
+def _tree_sitter_problems(source: str, language: str) -> list[Problem]:
+    data = source.encode("utf-8", "surrogatepass")
+    tree = get_parser(language).parse(data)
+    root = tree.root_node
+    if not root.has_error:
+        return []
+    lines = data.split(b"\n")
+    problems: list[Problem] = []
+    stack = [root]
+    # Depth-first in document order, descending only where has_error says to look.
+    while stack and len(problems) < MAX_PROBLEMS:
+        node = stack.pop()
+        if node.is_missing:
+            problems.append(_missing_problem(node, lines))
+        elif node.is_error:
+            problems.append(_error_problem(node, data, lines))
+        elif node.has_error:
+            stack.extend(reversed(node.children))
+    problems.sort(key=lambda p: (p.line, p.column))
+    return problems
+
+
+def _char_column(lines: list[bytes], row: int, byte_col: int) -> int:
+    """1-based character column for a 0-based (row, byte column) position."""
+    if row >= len(lines):
+        return byte_col + 1
+    return len(lines[row][:byte_col].decode("utf-8", "replace")) + 1
+
+
+def _missing_problem(node, lines: list[bytes]) -> Problem:
+    row, col = node.start_point
+    what = node.type
+    column = _char_column(lines, row, col)
+    return Problem(row + 1, column, row + 1, column, f"missing {what!r}", "", "missing")
+
+
+def _error_problem(node, data: bytes, lines: list[bytes]) -> Problem:
+    (row, col), (end_row, end_col) = node.start_point, node.end_point
+    raw = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    first_line = raw.strip().split("\n", 1)[0].strip()
+    text = first_line[:_MAX_TEXT] + ("…" if len(first_line) > _MAX_TEXT else "")
+    message = f"unexpected {text!r}" if text else "syntax error"
+    return Problem(row + 1, _char_column(lines, row, col), end_row + 1,
+                   _char_column(lines, end_row, end_col), message, text, "error")
+
+
+# --- language judges ----------------------------------------------------------
+
+def _python_problem(source: str) -> Problem | None:
+    """CPython's verdict: None when ``compile()`` accepts the source."""
+    try:
+        compile(source, "<tinycode>", "exec", dont_inherit=True)
+    except SyntaxError as exc:  # includes IndentationError and TabError
+        line = exc.lineno or 1
+        column = max(exc.offset or 1, 1)
+        end_line = exc.end_lineno or line
+        end_column = exc.end_offset if exc.end_offset and exc.end_offset > 0 else column
+        message = f"{type(exc).__name__}: {exc.msg}"
+        text = _source_line(source, line)[column - 1:end_column - 1] if end_line == line else ""
+        return Problem(line, column, end_line, max(end_column, column), message,
+                       text[:_MAX_TEXT], "compiler", "python")
+    except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        # NUL bytes, pathological nesting: still a verdict, never a crash.
+        return Problem(1, 1, 1, 1, f"{type(exc).__name__}: {exc}", "", "compiler", "python")
+    return None
+
+
+def _json_problem(source: str) -> Problem | None:
+    if not source.strip():
+        return None  # an empty file has nothing wrong with it
+    try:
+        json.loads(source)
+    except json.JSONDecodeError as exc:
+        return Problem(exc.lineno, exc.colno, exc.lineno, exc.colno,
+                       f"JSONDecodeError: {exc.msg}", "", "compiler", "json")
+    except RecursionError:
+        return Problem(1, 1, 1, 1, "JSON nested too deeply", "", "compiler", "json")
+    return None
+
+
+def _source_line(source: str, line: int) -> str:
+    lines = source.split("\n")
+    return lines[line - 1] if 0 < line <= len(lines) else ""
+
+
+# --- rendering ---------------------------------------------------------------
+
+MARK = "█"
+
+
+def render(result: CheckResult, source: str, *, context: int = 2, path: str | None = None,
+           max_problems: int = 5, max_line_chars: int = 160) -> str:
+    """The problems as text: a header per problem, then numbered lines around them,
+    the problem lines marked with █. Only windows are shown, never a whole long file."""
+    if result.ok:
+        return f"{path or 'input'}: no problems found"
+    lines = source_lines(source)
+    shown = result.problems[:max_problems]
+    header = []
+    for p in shown:
+        where = f"{path}:" if path else "line "
+        header.append(f"{where}{p.line}:{p.column}: {p.message}")
+    if len(result.problems) > len(shown):
+        header.append(f"... and {len(result.problems) - len(shown)} more problems")
+    marked = {line for p in shown for line in range(p.line, min(p.end_line, p.line + 2) + 1)}
+    body = number_lines(lines, _windows(sorted(marked), context, len(lines)), marked, max_line_chars)
+    return "\n".join(header) + "\n" + body
+
+
+def source_lines(source: str) -> list[str]:
+    """The lines of ``source`` as a person counts them (no phantom line after the last newline)."""
+    lines = source.split("\n")
+    if len(lines) > 1 and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def number_lines(lines: list[str], windows: list[tuple[int, int]], marked: set[int] = frozenset(),
+                 max_line_chars: int = 160) -> str:
+    """Numbered lines for the given 1-based inclusive windows, ``⋮`` between gaps."""
+    if not windows:
+        return ""
+    width = len(str(windows[-1][1]))
+    out: list[str] = []
+    for index, (start, end) in enumerate(windows):
+        if index and start > windows[index - 1][1] + 1:
+            out.append("⋮")
+        for n in range(start, end + 1):
+            text = lines[n - 1] if n <= len(lines) else ""
+            if len(text) > max_line_chars:
+                text = text[:max_line_chars] + "…"
+            mark = MARK if n in marked else " "
+            out.append(f"{mark}{n:>{width}}| {text}".rstrip())
+    return "\n".join(out)
+
+
+def _windows(marked: list[int], context: int, total: int) -> list[tuple[int, int]]:
+    windows: list[tuple[int, int]] = []
+    for line in marked:
+        start, end = max(1, line - context), min(max(total, 1), line + context)
+        if windows and start <= windows[-1][1] + 1:
+            windows[-1] = (windows[-1][0], max(windows[-1][1], end))
+        else:
+            windows.append((start, end))
+    return windows
