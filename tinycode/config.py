@@ -22,3 +22,19 @@ class Settings:
     include_languages: list[str] = field(default_factory=list)  # empty = all
     exclude_languages: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)  # glob patterns of files to skip
+
+
+def load_settings(overrides: dict[str, object] | None = None, start: str = ".") -> Settings:
+    """Settings for files under ``start``: defaults, then the environment, then
+    ``overrides`` (CLI flags; ``None`` values mean "not given")."""
+    import os
+
+    settings = Settings()
+    if os.environ.get("TINYCODE_MODEL"):
+        settings.model = os.environ["TINYCODE_MODEL"]
+    if os.environ.get("TINYCODE_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
+        settings.offline = True
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            setattr(settings, key, value)
+    return settings
