@@ -55,14 +55,16 @@ class CheckResult:
 def check(source: str, language: str) -> CheckResult:
     """All syntax problems of ``source`` in ``language`` (a name from languages.py)."""
     language = normalize(language)
-    if language == "python":
-        judge = _python_problem(source)
-    elif language == "json":
-        judge = _json_problem(source)
-    else:
-        judge = None
-    if language in ("python", "json") and judge is None:
-        return CheckResult(language)  # the language's own judge accepts it
+    judge: Problem | None = None
+    try:
+        if language == "python":
+            judge = _python_problem(source)
+        elif language == "json":
+            judge = _json_problem(source)
+        if language in ("python", "json") and judge is None:
+            return CheckResult(language)  # the language's own judge accepts it
+    except _NoVerdict:
+        pass  # the judge gave up (pathological nesting): tree-sitter alone decides
     problems = _tree_sitter_problems(source, language)
     if judge is not None:
         problems = [judge] + [p for p in problems if not _same_place(p, judge)]
@@ -133,12 +135,19 @@ def _python_problem(source: str) -> Problem | None:
         end_line = exc.end_lineno or line
         end_column = exc.end_offset if exc.end_offset and exc.end_offset > 0 else column
         message = f"{type(exc).__name__}: {exc.msg}"
-        text = _source_line(source, line)[column - 1:end_column - 1] if end_line == line else ""
+        line_text = _source_line(source, line)
+        if end_line != line:
+            text = ""
+        elif end_column > column:
+            text = line_text[column - 1:end_column - 1]
+        else:  # a point, not a span: show the character there
+            text = line_text[column - 1:column]
         return Problem(line, column, end_line, max(end_column, column), message,
                        text[:_MAX_TEXT], "compiler", "python")
-    except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
-        # NUL bytes, pathological nesting: still a verdict, never a crash.
+    except ValueError as exc:  # NUL bytes in the source
         return Problem(1, 1, 1, 1, f"{type(exc).__name__}: {exc}", "", "compiler", "python")
+    except (MemoryError, RecursionError, OverflowError):
+        raise _NoVerdict from None
     return None
 
 
@@ -151,8 +160,12 @@ def _json_problem(source: str) -> Problem | None:
         return Problem(exc.lineno, exc.colno, exc.lineno, exc.colno,
                        f"JSONDecodeError: {exc.msg}", "", "compiler", "json")
     except RecursionError:
-        return Problem(1, 1, 1, 1, "JSON nested too deeply", "", "compiler", "json")
+        raise _NoVerdict from None
     return None
+
+
+class _NoVerdict(Exception):
+    """A language's own judge could not decide (it overflowed), so tree-sitter decides."""
 
 
 def _source_line(source: str, line: int) -> str:
