@@ -10,12 +10,12 @@ __version__ = "0.1.0"
 __all__ = ["check", "render", "CheckResult", "Problem", "repair", "__version__"]
 
 if TYPE_CHECKING:
-    from .repair import RepairResult
+    from .pipeline import RepairResult
 
 
 def repair(source: str, language: str | None = None, **options: Any) -> "RepairResult":
-    """Repair ``source``; see :func:`tinycode.repair.repair`. Imported lazily so that
+    """Repair ``source``; see :func:`tinycode.pipeline.repair`. Imported lazily so that
     ``import tinycode`` stays as light as the checker."""
-    from .repair import repair as _repair
+    from .pipeline import repair as _repair
 
     return _repair(source, language, **options)

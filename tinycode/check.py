@@ -9,6 +9,7 @@ problems on other lines are kept, so several errors show at once.
 from __future__ import annotations
 
 import json
+import warnings
 from dataclasses import asdict, dataclass, field
 
 from .languages import get_parser, normalize
@@ -128,7 +129,9 @@ def _error_problem(node, data: bytes, lines: list[bytes]) -> Problem:
 def _python_problem(source: str) -> Problem | None:
     """CPython's verdict: None when ``compile()`` accepts the source."""
     try:
-        compile(source, "<tinycode>", "exec", dont_inherit=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are not our verdict
+            compile(source, "<tinycode>", "exec", dont_inherit=True)
     except SyntaxError as exc:  # includes IndentationError and TabError
         line = exc.lineno or 1
         column = max(exc.offset or 1, 1)

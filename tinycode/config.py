@@ -1,12 +1,40 @@
-"""Settings for ``tinycode fix`` and friends: defaults < [tool.tinycode] < env < CLI flags.
+"""Settings for ``tinycode fix`` and friends: defaults < ``[tool.tinycode]`` < env < CLI flags.
 
-(Loading from pyproject.toml and the environment is being built; the ``Settings``
-fields below are the contract the commands rely on.)
+The file is the nearest ``pyproject.toml`` with a ``[tool.tinycode]`` table, found by
+walking up from the file or folder being worked on and stopping at the root of the
+git repository (like ruff and black). Keys are kebab-case in TOML; an unknown key or
+a bad value raises ``ConfigError`` naming the file (or variable, or flag) and the key.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import fnmatch
+import os
+import sys
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Callable, Mapping
+
+from . import languages
+from .errors import ConfigError
+
+BACKENDS = ("llama_cpp", "openai")
+WEB_BACKENDS = ("offline", "duckduckgo", "searxng")
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off", "")
+
+# Environment variable -> Settings field. TINYCODE_HOME and TINYCODE_MODEL_CACHE are
+# read by the model cache code, not here.
+ENV_VARS: dict[str, str] = {
+    "TINYCODE_MODEL": "model",
+    "TINYCODE_BACKEND": "backend",
+    "TINYCODE_BASE_URL": "base_url",
+    "TINYCODE_MAX_STEPS": "max_steps",
+    "TINYCODE_TIMEOUT": "timeout",
+    "TINYCODE_GPU_LAYERS": "gpu_layers",
+    "TINYCODE_WEB": "web",
+    "TINYCODE_OFFLINE": "offline",
+}
 
 
 @dataclass
@@ -22,19 +50,254 @@ class Settings:
     include_languages: list[str] = field(default_factory=list)  # empty = all
     exclude_languages: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)  # glob patterns of files to skip
+    config_path: Path | None = None   # the pyproject.toml the file values came from
+
+    @property
+    def root(self) -> Path:
+        """The folder ``exclude`` patterns are relative to: the config file's, else the cwd."""
+        return self.config_path.parent if self.config_path is not None else Path.cwd()
+
+    def skips(self, path: str | os.PathLike[str], language: str | None = None) -> bool:
+        """True if ``path`` (in ``language``) is left alone: an ``exclude`` glob or the
+        include/exclude language lists say so. Stdin (``-``) is never skipped by glob."""
+        if language is not None:
+            name = languages.normalize(language)
+            if self.include_languages and name not in self.include_languages:
+                return True
+            if name in self.exclude_languages:
+                return True
+        if not self.exclude or os.fspath(path) == "-":
+            return False
+        return any(_glob_matches(candidate, pattern)
+                   for candidate in _match_candidates(path, self.root)
+                   for pattern in self.exclude)
 
 
-def load_settings(overrides: dict[str, object] | None = None, start: str = ".") -> Settings:
-    """Settings for files under ``start``: defaults, then the environment, then
-    ``overrides`` (CLI flags; ``None`` values mean "not given")."""
-    import os
-
+def load_settings(overrides: Mapping[str, object] | None = None, start: str | os.PathLike[str] = ".",
+                  *, environ: Mapping[str, str] | None = None) -> Settings:
+    """Settings for files under ``start``: defaults, then ``[tool.tinycode]``, then the
+    environment, then ``overrides`` (CLI flags by field name; ``None`` = not given)."""
     settings = Settings()
-    if os.environ.get("TINYCODE_MODEL"):
-        settings.model = os.environ["TINYCODE_MODEL"]
-    if os.environ.get("TINYCODE_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on"):
-        settings.offline = True
-    for key, value in (overrides or {}).items():
-        if value is not None:
-            setattr(settings, key, value)
+    found = _find(start)
+    if found is not None:
+        path, table = found
+        settings = _apply(settings, table, origin=str(path), kebab=True, base=path.parent)
+        settings.config_path = path
+    env = os.environ if environ is None else environ
+    for var, name in ENV_VARS.items():
+        if env.get(var, "").strip():
+            settings = _apply(settings, {name: env[var]}, origin=var, from_text=True)
+    given = {key.replace("-", "_"): value for key, value in (overrides or {}).items() if value is not None}
+    for key, value in given.items():
+        settings = _apply(settings, {key: value}, origin="--" + key.replace("_", "-"))
     return settings
+
+
+def find_config(start: str | os.PathLike[str] = ".") -> Path | None:
+    """The nearest ``pyproject.toml`` with a ``[tool.tinycode]`` table at or above
+    ``start``, not looking past the folder holding ``.git`` (nor the filesystem root)."""
+    found = _find(start)
+    return found[0] if found is not None else None
+
+
+def _find(start: str | os.PathLike[str]) -> tuple[Path, dict[str, object]] | None:
+    here = Path(start).absolute()
+    if not here.is_dir():
+        here = here.parent
+    for folder in (here, *here.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            table = _read_table(candidate)
+            if table is not None:
+                return candidate, table
+        if (folder / ".git").exists():
+            return None
+    return None
+
+
+def _toml_loads(text: str) -> dict:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
+    return tomllib.loads(text)
+
+
+def _read_table(path: Path) -> dict[str, object] | None:
+    """The ``[tool.tinycode]`` table of ``path``, or None if it has none."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    if "tinycode" not in text:  # most pyproject.toml files: no need to parse
+        return None
+    try:
+        data = _toml_loads(text)
+    except ValueError as exc:  # tomllib.TOMLDecodeError subclasses ValueError
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    tool = data.get("tool")
+    if not isinstance(tool, dict) or "tinycode" not in tool:
+        return None
+    if not isinstance(tool["tinycode"], dict):
+        raise ConfigError(f"{path}: [tool.tinycode] must be a table")
+    return tool["tinycode"]
+
+
+# --- validation ---------------------------------------------------------------------
+
+def _apply(settings: Settings, values: Mapping[str, object], *, origin: str, kebab: bool = False,
+           from_text: bool = False, base: Path | None = None) -> Settings:
+    """A copy of ``settings`` with ``values`` validated and set; errors name ``origin``."""
+    known = {f.name for f in fields(Settings)} - {"config_path"}
+    changes: dict[str, object] = {}
+    for raw_key, value in values.items():
+        key = raw_key.replace("-", "_") if kebab else raw_key
+        if key not in known or (kebab and "_" in raw_key):
+            where = f"{origin}: [tool.tinycode]" if kebab else origin
+            if kebab and key in known:
+                raise ConfigError(f"{where}: unknown key {raw_key!r} (did you mean {raw_key.replace('_', '-')!r}?)")
+            expected = ", ".join(sorted(k.replace("_", "-") for k in known))
+            raise ConfigError(f"{where}: unknown key {raw_key!r} (known: {expected})")
+        label = f"{origin}: [tool.tinycode] {raw_key}" if kebab else origin
+        try:
+            changes[key] = _VALIDATORS[key](_from_text(key, value) if from_text else value)
+        except ValueError as exc:
+            raise ConfigError(f"{label}: {exc}") from None
+        if key == "model" and base is not None and _looks_like_path(str(changes[key])):
+            changes[key] = str((base / Path(str(changes[key])).expanduser()).resolve())
+    return replace(settings, **changes)
+
+
+def _from_text(key: str, text: object) -> object:
+    """An environment variable's text as the type its field wants."""
+    value = str(text).strip()
+    if key == "offline":
+        if value.lower() in _TRUE:
+            return True
+        if value.lower() in _FALSE:
+            return False
+        raise ValueError(f"expected 1/0, true/false, yes/no or on/off, got {value!r}")
+    if key in ("max_steps", "gpu_layers"):
+        try:
+            return int(value)
+        except ValueError:
+            raise ValueError(f"expected a whole number, got {value!r}") from None
+    if key == "timeout":
+        try:
+            return float(value)
+        except ValueError:
+            raise ValueError(f"expected a number of seconds, got {value!r}") from None
+    return value
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"expected a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _integer(minimum: int) -> Callable[[object], int]:
+    def check(value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected a whole number, got {value!r}")
+        if value < minimum:
+            raise ValueError(f"must be at least {minimum}, got {value}")
+        return value
+    return check
+
+
+def _seconds(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"expected a number of seconds, got {value!r}")
+    if not value > 0 or value != value or value == float("inf"):
+        raise ValueError(f"must be a positive number of seconds, got {value}")
+    return float(value)
+
+
+def _boolean(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value
+
+
+def _choice(options: tuple[str, ...]) -> Callable[[object], str]:
+    def check(value: object) -> str:
+        text = _text(value).lower().replace("-", "_")
+        if text not in options:
+            raise ValueError(f"expected one of {', '.join(options)}, got {value!r}")
+        return text
+    return check
+
+
+def _url(value: object) -> str:
+    text = _text(value)
+    if not text.startswith(("http://", "https://")):
+        raise ValueError(f"expected an http:// or https:// URL, got {value!r}")
+    return text.rstrip("/")
+
+
+def _language_list(value: object) -> list[str]:
+    items = _string_list(value)
+    names = []
+    for item in items:
+        name = languages.normalize(item)
+        if not languages.is_supported(name):
+            known = ", ".join(languages.supported_languages())
+            raise ValueError(f"unknown language {item!r} (known: {known})")
+        names.append(name)
+    return names
+
+
+def _string_list(value: object) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError(f"expected a list of non-empty strings, got {value!r}")
+    return [v.strip() for v in value]
+
+
+_VALIDATORS: dict[str, Callable[[object], object]] = {
+    "model": _text,
+    "backend": _choice(BACKENDS),
+    "base_url": _url,
+    "max_steps": _integer(1),
+    "timeout": _seconds,
+    "gpu_layers": _integer(-1),
+    "web": _choice(WEB_BACKENDS),
+    "offline": _boolean,
+    "include_languages": _language_list,
+    "exclude_languages": _language_list,
+    "exclude": _string_list,
+}
+
+
+def _looks_like_path(model: str) -> bool:
+    return model.lower().endswith(".gguf") or "/" in model or os.sep in model
+
+
+# --- exclude globs ------------------------------------------------------------------
+
+def _match_candidates(path: str | os.PathLike[str], root: Path) -> list[str]:
+    """``path`` relative to ``root`` and each of its parent folders within ``root``, so
+    that ``build`` or ``build/`` excludes everything under ``build/``. Folders above
+    ``root`` never count: a project living in ``~/build/`` is not excluded by ``build``."""
+    given = Path(path)
+    absolute = Path(os.path.normpath(given if given.is_absolute() else Path.cwd() / given))
+    try:
+        relative = absolute.relative_to(Path(os.path.normpath(root.absolute()))).as_posix()
+    except ValueError:
+        relative = absolute.name
+    parts = [p for p in relative.split("/") if p not in ("", ".")]
+    return ["/".join(parts[:i]) for i in range(1, len(parts) + 1)]
+
+
+def _glob_matches(candidate: str, pattern: str) -> bool:
+    pattern = pattern.strip().rstrip("/")
+    if "/" not in pattern:
+        # A bare name or glob ("*.min.js", "vendor") matches at any depth, as in .gitignore.
+        return fnmatch.fnmatchcase(candidate.rsplit("/", 1)[-1], pattern)
+    # Any other slash anchors the pattern at the root ("./build", "/build", "docs/*.py").
+    pattern = pattern[2:] if pattern.startswith("./") else pattern.lstrip("/")
+    if pattern.startswith("**/") and fnmatch.fnmatchcase(candidate, pattern[3:]):
+        return True
+    return fnmatch.fnmatchcase(candidate, pattern)

@@ -1,0 +1,107 @@
+"""The ReAct loop: model turn -> parse -> guarded tool call -> observation, bounded
+by steps, tokens and wall time, and stopped when no progress is made.
+
+The prompt is rebuilt from the step records as chat messages whose stable part (the
+system prompt and tool list) comes first, so llama.cpp reuses its KV cache.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Callable
+
+from ..llm.base import LLM, Message
+from ..tools.base import ToolGuard
+from ..tools.workspace import WorkingCopy, build_tools
+from .parser import parse_turn
+from .trace import Step
+
+PROMPT_VERSION = "react_v1"
+STOP = ["Observation:", "\nObservation"]
+MAX_TURN_TOKENS = 160
+
+
+@dataclass
+class AgentOutcome:
+    source: str
+    fixed: bool
+    reason: str = ""
+    steps: list[Step] = field(default_factory=list)
+    model_calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+def system_prompt(language: str, tools_text: str) -> str:
+    template = resources.files("tinycode").joinpath(f"prompts/{PROMPT_VERSION}.txt").read_text("utf-8")
+    return template.format(language=language, tools=tools_text).strip()
+
+
+def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, deadline: float | None = None,
+              token_budget: int = 12_000, on_step: Callable[[Step], None] | None = None,
+              web_backend: str = "offline", offline: bool = False, first_step: int = 1) -> AgentOutcome:
+    tools = build_tools(copy, web_backend=web_backend, offline=offline)
+    guard = ToolGuard(tools)
+    names = [t.name for t in tools]
+    messages: list[Message] = [
+        {"role": "system", "content": system_prompt(copy.language, "\n".join(t.signature() for t in tools))},
+        {"role": "user", "content": "Fix these problems (lines marked █):\n" + copy.problems_text()},
+    ]
+    outcome = AgentOutcome(copy.source, False)
+    corrected = False
+    stale_turns = 0
+    last_call = None
+    for number in range(first_step, first_step + max_steps):
+        if deadline is not None and time.monotonic() > deadline:
+            outcome.reason = "time budget spent"
+            break
+        if outcome.prompt_tokens + outcome.completion_tokens > token_budget:
+            outcome.reason = "token budget spent"
+            break
+        start = time.perf_counter()
+        completion = llm.complete(messages, stop=STOP, max_tokens=MAX_TURN_TOKENS)
+        outcome.model_calls += 1
+        outcome.prompt_tokens += completion.prompt_tokens
+        outcome.completion_tokens += completion.completion_tokens
+        turn = parse_turn(completion.text, names)
+        step = Step(number, thought=turn.thought, action=turn.action, input=turn.arguments,
+                    prompt_tokens=completion.prompt_tokens,
+                    completion_tokens=completion.completion_tokens, raw=completion.text)
+        problems_before = len(copy.result.problems)
+        if turn.final:
+            observation = ("The file parses. Done." if copy.result.ok else
+                           "The file still has problems:\n" + copy.problems_text())
+        elif turn.error:
+            step.error = turn.error
+            hint = ("Write exactly:\nThought: ...\nAction: <tool>\nAction Input: {json object}"
+                    if not corrected else "Use replace_lines with start, end and text.")
+            corrected = True
+            observation = f"Could not read your turn: {turn.error}. {hint}"
+        else:
+            call = (turn.action, repr(turn.arguments))
+            observation = guard.call(turn.action, turn.arguments).render()
+            if call == last_call:
+                stale_turns += 1
+            last_call = call
+        step.observation = observation
+        step.ms = (time.perf_counter() - start) * 1000
+        outcome.steps.append(step)
+        if on_step:
+            on_step(step)
+        if copy.result.ok:
+            outcome.fixed = True
+            break
+        stale_turns = 0 if len(copy.result.problems) < problems_before else stale_turns + 1
+        if stale_turns >= 4:
+            outcome.reason = "no progress"
+            break
+        messages.append({"role": "assistant", "content": completion.text.strip()})
+        messages.append({"role": "user", "content": "Observation: " + observation})
+    else:
+        outcome.reason = f"no fix within {max_steps} steps"
+    outcome.source = copy.source
+    if not outcome.fixed and not outcome.reason:
+        outcome.reason = "problems remain"
+    return outcome

@@ -1,0 +1,45 @@
+"""One record per agent step; the trace can be written as JSON lines."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any, Iterable, TextIO
+
+
+@dataclass
+class Step:
+    number: int
+    kind: str = "model"  # "model" (a generated turn) or "fast_path" (a ranked candidate, no generation)
+    thought: str = ""
+    action: str = ""
+    input: Any = None
+    observation: str = ""
+    error: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ms: float = 0.0
+    raw: str = field(default="", repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def describe(self) -> str:
+        """The step as a person reads it in ``-v`` output."""
+        parts = [f"[step {self.number}] ({self.kind}, {self.ms:.0f} ms, "
+                 f"{self.prompt_tokens}+{self.completion_tokens} tokens)"]
+        if self.thought:
+            parts.append(f"Thought: {self.thought}")
+        if self.action:
+            parts.append(f"Action: {self.action}")
+            parts.append(f"Action Input: {json.dumps(self.input, ensure_ascii=False)}")
+        if self.error:
+            parts.append(f"Parse error: {self.error}")
+        if self.observation:
+            parts.append(f"Observation: {self.observation}")
+        return "\n".join(parts)
+
+
+def write_jsonl(steps: Iterable[Step], handle: TextIO, **context: Any) -> None:
+    for step in steps:
+        handle.write(json.dumps({**context, **step.to_dict()}, ensure_ascii=False) + "\n")

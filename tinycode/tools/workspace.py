@@ -1,0 +1,151 @@
+"""The working copy and the tools that read and edit it.
+
+The model never retypes the file: it edits line ranges of the working copy (or
+applies a suggested, parser-verified edit), and every edit is checked at once; one
+that adds problems is undone and reported as rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..candidates import Candidate, suggest
+from ..check import CheckResult, check, number_lines, render, source_lines
+from ..edits import replace_lines as apply_line_edit
+from ..edits import rewrites_too_much
+from .base import Observation, Tool, ToolError
+
+MAX_VIEW = 30  # lines per view_lines call
+
+
+@dataclass
+class WorkingCopy:
+    source: str
+    language: str
+    result: CheckResult = field(init=False)
+    edits: int = 0
+    suggestions: list[Candidate] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.result = check(self.source, self.language)
+
+    def problems_text(self) -> str:
+        if self.result.ok:
+            return "No problems: the file parses."
+        return render(self.result, self.source)
+
+    def window(self, start: int, end: int) -> str:
+        lines = source_lines(self.source)
+        start, end = max(1, start), min(len(lines), end)
+        return number_lines(lines, [(start, end)]) if start <= end else "(no such lines)"
+
+    def try_edit(self, new_source: str, start: int, end: int) -> Observation:
+        if new_source == self.source:
+            raise ToolError("no_effect", "unchanged", "the edit changes nothing",
+                            "look at the marked line and change it")
+        if rewrites_too_much(self.source, new_source, self.language):
+            raise ToolError("invalid_input", "edit_too_large",
+                            "the edit rewrites the lines instead of fixing them, so it was undone",
+                            "copy the marked line and change only the broken characters")
+        after = check(new_source, self.language)
+        old = {(p.message) for p in self.result.problems}
+        added = [p for p in after.problems if p.message not in old]
+        if len(after.problems) > len(self.result.problems) or (added and not after.ok
+                                                                and len(after.problems) >= len(self.result.problems)):
+            shown = render(after, new_source, context=1, max_problems=2)
+            raise ToolError("invalid_input", "edit_rejected",
+                            "the edit adds problems, so it was undone. Your version:\n" + shown,
+                            "keep the original lines and change only the broken part")
+        self.source, self.result = new_source, after
+        self.edits += 1
+        self.suggestions = []
+        if after.ok:
+            return Observation("Edit applied. No problems: the file parses.", done=True)
+        return Observation("Edit applied. Remaining problems:\n" + render(after, new_source))
+
+
+def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: bool = False) -> list[Tool]:
+    """The agent's tools bound to one working copy."""
+
+    def code_check() -> Observation:
+        return Observation(copy.problems_text(), done=copy.result.ok)
+
+    def view_lines(start: int, end: int | None = None) -> Observation:
+        end = start + 10 if end is None else end
+        if end < start:
+            start, end = end, start
+        end = min(end, start + MAX_VIEW - 1)
+        return Observation(copy.window(start, end))
+
+    def replace_lines(start: int, text: str, end: int | None = None) -> Observation:
+        end = start if end is None else end
+        total = len(source_lines(copy.source))
+        if not 1 <= start <= max(total, 1) or end < start - 1 or end > total:
+            raise ToolError("invalid_input", "bad_range", f"lines {start}-{end} are outside 1-{total}",
+                            "use the line numbers shown in the observation")
+        text = _keep_indentation(copy.source, start, end, text)
+        return copy.try_edit(apply_line_edit(copy.source, start, end, text), start, end)
+
+    def suggest_fixes() -> Observation:
+        copy.suggestions = suggest(copy.source, copy.language, limit=4, result=copy.result)
+        if not copy.suggestions:
+            return Observation("No small fix found; edit the lines with replace_lines.")
+        lines = []
+        for number, c in enumerate(copy.suggestions, 1):
+            lines.append(f"{number}. {c.description}: line {c.start_line} becomes "
+                         f"{c.new_text.splitlines()[0] if c.new_text else '(deleted)'!r}"
+                         + ("" if c.fixes_all else f" ({c.problems_after} problems left)"))
+        return Observation("\n".join(lines) + "\nApply one with apply_fix.")
+
+    def apply_fix(number: int) -> Observation:
+        if not copy.suggestions:
+            copy.suggestions = suggest(copy.source, copy.language, limit=4, result=copy.result)
+        if not 1 <= number <= len(copy.suggestions):
+            raise ToolError("invalid_input", "no_such_fix", f"there is no suggestion {number}",
+                            "call suggest_fixes first")
+        chosen = copy.suggestions[number - 1]
+        return copy.try_edit(chosen.source_after, chosen.start_line, chosen.end_line)
+
+    def web_search(query: str) -> Observation:
+        try:
+            from .. import search as search_module  # optional component
+        except ImportError:
+            raise ToolError("permanent", "no_backend", "no search backend configured",
+                            "continue without search") from None
+        try:
+            results = search_module.search(query, k=3, backend=web_backend, offline=offline)
+        except search_module.SearchError as exc:
+            raise ToolError(exc.error_class, "search_failed", exc.detail, exc.hint) from None
+        return Observation(search_module.format_results(results))
+
+    line_aliases = {"line": "start", "start_line": "start", "line_start": "start", "from": "start",
+                    "end_line": "end", "line_end": "end", "to": "end", "stop": "end",
+                    "code": "text", "new_text": "text", "content": "text", "replacement": "text",
+                    "new_code": "text", "lines": "text", "new": "text"}
+    return [
+        Tool("code_check", "list the problems left, with numbered lines", {}, code_check),
+        Tool("replace_lines", "replace lines start..end with text (the new lines, correctly indented)",
+             {"start": {"type": "integer"}, "end": {"type": "integer"}, "text": {"type": "string"}},
+             replace_lines, required=("start", "text"), aliases=line_aliases, idempotent=False),
+        Tool("suggest_fixes", "list small verified fixes", {}, suggest_fixes),
+        Tool("apply_fix", "apply suggested fix number n", {"number": {"type": "integer"}}, apply_fix,
+             required=("number",), aliases={"n": "number", "fix": "number", "index": "number", "id": "number"},
+             idempotent=False),
+        Tool("view_lines", "show lines start..end", {"start": {"type": "integer"}, "end": {"type": "integer"}},
+             view_lines, required=("start",), aliases=line_aliases),
+        Tool("web_search", "look up what an error message means", {"query": {"type": "string"}},
+             web_search, required=("query",), aliases={"q": "query", "text": "query"}, timeout=15.0,
+             retries=1),
+    ]
+
+
+def _keep_indentation(source: str, start: int, end: int, text: str) -> str:
+    """Small models often drop the leading indentation of a one-line replacement."""
+    lines = source_lines(source)
+    if start != end or "\n" in text.strip("\n") or not 1 <= start <= len(lines):
+        return text
+    original = lines[start - 1]
+    indent = original[: len(original) - len(original.lstrip())]
+    if indent and text.strip() and not text[:1].isspace():
+        return indent + text
+    return text
