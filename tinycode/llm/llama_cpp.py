@@ -15,6 +15,10 @@ from typing import Any, Sequence
 from ..errors import ModelError
 from .base import Completion, Prompt
 
+# Logit rows are n_vocab floats (about 0.6 MB for Qwen); llama.cpp keeps one per
+# requested output token, so scoring asks for them a few dozen at a time.
+_SCORE_CHUNK = 32
+
 
 def physical_cores() -> int:
     """Cores this process may use, counting each physical core once where we can tell."""
@@ -58,18 +62,23 @@ class LlamaCppLLM:
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(f"llama.cpp could not load {self.path}: {exc}") from None
         self.load_seconds = time.perf_counter() - start
+        self.n_ctx = self._llm.n_ctx()
         self._grammars: dict[str, Any] = {}
+        self._formatter: Any = None
+        self.closed = False
 
     # -- generation ---------------------------------------------------------------
 
     def complete(self, prompt: Prompt, *, stop: Sequence[str] = (), max_tokens: int = 256,
                  grammar: str | None = None, temperature: float = 0.0,
                  seed: int | None = 0) -> Completion:
+        self._require_open()
         options: dict[str, Any] = dict(stop=list(stop) or None, max_tokens=max_tokens,
                                        temperature=temperature, seed=seed,
                                        grammar=self._grammar(grammar) if grammar else None)
         if temperature == 0.0:
             options["top_k"] = 1
+        cached = self._cached_prefix(prompt)
         start = time.perf_counter()
         try:
             if isinstance(prompt, str):
@@ -78,88 +87,156 @@ class LlamaCppLLM:
             else:
                 response = self._llm.create_chat_completion(list(prompt), **options)
                 text = response["choices"][0]["message"]["content"] or ""
-        except ValueError as exc:  # e.g. the prompt exceeds the context window
+        except (ValueError, RuntimeError) as exc:  # e.g. the prompt exceeds the context window
             raise ModelError(f"model call failed: {exc}") from None
         usage = response.get("usage", {})
         return Completion(text=text, prompt_tokens=int(usage.get("prompt_tokens", 0)),
                           completion_tokens=int(usage.get("completion_tokens", 0)),
                           seconds=time.perf_counter() - start,
-                          finish_reason=response["choices"][0].get("finish_reason") or "stop")
+                          finish_reason=response["choices"][0].get("finish_reason") or "stop",
+                          cached_tokens=cached)
+
+    def _require_open(self) -> None:
+        if self.closed:
+            raise ModelError(f"the model {self.name} was closed")
 
     def _grammar(self, text: str) -> Any:
         if text not in self._grammars:
             from llama_cpp import LlamaGrammar
 
-            self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
+            try:
+                self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
+            except (ValueError, RuntimeError) as exc:
+                raise ModelError(f"invalid grammar: {exc}") from None
         return self._grammars[text]
+
+    def _cached_prefix(self, prompt: Prompt) -> int:
+        """Prompt tokens llama-cpp-python will take from the KV cache (it always
+        re-evaluates the last prompt token)."""
+        llm = self._llm
+        if llm.n_tokens == 0:
+            return 0
+        text = prompt if isinstance(prompt, str) else self.apply_chat_template(prompt)
+        tokens = self._tokenize(text)
+        return _common_prefix_length([tokens[:-1], llm.input_ids[: llm.n_tokens].tolist()])
+
+    def _tokenize(self, text: str) -> list[int]:
+        """Tokens as llama-cpp-python's own calls make them (BOS only if the model wants one)."""
+        return self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=True)
 
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
 
     def apply_chat_template(self, messages: Sequence[dict[str, str]]) -> str:
-        """The raw prompt text the model sees for ``messages`` (for scoring after a chat)."""
-        from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        """The raw prompt text the model sees for ``messages``, generation prompt included."""
+        if self._formatter is None:
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
 
-        template = self._llm.metadata.get("tokenizer.chat_template")
-        if not template:
-            return "\n".join(m["content"] for m in messages)
-        formatter = Jinja2ChatFormatter(template, eos_token="", bos_token="")
-        return formatter(messages=list(messages)).prompt
+            template = self._llm.metadata.get("tokenizer.chat_template")
+            if not template:
+                return "\n".join(m["content"] for m in messages)
+            vocab = self._llm._model
+            self._formatter = Jinja2ChatFormatter(
+                template, eos_token=vocab.token_get_text(self._llm.token_eos()),
+                bos_token=vocab.token_get_text(self._llm.token_bos()))
+        return self._formatter(messages=list(messages)).prompt
 
     # -- scoring --------------------------------------------------------------------
 
     def score(self, prompt: Prompt, continuations: Sequence[str]) -> list[float]:
-        """Log-likelihood of each continuation after ``prompt``, up to one shared constant:
-        tokens common to every candidate are evaluated once (and reused from the KV cache)."""
-        import numpy as np
+        """Sum of log-probabilities of each continuation's tokens after ``prompt``.
 
+        The tokens every sequence shares are evaluated once (and taken from the KV
+        cache when a previous call left them there); each continuation then costs only
+        its own tokens. Logits are requested only where they are read."""
+        self._require_open()
         if not continuations:
             return []
+        llm = self._llm
         text = prompt if isinstance(prompt, str) else self.apply_chat_template(prompt)
-        sequences = [self._llm.tokenize((text + c).encode("utf-8"), add_bos=False, special=True)
-                     for c in continuations]
+        prompt_tokens = self._tokenize(text)
+        sequences = [self._tokenize(text + c) for c in continuations]
+        longest = max(len(s) for s in sequences)
+        if longest > self.n_ctx:
+            raise ModelError(f"scoring needs {longest} tokens, the context holds {self.n_ctx}")
         shared = _common_prefix_length(sequences)
-        if shared == 0:
-            shared = 1  # the first token has no context to be scored against
-        scores = []
-        for tokens in sequences:
-            # Reuse the cache up to the shared prefix, keeping one token back so its
-            # logits (which predict the first differing token) are computed.
-            cached = _common_prefix_length([tokens, list(self._llm.input_ids[: self._llm.n_tokens])])
-            start = min(cached, shared - 1)
-            self._llm.n_tokens = start
-            logits = self._eval_with_logits(tokens[start:])
-            total = 0.0
-            for position in range(shared, len(tokens)):
-                row = logits[position - 1 - start]
-                peak = float(row.max())
-                log_norm = peak + float(np.log(np.exp(row - peak).sum()))
-                total += float(row[tokens[position]]) - log_norm
-            scores.append(total)
+        # First scored token: where the prompt ends (a token merged across the
+        # boundary counts as the continuation's); token 0 has nothing to predict it.
+        begin = max(1, min(_common_prefix_length([prompt_tokens, s]) for s in sequences))
+        try:
+            common: list[float] = []
+            last_row = None
+            if shared:
+                reuse = _common_prefix_length([sequences[0][:shared], llm.input_ids[: llm.n_tokens].tolist()])
+                self._rewind(min(reuse, begin - 1))
+                common, last_row = self._append(sequences[0][llm.n_tokens:shared], begin - 1, None)
+            scores = []
+            for tokens in sequences:
+                total = sum(common)
+                if len(tokens) > shared:
+                    if last_row is not None:
+                        total += float(last_row[tokens[shared]])
+                    self._rewind(shared)
+                    own, _ = self._append(tokens[shared:-1], begin - 1, tokens[-1])
+                    total += sum(own)
+                scores.append(total)
+        except RuntimeError as exc:
+            self._rewind(0)
+            raise ModelError(f"scoring failed: {exc}") from None
         return scores
 
-    def _eval_with_logits(self, tokens: Sequence[int]) -> "Any":
-        """Evaluate ``tokens`` after the current cache position, returning every row of logits."""
+    def _rewind(self, n_tokens: int) -> None:
+        """Forget the KV cache after the first ``n_tokens`` tokens."""
+        llm = self._llm
+        llm.n_tokens = n_tokens
+        llm._ctx.kv_cache_seq_rm(-1, n_tokens, -1)
+
+    def _append(self, tokens: Sequence[int], want_from: int,
+                following: int | None) -> tuple[list[float], Any]:
+        """Evaluate ``tokens`` after the cache. For each position >= ``want_from``, the
+        log-probability of the token after it (``following`` after the last one); with
+        no ``following``, the last position's full log-probability row is returned too."""
         import numpy as np
 
         llm = self._llm
-        rows = []
-        llm._ctx.kv_cache_seq_rm(-1, llm.n_tokens, -1)
-        for i in range(0, len(tokens), llm.n_batch):
-            batch = list(tokens[i:i + llm.n_batch])
+        batch = llm._batch
+        logprobs: list[float] = []
+        last_row = None
+        tokens = list(tokens)
+        i = 0
+        while i < len(tokens):
             n_past = llm.n_tokens
-            llm._batch.set_batch(batch=batch, n_past=n_past, logits_all=True)
-            llm._ctx.decode(llm._batch)
-            logits = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(len(batch), llm.n_vocab()))
-            rows.append(logits.copy())
-            llm.input_ids[n_past:n_past + len(batch)] = batch
-            llm.n_tokens += len(batch)
-        return np.concatenate(rows) if rows else np.zeros((0, llm.n_vocab()), dtype=np.float32)
+            if n_past < want_from:  # context only: big chunks, one logit row (llama.cpp's default)
+                size = min(llm.n_batch, want_from - n_past, len(tokens) - i)
+                batch.set_batch(batch=tokens[i:i + size], n_past=n_past, logits_all=False)
+                llm._ctx.decode(batch)
+                llm.input_ids[n_past:n_past + size] = tokens[i:i + size]
+                llm.n_tokens += size
+                i += size
+                continue
+            size = min(_SCORE_CHUNK, len(tokens) - i)
+            batch.set_batch(batch=tokens[i:i + size], n_past=n_past, logits_all=True)
+            llm._ctx.decode(batch)
+            llm.input_ids[n_past:n_past + size] = tokens[i:i + size]
+            llm.n_tokens += size
+            rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(size, llm.n_vocab()))
+            peak = rows.max(axis=1, keepdims=True)
+            norms = peak[:, 0].astype(np.float64) + np.log(np.exp(rows - peak).sum(axis=1, dtype=np.float64))
+            for k in range(size):
+                nxt = i + k + 1
+                if nxt < len(tokens):
+                    logprobs.append(float(rows[k, tokens[nxt]]) - float(norms[k]))
+                elif following is not None:
+                    logprobs.append(float(rows[k, following]) - float(norms[k]))
+                else:
+                    last_row = rows[k].astype(np.float64) - float(norms[k])
+            i += size
+        return logprobs, last_row
 
     def close(self) -> None:
-        closer = getattr(self._llm, "close", None)
-        if closer is not None:
-            closer()
+        if not self.closed:
+            self.closed = True
+            self._llm.close()
 
 
 def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:

@@ -1,19 +1,27 @@
-"""Building a backend from settings; a model is loaded once per process."""
+"""Building a backend from settings; a model file is loaded once per process."""
 
 from __future__ import annotations
 
-from functools import lru_cache
+import threading
 
 from ..errors import ModelError
 from .base import LLM
 
 BACKENDS = ("llama_cpp", "openai")
 
+_loaded: dict[tuple, LLM] = {}
+_lock = threading.Lock()
+
 
 def load_llm(model: str | None = None, *, backend: str = "llama_cpp", base_url: str | None = None,
              gpu_layers: int = 0, n_ctx: int = 4096, threads: int | None = None,
              offline: bool = False, progress: bool = False) -> LLM:
-    """The model named by ``model`` (registry name, alias or ``.gguf`` path) on ``backend``."""
+    """The model named by ``model`` on ``backend``; raises ModelError.
+
+    For ``llama_cpp``, ``model`` is a registry name, an alias or a ``.gguf`` path
+    (None = the registry default); the same file and options give the same object for
+    the life of the process. For ``openai``, ``model`` is the server's model name
+    (None = the first model the server lists)."""
     if backend == "openai":
         from .openai_http import OpenAIHTTPLLM
 
@@ -22,14 +30,24 @@ def load_llm(model: str | None = None, *, backend: str = "llama_cpp", base_url: 
         return OpenAIHTTPLLM(base_url, model=model)
     if backend != "llama_cpp":
         raise ModelError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
+    if n_ctx < 256:
+        raise ModelError(f"context size {n_ctx} is too small (at least 256 tokens)")
     from ..models import resolve_model_path
 
-    path = resolve_model_path(model, offline=offline, progress=progress)
-    return _load_llama_cpp(str(path), gpu_layers, n_ctx, threads)
+    path = resolve_model_path(model, offline=offline, progress=progress).resolve()
+    key = (str(path), gpu_layers, n_ctx, threads)
+    with _lock:
+        llm = _loaded.get(key)
+        if llm is None or getattr(llm, "closed", False):
+            from .llama_cpp import LlamaCppLLM
+
+            llm = _loaded[key] = LlamaCppLLM(path, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers)
+        return llm
 
 
-@lru_cache(maxsize=2)
-def _load_llama_cpp(path: str, gpu_layers: int, n_ctx: int, threads: int | None) -> LLM:
-    from .llama_cpp import LlamaCppLLM
-
-    return LlamaCppLLM(path, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers)
+def unload_all() -> None:
+    """Close every model this process loaded (they are rebuilt on the next load_llm)."""
+    with _lock:
+        for llm in _loaded.values():
+            llm.close()
+        _loaded.clear()

@@ -1,0 +1,181 @@
+"""The ReAct loop, its tools and its turn parser, driven by a scripted fake model."""
+
+from __future__ import annotations
+
+import pytest
+
+from tinycode import check, repair
+from tinycode.agent.parser import parse_turn
+from tinycode.agent.loop import run_agent
+from tinycode.llm.fake import FakeLLM
+from tinycode.tools.base import Tool, ToolGuard, Observation
+from tinycode.tools.workspace import WorkingCopy
+
+# Two errors no single candidate edit fixes together, so the agent must act.
+BROKEN = "def total(values):\n    result = 0\n    for v in values\n        result += v\n    return result\n"
+FIXED_LINE = "    for v in values:"
+
+
+def turn(action: str, arguments: str, thought: str = "fix the marked line") -> str:
+    return f"Thought: {thought}\nAction: {action}\nAction Input: {arguments}\n"
+
+
+def agent(replies, source=BROKEN, language="python", **kwargs):
+    llm = FakeLLM(replies)
+    copy = WorkingCopy(source, language)
+    return run_agent(llm, copy, **kwargs), llm, copy
+
+
+def test_fixed_in_one_edit():
+    outcome, llm, copy = agent([turn("replace_lines", f'{{"start": 3, "end": 3, "text": "{FIXED_LINE}"}}')])
+    assert outcome.fixed and copy.result.ok
+    assert copy.source == BROKEN.replace("    for v in values\n", FIXED_LINE + "\n")
+    assert outcome.model_calls == 1
+    first_prompt = llm.prompts[0]
+    assert first_prompt[0]["role"] == "system" and "replace_lines" in first_prompt[0]["content"]
+    assert "█3|" in first_prompt[1]["content"]
+    assert llm.calls[0]["stop"] and "Observation:" in llm.calls[0]["stop"]
+
+
+@pytest.mark.parametrize("reply,layer", [
+    (turn("replace_lines", '{"start": 3, "end": 3, "text": "    for v in values:"}'), "json"),
+    (turn("replace_lines", "{'start': 3, 'end': 3, 'text': '    for v in values:',}"), "lenient"),
+    (turn("replace_lines", '```json\n{"line": 3, "code": "    for v in values:"}\n```'), "json"),
+    ("Thought: x\nAction: replace_lines({\"start\": 3, \"text\": \"    for v in values:\"})", "json"),
+    (turn("replace_lines", "start=3, end=3, text='    for v in values:'"), "regex"),
+])
+def test_each_parser_layer_reads_a_malformed_turn(reply, layer):
+    parsed = parse_turn(reply, ["replace_lines"])
+    assert parsed.layer == layer and not parsed.error
+    outcome, _, copy = agent([reply])
+    assert outcome.fixed and copy.result.ok
+
+
+def test_unreadable_turn_gets_one_correction_then_recovers():
+    outcome, llm, _ = agent(["I think the colon is missing.",
+                             turn("replace_lines", '{"start": 3, "end": 3, "text": "    for v in values:"}')])
+    assert outcome.fixed
+    assert outcome.steps[0].error
+    assert "Could not read your turn" in llm.prompts[1][-1]["content"]
+
+
+def test_unknown_tool_and_invalid_arguments_become_observations():
+    outcome, llm, _ = agent([turn("delete_file", '{"path": "/etc/passwd"}'),
+                             turn("replace_lines", '{"start": "three", "text": "x"}'),
+                             turn("replace_lines", '{"start": 3, "end": 3, "text": "    for v in values:"}')])
+    assert outcome.fixed
+    assert "unknown_tool" in outcome.steps[0].observation
+    assert "invalid_input" in outcome.steps[1].observation
+
+
+def test_edit_that_makes_things_worse_is_rejected():
+    worse = turn("replace_lines", '{"start": 2, "end": 2, "text": "    result = (0"}')
+    outcome, _, copy = agent([worse, turn("replace_lines",
+                                          '{"start": 3, "end": 3, "text": "    for v in values:"}')])
+    assert "edit_rejected" in outcome.steps[0].observation
+    assert outcome.fixed and "result = 0" in copy.source
+
+
+def test_rewriting_code_away_is_rejected():
+    rewrite = turn("replace_lines", '{"start": 3, "end": 4, "text": "    pass"}')
+    outcome, _, copy = agent([rewrite], max_steps=1)
+    assert "edit_too_large" in outcome.steps[0].observation
+    assert copy.source == BROKEN
+
+
+def test_retry_budget_and_no_progress_stop():
+    same = turn("view_lines", '{"start": 1, "end": 2}')
+    outcome, llm, _ = agent([same] * 8, max_steps=8)
+    assert not outcome.fixed
+    assert outcome.reason == "no progress"
+    assert any("retry_budget" in s.observation for s in outcome.steps)
+    assert llm.replies == [same] * (8 - len(outcome.steps))
+
+
+def test_max_steps():
+    replies = [turn("view_lines", f'{{"start": {i}, "end": {i}}}') for i in range(1, 4)]
+    outcome, _, _ = agent(replies, max_steps=3)
+    assert not outcome.fixed and len(outcome.steps) == 3
+
+
+def test_final_answer_with_problems_left_continues():
+    outcome, llm, _ = agent(["Thought: done\nFinal Answer: done",
+                             turn("replace_lines", '{"start": 3, "end": 3, "text": "    for v in values:"}')])
+    assert outcome.fixed
+    assert "still has problems" in outcome.steps[0].observation
+
+
+def test_dropped_indentation_is_restored_on_a_one_line_edit():
+    outcome, _, copy = agent([turn("replace_lines", '{"start": 3, "end": 3, "text": "for v in values:"}')])
+    assert outcome.fixed and FIXED_LINE in copy.source
+
+
+def test_suggest_and_apply_fix_tools():
+    outcome, _, copy = agent([turn("suggest_fixes", "{}"), turn("apply_fix", '{"number": 1}')])
+    assert "1." in outcome.steps[0].observation
+    assert outcome.fixed and copy.result.ok
+
+
+def test_web_search_without_backend_is_structured():
+    guard_copy = WorkingCopy(BROKEN, "python")
+    from tinycode.tools.workspace import build_tools
+
+    tools = {t.name: t for t in build_tools(guard_copy)}
+    observation = ToolGuard(list(tools.values())).call("web_search", {"query": "expected ':'"})
+    assert observation.error is None or observation.error["error_class"] in ("permanent", "unavailable",
+                                                                             "transient")
+
+
+def test_guard_coerces_and_validates():
+    seen = {}
+
+    def echo(n: int) -> Observation:
+        seen["n"] = n
+        return Observation(str(n))
+
+    guard = ToolGuard([Tool("echo", "echo", {"n": {"type": "integer"}}, echo, required=("n",),
+                            aliases={"number": "n"})])
+    assert guard.call("echo", {"number": "7"}).text == "7" and seen["n"] == 7
+    assert guard.call("echo", 5).text == "5"
+    assert guard.call("echo", {}).error["code"] == "missing_argument"
+    assert guard.call("nope", {}).error["error_class"] == "unknown_tool"
+
+
+def test_prompt_does_not_grow_with_file_size():
+    long_source = "".join(f"value_{i} = {i}\n" for i in range(5000)) + BROKEN
+    short = agent([turn("view_lines", '{"start": 1, "end": 1}')], max_steps=1)[1].prompts[0]
+    long = agent([turn("view_lines", '{"start": 1, "end": 1}')], source=long_source, max_steps=1)[1].prompts[0]
+    size = lambda prompt: sum(len(m["content"]) for m in prompt)  # noqa: E731
+    assert size(long) < size(short) * 1.5
+
+
+def test_repair_clean_file_never_loads_a_model(monkeypatch):
+    import tinycode.llm.loader as loader
+
+    monkeypatch.setattr(loader, "load_llm", lambda *a, **k: pytest.fail("model loaded"))
+    result = repair("x = 1\n", "python")
+    assert result.status == "clean" and result.model_calls == 0
+
+
+def test_repair_fast_path_scores_but_never_generates():
+    llm = FakeLLM(scorer=lambda prompt, text: -len(text))
+    result = repair("x = [1, 2, 3\n", "python", llm=llm)
+    assert result.status == "fixed" and result.fast_path
+    assert llm.calls == [] and result.model_calls == 0
+    assert check(result.source, "python").ok
+
+
+def test_repair_through_the_agent_with_a_fake_model():
+    source = "items = [1, 2\nfor i in items print(i)\n"
+    llm = FakeLLM([turn("replace_lines", '{"start": 1, "end": 2, "text": "items = [1, 2]\\nfor i in items: print(i)"}')],
+                  scorer=lambda prompt, text: -len(text))
+    result = repair(source, "python", llm=llm)
+    assert result.status == "fixed"
+    assert result.problems_before and not result.problems_after
+
+
+def test_failed_repair_returns_the_input_unchanged():
+    llm = FakeLLM(default=turn("view_lines", '{"start": 1, "end": 1}'))
+    source = "this is not python at all (\n"
+    result = repair(source, "python", llm=llm, max_steps=2)
+    assert result.status == "failed" and result.source == source and result.reason

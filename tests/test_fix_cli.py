@@ -1,0 +1,147 @@
+"""`tinycode fix`: in place, --diff, stdin, --json, exit codes, line endings; with a
+scripted model standing in for the real one."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+
+import pytest
+
+from tinycode.cli import main
+from tinycode.llm.fake import FakeLLM
+
+# No one-token edit repairs this (the function needs a name): the agent must act.
+NEEDS_AGENT = "def (x):\n    return x\n"
+FIXED = "def double(x):\n    return x\n"
+AGENT_FIX = ('Thought: name the function\nAction: replace_lines\nAction Input: {"start": 1, "end": 1, '
+             '"text": "def double(x):"}')
+
+
+@pytest.fixture
+def fake_model(monkeypatch):
+    """Every model load returns one scripted fake; loads are counted."""
+    import tinycode.llm.loader as loader
+
+    state = {"loads": 0, "llm": FakeLLM(default=AGENT_FIX, scorer=lambda prompt, text: -len(text))}
+
+    def load(*args, **kwargs):
+        state["loads"] += 1
+        return state["llm"]
+
+    monkeypatch.setattr(loader, "load_llm", load)
+    return state
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_in_place_fix(capsys, tmp_path, fake_model):
+    path = tmp_path / "a.py"
+    path.write_text(NEEDS_AGENT)
+    path.chmod(0o640)
+    code, _, _ = run(capsys, "fix", str(path))
+    assert code == 0
+    assert path.read_text() == FIXED
+    assert path.stat().st_mode & 0o777 == 0o640
+    assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_diff_writes_nothing(capsys, tmp_path, fake_model):
+    path = tmp_path / "a.py"
+    path.write_text(NEEDS_AGENT)
+    code, out, _ = run(capsys, "fix", "--diff", str(path))
+    assert code == 0
+    assert "-def (x):\n" in out and "+def double(x):\n" in out
+    assert path.read_text() == NEEDS_AGENT
+
+
+def test_stdin_to_stdout(capsys, monkeypatch, fake_model):
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(NEEDS_AGENT.encode())))
+    code, out, _ = run(capsys, "fix", "--lang", "python", "-")
+    assert code == 0 and out == FIXED
+
+
+def test_json_report(capsys, tmp_path, fake_model):
+    path = tmp_path / "a.py"
+    path.write_text(NEEDS_AGENT)
+    code, out, _ = run(capsys, "fix", "--json", "--diff", str(path))
+    (report,) = json.loads(out)
+    assert report["status"] == "fixed" and report["language"] == "python"
+    assert report["problems_before"] and report["problems_after"] == []
+    assert report["model_calls"] >= 1 and report["diff"].startswith("--- a/")
+
+
+def test_clean_files_never_load_a_model(capsys, tmp_path, fake_model):
+    path = tmp_path / "ok.js"
+    path.write_text("let x = 1;\n")
+    assert run(capsys, "fix", str(path))[0] == 0
+    assert fake_model["loads"] == 0
+
+
+def test_model_loaded_once_for_many_files(capsys, tmp_path, fake_model):
+    paths = []
+    for i in range(3):
+        path = tmp_path / f"f{i}.py"
+        path.write_text(NEEDS_AGENT)
+        paths.append(str(path))
+    assert run(capsys, "fix", *paths)[0] == 0
+    assert fake_model["loads"] == 1
+
+
+def test_unfixable_file_exits_one_and_is_untouched(capsys, tmp_path, fake_model):
+    fake_model["llm"] = FakeLLM(default="Thought: hmm\nAction: view_lines\nAction Input: {\"start\": 1}")
+    path = tmp_path / "a.py"
+    source = "this is not ( python at all\n"
+    path.write_text(source)
+    code, _, err = run(capsys, "fix", "--max-steps", "2", str(path))
+    assert code == 1 and "not fixed" in err
+    assert path.read_text() == source
+
+
+def test_exit_non_zero_on_fix_and_backup(capsys, tmp_path, fake_model):
+    path = tmp_path / "a.py"
+    path.write_text(NEEDS_AGENT)
+    assert run(capsys, "fix", "--exit-non-zero-on-fix", "--backup", str(path))[0] == 1
+    assert (tmp_path / "a.py.orig").read_text() == NEEDS_AGENT
+
+
+def test_crlf_and_bom_are_kept(capsys, tmp_path, fake_model):
+    path = tmp_path / "win.py"
+    path.write_bytes(b"\xef\xbb\xbfx = 1\r\nvalues = [1, 2\r\ny = 3\r\n")
+    assert run(capsys, "fix", str(path))[0] == 0
+    data = path.read_bytes()
+    assert data.startswith(b"\xef\xbb\xbf") and data.count(b"\r\n") == 3 and b"\n" not in data.replace(b"\r\n", b"")
+    from tinycode import check
+
+    assert check(data.decode("utf-8-sig"), "python").ok and b"y = 3\r\n" in data
+
+
+def test_model_error_is_one_line_exit_two(capsys, tmp_path, monkeypatch):
+    from tinycode.errors import ModelError
+    import tinycode.llm.loader as loader
+
+    def broken(*args, **kwargs):
+        raise ModelError("model qwen is not on this machine")
+
+    monkeypatch.setattr(loader, "load_llm", broken)
+    path = tmp_path / "a.py"
+    path.write_text(NEEDS_AGENT)
+    code, _, err = run(capsys, "fix", str(path))
+    assert code == 2 and "not on this machine" in err and "Traceback" not in err
+    assert path.read_text() == NEEDS_AGENT
+
+
+def test_trace_and_verbose(capsys, tmp_path, fake_model):
+    path = tmp_path / "a.py"
+    path.write_text(NEEDS_AGENT)
+    trace = tmp_path / "trace.jsonl"
+    code, _, err = run(capsys, "fix", "-v", "--diff", "--trace", str(trace), str(path))
+    assert code == 0
+    assert "Thought: name the function" in err and "Action: replace_lines" in err and "Observation:" in err
+    record = json.loads(trace.read_text().splitlines()[0])
+    assert record["action"] == "replace_lines" and record["path"] == str(path)

@@ -1,0 +1,130 @@
+"""The real default model (Qwen2.5-Coder-0.5B Q4_K_M): the llama.cpp backend, the
+OpenAI-compatible backend against llama-cpp-python's own server, and repairs of the
+broken examples. Marked `model`; CI runs them."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tinycode import check, repair
+from tinycode.edits import changed_lines
+
+pytestmark = pytest.mark.model
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+@pytest.fixture(scope="session")
+def model_path(tmp_path_factory):
+    if not os.environ.get("TINYCODE_MODEL_CACHE"):
+        os.environ["TINYCODE_MODEL_CACHE"] = str(tmp_path_factory.mktemp("models"))
+    from tinycode.models import resolve_model_path
+
+    return resolve_model_path(None, offline=True)
+
+
+@pytest.fixture(scope="session")
+def llm(model_path):
+    from tinycode.llm import load_llm
+
+    return load_llm(str(model_path))
+
+
+def test_cached_model_loads_fast_and_completes(llm, model_path):
+    assert llm.load_seconds < 5
+    messages = [{"role": "system", "content": "Answer with one word."},
+                {"role": "user", "content": "What language uses def to define functions?"}]
+    completion = llm.complete(messages, max_tokens=8)
+    assert "python" in completion.text.lower()
+    assert completion.prompt_tokens > 10 and 0 < completion.completion_tokens <= 8
+    assert llm.count_tokens("def f(): pass") > 3
+
+
+def test_grammar_constrains_the_output(llm):
+    completion = llm.complete("Is the sky green? Answer:", grammar='root ::= " yes" | " no"', max_tokens=4)
+    assert completion.text in (" yes", " no")
+
+
+def test_score_prefers_the_correct_continuation(llm):
+    prefix = "def area(width, height):\n    return width * height\n\nprint(area(2, 3)"
+    right, wrong = llm.score(prefix, [")\n", "]\n"])
+    assert right > wrong
+
+
+@pytest.mark.parametrize("language,name", [("python", "broken.py"), ("javascript", "broken.js"),
+                                           ("go", "broken.go")])
+def test_broken_examples_are_repaired_with_small_diffs(llm, language, name):
+    source = (EXAMPLES / language / name).read_text(encoding="utf-8")
+    result = repair(source, language, llm=llm)
+    assert result.status == "fixed", result.reason
+    assert check(result.source, language).ok
+    assert 1 <= len(changed_lines(source, result.source)) <= 2
+
+
+def test_agent_turns_with_the_real_model(llm):
+    # No one-token edit fixes this, so the model must generate an edit.
+    source = "def (values):\n    return sum(values)\n"
+    result = repair(source, "python", llm=llm, max_steps=4)
+    assert result.model_calls >= 1
+    assert result.steps[0].kind == "model" and result.steps[0].raw
+    if result.status == "fixed":
+        assert check(result.source, "python").ok
+    else:
+        assert result.source == source
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server(model_path):
+    pytest.importorskip("llama_cpp.server")
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model_path),
+                                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    import requests
+
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        try:
+            if requests.get(url + "/v1/models", timeout=1).status_code == 200:
+                break
+        except requests.RequestException:
+            time.sleep(0.5)
+    else:
+        process.kill()
+        pytest.fail("llama_cpp.server did not start")
+    yield url
+    process.terminate()
+    process.wait(timeout=20)
+
+
+def test_openai_backend_against_a_real_server(server):
+    from tinycode.llm import load_llm
+
+    remote = load_llm(backend="openai", base_url=server)
+    completion = remote.complete([{"role": "user", "content": "Say hello."}], max_tokens=8)
+    assert completion.text.strip() and completion.completion_tokens > 0
+    raw = remote.complete("def add(a, b):\n    return", max_tokens=6, stop=["\n"])
+    assert raw.text.strip()
+
+
+def test_openai_backend_unreachable_is_a_model_error():
+    from tinycode.errors import ModelError
+    from tinycode.llm import load_llm
+
+    remote = load_llm(backend="openai", base_url=f"http://127.0.0.1:{free_port()}")
+    remote.retries, remote.backoff = 1, 0.01
+    with pytest.raises(ModelError, match="cannot reach"):
+        remote.complete("hi", max_tokens=2)
