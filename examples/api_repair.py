@@ -12,20 +12,21 @@ from __future__ import annotations
 import difflib
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import tinycode
+from tinycode.config import load_settings
 from tinycode.languages import detect
+
+if TYPE_CHECKING:
+    from tinycode.agent.trace import Step
 
 HERE = Path(__file__).resolve().parent
 
 
-def show_step(step: object) -> None:
-    """Called after every agent step with its record (action, observation, tokens, ms)."""
-    action = getattr(step, "action", None) or "(unreadable turn)"
-    problems = getattr(step, "problems", None)
-    ms = getattr(step, "ms", 0.0)
-    print(f"  step {getattr(step, 'index', '?')}: {action}, problems left: {problems}, {ms:.0f} ms",
-          file=sys.stderr)
+def show_step(step: Step) -> None:
+    """Called after every agent step with its record (thought, action, observation, ms)."""
+    print(step.describe(), file=sys.stderr)
 
 
 def main(argv: list[str]) -> int:
@@ -33,10 +34,13 @@ def main(argv: list[str]) -> int:
     source = path.read_text(encoding="utf-8")
     language = detect(path)
 
-    result = tinycode.repair(source, language, max_steps=6, timeout=60, on_step=show_step)
+    # The same settings `tinycode fix` would use here: [tool.tinycode], then TINYCODE_* variables.
+    settings = load_settings(start=path.parent)
+    result = tinycode.repair(source, language, settings=settings, max_steps=6, on_step=show_step)
 
-    print(f"{path}: {result.status} ({result.reason}); problems {result.problems_before} -> "
-          f"{result.problems_after}; {len(result.steps)} steps, {result.model_calls} model calls, "
+    reason = f" ({result.reason})" if result.reason else ""
+    print(f"{path}: {result.status}{reason}; problems {len(result.problems_before)} -> "
+          f"{len(result.problems_after)}; {len(result.steps)} steps, {result.model_calls} model calls, "
           f"{result.prompt_tokens}+{result.completion_tokens} tokens, {result.seconds:.1f} s",
           file=sys.stderr)
     if result.status == "fixed":

@@ -169,7 +169,7 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str):
         for line_no in anchors:
             rewritten = _python_print(lines[line_no - 1])
             if rewritten is not None:
-                yield line_no, [rewritten], f"line {line_no}: print statement to print() call", 2
+                yield line_no, [rewritten], f"line {line_no}: print statement to print() call", 1
         for line_no in anchors[:3]:
             yield from _python_keyword_edits(lines[line_no - 1], line_no)
         stripped = _strip_prompts(lines)

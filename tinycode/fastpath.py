@@ -29,7 +29,7 @@ def try_fast_repair(source: str, language: str, result: CheckResult,
                     get_llm: Callable[[], LLM], *, time_budget: float = 0.5) -> FastRepair | None:
     """A complete, verified fix chosen without generation, or None."""
     start = time.perf_counter()
-    complete = [c for c in suggest(source, language, limit=5, time_budget=time_budget, result=result)
+    complete = [c for c in suggest(source, language, limit=8, time_budget=time_budget, result=result)
                 if c.fixes_all]
     if not complete:
         return None

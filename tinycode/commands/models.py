@@ -85,4 +85,4 @@ def _verify(name: str | None) -> int:
             verdict = f"not downloaded: {models.how_to_get(info)}"
         print(f"{info.name}: {verdict}" + (f" ({found})" if found else ""))
         failed |= found is None
-    return 1 if failed else 0
+    return 2 if failed else 0

@@ -143,7 +143,9 @@ def search_knowledge(query: str, k: int = 3, *, language: str | None = None) -> 
     for entry, score, phrases in zip(idx.docs, idx.scores(terms), idx.phrases):
         if score <= 0:
             continue
-        if any(_phrase_match(terms, phrase) for phrase in phrases):
+        if any(terms == phrase for phrase in phrases):
+            score *= PHRASE_BOOST * 1.5
+        elif any(_phrase_match(terms, phrase) for phrase in phrases):
             score *= PHRASE_BOOST
         if wanted is not None:
             if entry.language == wanted:
