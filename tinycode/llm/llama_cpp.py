@@ -60,7 +60,8 @@ class LlamaCppLLM:
             self._llm = Llama(model_path=self.path, n_ctx=n_ctx, n_threads=threads or physical_cores(),
                               n_gpu_layers=gpu_layers, seed=seed, verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
-            raise ModelError(f"llama.cpp could not load {self.path}: {exc}") from None
+            raise ModelError(f"llama.cpp could not load {self.path} ({exc}): the file is damaged, "
+                             "truncated or holds an architecture this llama.cpp does not know") from None
         self.load_seconds = time.perf_counter() - start
         self.n_ctx = self._llm.n_ctx()
         self._grammars: dict[str, Any] = {}

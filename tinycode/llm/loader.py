@@ -51,3 +51,40 @@ def unload_all() -> None:
         for llm in _loaded.values():
             llm.close()
         _loaded.clear()
+
+
+class LazyLLM:
+    """Loads the model on first use, then serves every later call: a command that
+    repairs many files loads the model once, and not at all when no file needs it."""
+
+    def __init__(self, **options: object) -> None:
+        self._options = options
+        self._llm: LLM | None = None
+
+    @property
+    def loaded(self) -> bool:
+        return self._llm is not None
+
+    def _get(self) -> LLM:
+        if self._llm is None:
+            from . import load_llm as load  # looked up at call time, so tests can substitute it
+
+            self._llm = load(**self._options)
+        return self._llm
+
+    @property
+    def name(self) -> str:
+        return self._get().name
+
+    def complete(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201 - the LLM protocol
+        return self._get().complete(*args, **kwargs)
+
+    def count_tokens(self, text: str) -> int:
+        return self._get().count_tokens(text)
+
+    def score(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
+        return self._get().score(*args, **kwargs)
+
+    def close(self) -> None:
+        if self._llm is not None:
+            self._llm.close()

@@ -19,7 +19,7 @@ NEWLINE_MARK = "↵"  # the knowledge base writes line breaks in examples this w
 
 _TAG = re.compile(r"<[^>]{0,200}>")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u200b-\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff]")
-_SPACES = re.compile(rf"(?<!{NEWLINE_MARK})\s{{2,}}")
+_SPACES = re.compile(rf"(?<![{NEWLINE_MARK}\s])\s{{2,}}")
 _MARKER = re.compile(r"\b(thought|action(?:\s*input)?|observation|final\s*answer|search_results)\s*:",
                      re.IGNORECASE)
 
