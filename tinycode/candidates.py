@@ -4,25 +4,31 @@ checker accepts.
 Most real syntax errors are one or two tokens away from code that parses: a missing
 bracket, colon or comma, a stray character, a wrong indentation, a Python 2 print.
 Around each reported problem we try inserting, deleting or replacing one token from a
-small set, re-indenting a line, and a few whole-line rewrites, and keep the edits
-after which the checker finds fewer problems and no new ones. Choosing among the few
-survivors is left to the model (``rank.py``) or to the agent.
+small set, re-indenting a line, and a few whole-line rewrites (``edit_proposals``),
+and keep the edits after which the checker finds fewer problems and no new ones.
+Edits that only get further are extended by a second (third, fourth) edit while time
+remains. Choosing among the few survivors is left to the model (``rank.py``).
+
+Cost does not grow with the file: an edit is judged first on a window of lines
+(Python) or by an incremental re-parse (tree-sitter), and only the survivors are
+checked as whole files.
 """
 
 from __future__ import annotations
 
-import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from .check import CheckResult, Problem, check, source_lines
+from .edit_proposals import Edit, proposals
+from .edits import token_distance
+from .languages import get_parser
 
-INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=")
-REPLACEABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", "=", "==", ".")
-DELETABLE = set(")]}([{:,;.'\"=+-*/\\`<>|&@$!#%^") | {"print"}
-# Whole tokens a person types by mistake.
-_TOKEN = re.compile(r"""\s+|[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?|==|!=|<=|>=|->|=>|::|\*\*|//|&&|\|\||<br\s*/?>|.""")
-_PRINT = re.compile(r"^(\s*)print\b\s*(?!\()(.*?)\s*$")
+BEAM = 3  # partial repairs extended per level
+MAX_SURVIVORS = 40  # window-verified edits checked as whole files, per level
+# Above this many lines a Python file is judged on a window around the error.
+WINDOW_FROM = 150
+_WINDOW_ABOVE, _WINDOW_BELOW = 40, 80
 
 
 @dataclass(frozen=True)
@@ -35,51 +41,246 @@ class Candidate:
     description: str
     problems_after: int
     source_after: str
-    size: int = 1  # tokens changed
+    size: int = 1  # token edit distance from the source
 
     @property
     def fixes_all(self) -> bool:
         return self.problems_after == 0
 
+    @property
+    def edit_distance(self) -> int:
+        return self.size
+
 
 def suggest(source: str, language: str, *, limit: int = 5, time_budget: float = 0.5,
-            result: CheckResult | None = None, depth: int = 3) -> list[Candidate]:
-    """Up to ``limit`` verified edits, full fixes first, then by size and position."""
+            result: CheckResult | None = None, depth: int = 4) -> list[Candidate]:
+    """Up to ``limit`` verified edits: complete fixes first (only those, when there
+    are any), then by edit size and by how likely the edit's kind is."""
     deadline = time.perf_counter() + time_budget
     result = result or check(source, language)
     if result.ok:
         return []
-    found = _single_edits(source, language, result, deadline)
-    complete = [c for c in found if c.fixes_all]
-    frontier = sorted(found, key=_order)[:3]
-    for _ in range(depth - 1):
-        # Several errors, or one that needs more than one token: extend the best
-        # partial edits, a few at a time, while time remains.
-        if complete or not frontier or time.perf_counter() > deadline:
-            break
-        extended: list[Candidate] = []
-        for first in frontier:
+    root = _Node(source_lines(source), source.endswith("\n"), result.problems, (), 0)
+    complete: list[_Node] = []
+    partial: list[_Node] = []
+    beam = [root]
+    for _ in range(depth):
+        found: list[_Node] = []
+        for node in beam:
             if time.perf_counter() > deadline:
                 break
-            after = check(first.source_after, language)
-            for second in _single_edits(first.source_after, language, after, deadline):
-                extended.append(_combine(source, first, second))
-        complete = [c for c in extended if c.fixes_all]
-        frontier = sorted(extended, key=_order)[:3]
-        found = complete or found
-    ordered = sorted(complete or found, key=_order)
-    unique: dict[str, Candidate] = {}
-    for candidate in ordered:
-        unique.setdefault(candidate.source_after, candidate)
-    return list(unique.values())[:limit]
+            found.extend(_expand(node, language, deadline))
+        complete = [n for n in found if n.fixed]
+        if complete:
+            break
+        found.sort(key=_Node.order)
+        partial = partial or found
+        beam = found[:BEAM]
+        if not beam:
+            break
+    chosen = complete or partial
+    return _candidates(source, language, sorted(chosen, key=_Node.order), limit, bool(complete))
 
 
-def _order(c: Candidate) -> tuple[int, int, int]:
-    return (c.problems_after, c.size, c.start_line)
+@dataclass(frozen=True)
+class _Node:
+    """A source reached by a sequence of verified edits."""
+
+    lines: list[str]
+    trailing_newline: bool
+    problems: tuple[Problem, ...]
+    edits: tuple[Edit, ...]
+    prior: int  # position of the last edit among the proposals (likelier first)
+
+    @property
+    def fixed(self) -> bool:
+        return not self.problems
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines) + ("\n" if self.trailing_newline else "")
+
+    def order(self) -> tuple[int, int, int]:
+        return (len(self.problems), sum(e.size for e in self.edits), self.prior)
 
 
-def _combine(source: str, first: Candidate, second: Candidate) -> Candidate:
-    before, after = source_lines(source), source_lines(second.source_after)
+def _expand(node: _Node, language: str, deadline: float) -> list[_Node]:
+    """Every single edit of ``node`` that makes progress, as verified nodes."""
+    judge = _PythonJudge(node) if language == "python" else _TreeJudge(node, language)
+    survivors: list[tuple[int, Edit]] = []
+    seen: set[tuple[int, int, tuple[str, ...]]] = set()
+    for prior, edit in enumerate(proposals(node.lines, node.problems, language)):
+        if len(survivors) >= MAX_SURVIVORS or (prior % 16 == 0 and time.perf_counter() > deadline):
+            break
+        key = (edit.line, edit.span, tuple(edit.new_lines))
+        if key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
+            continue
+        seen.add(key)
+        if judge.promising(edit):
+            survivors.append((prior, edit))
+    found: list[_Node] = []
+    for prior, edit in survivors:
+        lines = node.lines[:edit.line - 1] + edit.new_lines + node.lines[edit.line - 1 + edit.span:]
+        child = _Node(lines, node.trailing_newline, (), node.edits + (edit,), prior)
+        problems = judge.confirm(child.text, edit)
+        if problems is not None:
+            found.append(replace(child, problems=problems))
+    return found
+
+
+class _PythonJudge:
+    """CPython reports one error at a time: an edit helps when the file then compiles,
+    or when the first error moved past both the edit and the old error."""
+
+    def __init__(self, node: _Node) -> None:
+        self.node = node
+        first = node.problems[0]
+        self.error = (first.line, first.column)
+        self.window = _python_window(node.lines, first) if len(node.lines) > WINDOW_FROM else None
+
+    def promising(self, edit: Edit) -> bool:
+        lines = self.node.lines
+        if self.window is None:
+            start, end, indent = 1, len(lines), ""
+        else:
+            start, end, indent = self.window
+            if not (start <= edit.line and edit.line + edit.span - 1 <= end):
+                return False
+        edited = lines[start - 1:edit.line - 1] + edit.new_lines + lines[edit.line - 1 + edit.span:end]
+        if indent:
+            edited = [line[len(indent):] if line.startswith(indent) else line for line in edited]
+        error = _compile_error("\n".join(edited) + "\n")
+        if error is None:
+            return True
+        line = error[0] + start - 1
+        return self._progress((line, error[1]), edit)
+
+    def _progress(self, error: tuple[int, int], edit: Edit) -> bool:
+        delta = len(edit.new_lines) - edit.span
+        old = self.error if self.error[0] < edit.line else (self.error[0] + delta, self.error[1])
+        last = edit.line + len(edit.new_lines) - 1
+        return error > old and error > (last, edit.end_column)
+
+    def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
+        error = _compile_error(text)
+        if error is None:
+            return ()
+        if not self._progress(error, edit):
+            return None
+        return check(text, "python").problems or None
+
+
+class _TreeJudge:
+    """Every tree-sitter problem is visible at once: an edit helps when problems get
+    fewer and none appears that was not there. Edits are judged by incremental
+    re-parses of the node's tree."""
+
+    def __init__(self, node: _Node, language: str) -> None:
+        self.node, self.language = node, language
+        self.parser = get_parser(language)
+        self.data = node.text.encode("utf-8", "surrogatepass")
+        self.tree = self.parser.parse(self.data)
+        self.starts = [0]
+        for line in node.lines:
+            self.starts.append(self.starts[-1] + len(line.encode("utf-8", "surrogatepass")) + 1)
+        self.before = {(p.line, p.message) for p in node.problems}
+
+    def promising(self, edit: Edit) -> bool:
+        begin = self.starts[edit.line - 1]
+        end_index = edit.line - 1 + edit.span
+        old_end = min(self.starts[end_index], len(self.data)) if end_index < len(self.starts) else len(self.data)
+        new = "\n".join(edit.new_lines).encode("utf-8", "surrogatepass")
+        if end_index < len(self.node.lines) or self.node.trailing_newline:
+            new += b"\n"
+        data = self.data[:begin] + new + self.data[old_end:]
+        tree = self.tree.copy()
+        tree.edit(start_byte=begin, old_end_byte=old_end, new_end_byte=begin + len(new),
+                  start_point=(edit.line - 1, 0), old_end_point=(end_index, 0),
+                  new_end_point=(edit.line - 1 + len(edit.new_lines), 0))
+        after = self.parser.parse(data, tree)
+        if not after.root_node.has_error:
+            return True
+        from .check import _tree_problems  # one traversal, shared with the checker
+
+        return self._helps(_tree_problems(after, data), edit)
+
+    def _helps(self, problems: list[Problem], edit: Edit) -> bool:
+        if len(problems) >= len(self.before):
+            return False
+        delta = len(edit.new_lines) - edit.span
+        shifted = {(line + delta if line > edit.line else line, message) for line, message in self.before}
+        return not {(p.line, p.message) for p in problems} - shifted
+
+    def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
+        problems = check(text, self.language).problems
+        if problems and not self._helps(list(problems), edit):
+            return None
+        return problems
+
+
+def _compile_error(text: str) -> tuple[int, int] | None:
+    """(line, column) of CPython's first error, or None when ``text`` compiles."""
+    try:
+        compile(text, "<candidate>", "exec", dont_inherit=True, flags=0)
+    except SyntaxError as exc:
+        return (exc.lineno or 1, exc.offset or 1)
+    except (ValueError, MemoryError, RecursionError, OverflowError):
+        return (1, 0)
+    return None
+
+
+def _python_window(lines: list[str], problem: Problem) -> tuple[int, int, str] | None:
+    """Lines ``start..end`` around the error that show the same error when compiled
+    alone (after removing ``indent``); None when no such window is found."""
+    indent_of = [len(line) - len(line.lstrip()) if line.strip() else None for line in lines]
+    line = min(max(problem.line, 1), len(lines))
+    # Start where the enclosing code is least indented: a statement boundary.
+    start, best = line, indent_of[line - 1] if indent_of[line - 1] is not None else 10**6
+    for n in range(line - 1, max(0, line - _WINDOW_ABOVE), -1):
+        if indent_of[n - 1] is not None and indent_of[n - 1] < best:
+            start, best = n, indent_of[n - 1]
+    if best == 10**6:
+        return None
+    end = len(lines)
+    for n in range(line + 3, min(len(lines), line + _WINDOW_BELOW) + 1):
+        if indent_of[n - 1] is not None and indent_of[n - 1] <= best:
+            end = n - 1
+            break
+    else:
+        if line + _WINDOW_BELOW < len(lines):
+            return None
+    indent = lines[start - 1][:best]
+    window = lines[start - 1:end]
+    if any(w.strip() and not w.startswith(indent) for w in window):
+        return None
+    error = _compile_error("\n".join(w[len(indent):] for w in window) + "\n")
+    if error is None or error[0] + start - 1 != problem.line:
+        return None
+    return start, end, indent
+
+
+def _candidates(source: str, language: str, nodes: list[_Node], limit: int,
+                complete: bool) -> list[Candidate]:
+    out: dict[str, Candidate] = {}
+    original = source_lines(source)
+    for node in nodes:
+        text = node.text
+        if text in out or text == source:
+            continue
+        start, end_before, end_after = _changed_span(original, node.lines)
+        size = token_distance("\n".join(original[start - 1:end_before]),
+                              "\n".join(node.lines[start - 1:end_after]), language, cap=50)
+        out[text] = Candidate(start, max(end_before, start), "\n".join(node.lines[start - 1:end_after]),
+                              "; ".join(e.description for e in node.edits), len(node.problems), text,
+                              max(size, 1))
+        if len(out) >= limit * 2:
+            break
+    ranked = sorted(out.values(), key=lambda c: (c.problems_after, c.size))
+    return ranked[:limit]
+
+
+def _changed_span(before: list[str], after: list[str]) -> tuple[int, int, int]:
+    """First changed line (1-based) and the last changed line in ``before`` and ``after``."""
     start = 0
     while start < min(len(before), len(after)) and before[start] == after[start]:
         start += 1
@@ -87,200 +288,4 @@ def _combine(source: str, first: Candidate, second: Candidate) -> Candidate:
     while end_b > start and end_a > start and before[end_b - 1] == after[end_a - 1]:
         end_b -= 1
         end_a -= 1
-    return Candidate(start + 1, max(end_b, start + 1), "\n".join(after[start:end_a]),
-                     f"{first.description}; {second.description}", second.problems_after,
-                     second.source_after, first.size + second.size)
-
-
-def _single_edits(source: str, language: str, result: CheckResult, deadline: float) -> list[Candidate]:
-    lines = source_lines(source)
-    if not lines:
-        return []
-    trailing_newline = source.endswith("\n")
-    baseline = _signature(result)
-    seen: set[str] = set()
-    found: list[Candidate] = []
-    for line_no, new_lines, description, size in _proposals(lines, result.problems[:3], language):
-        if time.perf_counter() > deadline:
-            break
-        span = len(new_lines) if description.startswith("lines ") else 1
-        edited = lines[:line_no - 1] + new_lines + lines[line_no - 1 + span:]
-        text = "\n".join(edited) + ("\n" if trailing_newline else "")
-        if text in seen or text == source:
-            continue
-        seen.add(text)
-        after = check(text, language)
-        if not after.ok and not _progress(result, after, line_no):
-            continue
-        if not after.ok and after.problems[0].kind != "compiler" and \
-                _signature(after) - _shifted(baseline, line_no, len(new_lines) - span):
-            continue  # a new problem appeared somewhere
-        found.append(Candidate(line_no, line_no + span - 1, "\n".join(new_lines), description,
-                               len(after.problems), text, size))
-    return found
-
-
-def _progress(before: CheckResult, after: CheckResult, line_no: int) -> bool:
-    """Fewer problems; or, where a compiler reports one error at a time, the first
-    error moved past the edited line."""
-    if len(after.problems) < len(before.problems):
-        return True
-    first_before, first_after = before.problems[0], after.problems[0]
-    return (first_before.kind == "compiler" and first_after.kind == "compiler"
-            and len(after.problems) <= len(before.problems)
-            and first_after.line > max(first_before.line, line_no))
-
-
-def _signature(result: CheckResult) -> set[tuple[int, str]]:
-    return {(p.line, p.message) for p in result.problems}
-
-
-def _shifted(signature: set[tuple[int, str]], at: int, delta: int) -> set[tuple[int, str]]:
-    return {(line + delta if line > at else line, message) for line, message in signature}
-
-
-def tokens(text: str) -> list[tuple[int, str]]:
-    """(column, token) pairs of one line, whitespace included."""
-    return [(m.start(), m.group()) for m in _TOKEN.finditer(text)]
-
-
-def _anchor_lines(problems: tuple[Problem, ...], total: int) -> list[int]:
-    lines: list[int] = []
-    for p in problems:
-        for line in (p.line, p.line - 1, p.end_line, p.line + 1, p.end_line + 1):
-            if 1 <= line <= total and line not in lines:
-                lines.append(line)
-    return lines
-
-
-def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str):
-    """(line number, replacement lines, description, size) to try, likeliest first."""
-    total = len(lines)
-    # Missing tokens that the parser named: insert exactly there.
-    for p in problems:
-        if p.kind == "missing" and 1 <= p.line <= total:
-            token = p.message[len("missing "):].strip("'\"") if p.message.startswith("missing ") else ""
-            if token and len(token) <= 3:
-                text = lines[p.line - 1]
-                col = min(p.column - 1, len(text))
-                yield p.line, [text[:col] + token + text[col:]], f"insert {token!r} at {p.line}:{p.column}", 1
-    anchors = _anchor_lines(problems, total)
-    if language == "python":
-        for line_no in anchors:
-            rewritten = _python_print(lines[line_no - 1])
-            if rewritten is not None:
-                yield line_no, [rewritten], f"line {line_no}: print statement to print() call", 1
-        for line_no in anchors[:3]:
-            yield from _python_keyword_edits(lines[line_no - 1], line_no)
-        stripped = _strip_prompts(lines)
-        if stripped is not None:
-            yield 1, stripped, f"lines 1-{total}: remove interactive prompt markers", 1
-    for line_no in anchors:
-        yield from _indent_edits(lines, line_no)
-    if language == "python":
-        for line_no in anchors[:2]:
-            yield from _block_indent_edits(lines, line_no)
-    for line_no in anchors:
-        yield from _token_edits(lines[line_no - 1], line_no)
-
-
-_PY_KEYWORDS = ("def", "class", "for", "while", "if", "elif", "else", "return", "import", "from",
-                "with", "try", "except", "finally", "print", "lambda", "in", "is", "not", "and", "or",
-                "True", "False", "None", "pass", "break", "continue", "yield", "raise", "as", "global")
-_LINE_START_KEYWORDS = ("def ", "with ", "for ", "if ", "class ", "import ", "return ", "elif ", "while ")
-_PROMPT = re.compile(r"^(>>> ?|\.\.\. ?|> ?|\$ )")
-
-
-def _python_keyword_edits(text: str, line_no: int):
-    """Keywords typed with a capital (``For``, ``Class``) or left out at the start of a line."""
-    for col, tok in tokens(text):
-        if tok[:1].isalpha() and tok not in _PY_KEYWORDS:
-            for keyword in _PY_KEYWORDS:
-                if tok.lower() == keyword.lower():
-                    yield line_no, [text[:col] + keyword + text[col + len(tok):]], \
-                        f"line {line_no}: {tok!r} -> {keyword!r}", 1
-    indent = _indent_of(text)
-    for keyword in _LINE_START_KEYWORDS:
-        yield line_no, [indent + keyword + text[len(indent):]], \
-            f"line {line_no}: insert {keyword.strip()!r}", 1
-
-
-def _strip_prompts(lines: list[str]) -> list[str] | None:
-    """A pasted interactive session without its ``>>>``/``...`` prompt markers."""
-    if not any(_PROMPT.match(line) for line in lines):
-        return None
-    return [_PROMPT.sub("", line, count=1) for line in lines]
-
-
-def _python_print(text: str) -> str | None:
-    match = _PRINT.match(text)
-    if not match or match.group(2).startswith(("=", ".", "[")):
-        return None
-    indent, rest = match.groups()
-    if rest.endswith(","):
-        return f"{indent}print({rest[:-1]}, end=' ')"
-    return f"{indent}print({rest})"
-
-
-def _indent_of(text: str) -> str:
-    return text[: len(text) - len(text.lstrip())]
-
-
-def _indent_edits(lines: list[str], line_no: int):
-    text = lines[line_no - 1]
-    if not text.strip():
-        return
-    body = text.lstrip()
-    current = _indent_of(text)
-    levels: list[str] = []
-    for neighbour in (line_no - 1, line_no + 1, line_no - 2):
-        if 1 <= neighbour <= len(lines) and lines[neighbour - 1].strip():
-            levels.append(_indent_of(lines[neighbour - 1]))
-    unit = "\t" if current.startswith("\t") else "    "
-    levels += ["", current + unit, current[: -len(unit)] if current.endswith(unit) else current[:-1]]
-    for level in levels:
-        if level != current:
-            yield line_no, [level + body], f"line {line_no}: indent to {len(level)} columns", 1
-
-
-def _block_indent_edits(lines: list[str], line_no: int):
-    """Shift a line and the lines below it that are indented at least as deeply."""
-    text = lines[line_no - 1]
-    current = _indent_of(text)
-    if not text.strip():
-        return
-    end = line_no
-    while end < len(lines) and (not lines[end].strip() or _indent_of(lines[end]).startswith(current)):
-        end += 1
-    if end == line_no:
-        return
-    block = lines[line_no - 1:end]
-    previous = next((lines[i] for i in range(line_no - 2, -1, -1) if lines[i].strip()), "")
-    targets = {_indent_of(previous), _indent_of(previous) + "    ", ""} - {current}
-    for target in targets:
-        shifted = [target + line[len(current):] if line.strip() else line for line in block]
-        yield line_no, shifted, f"lines {line_no}-{end}: indent block to {len(target)} columns", 1
-
-
-def _token_edits(text: str, line_no: int):
-    parts = tokens(text)
-    code_end = len(text.rstrip())
-    boundaries = sorted({0, code_end} | {col for col, tok in parts} | {col + len(tok) for col, tok in parts})
-    # End of line first: most missing tokens belong there.
-    order = [code_end] + [b for b in boundaries if b != code_end]
-    for col in order:
-        for token in INSERTABLE:
-            yield line_no, [text[:col] + token + text[col:]], f"line {line_no}: insert {token!r}", 1
-    for col, tok in parts:
-        if tok.isspace():
-            continue
-        if tok in DELETABLE or tok.startswith("<br") or (len(tok) == 1 and not tok.isalnum()):
-            yield line_no, [text[:col] + text[col + len(tok):]], f"line {line_no}: delete {tok!r}", 1
-        if tok in REPLACEABLE or tok in DELETABLE:
-            for other in REPLACEABLE:
-                if other != tok:
-                    yield (line_no, [text[:col] + other + text[col + len(tok):]],
-                           f"line {line_no}: replace {tok!r} with {other!r}", 1)
-    for col, tok in parts:
-        if tok[:1] in "\"'" and (len(tok) == 1 or tok[-1] != tok[0]):
-            yield line_no, [text.rstrip() + tok[0]], f"line {line_no}: close the string", 1
+    return start + 1, end_b, end_a

@@ -1,0 +1,282 @@
+"""The ``openai`` backend against small local HTTP servers on 127.0.0.1 (retries,
+timeouts, errors), and against llama-cpp-python's own server with the real model."""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from tinycode.errors import ModelError
+from tinycode.llm import ScoringUnsupported, load_llm
+from tinycode.llm.openai_http import OpenAIHTTPLLM
+
+CHAT_REPLY = {"choices": [{"message": {"role": "assistant", "content": "fixed"}, "finish_reason": "stop"}],
+              "usage": {"prompt_tokens": 12, "completion_tokens": 3,
+                        "prompt_tokens_details": {"cached_tokens": 8}}}
+TEXT_REPLY = {"choices": [{"text": " return a + b", "finish_reason": "length"}],
+              "usage": {"prompt_tokens": 6, "completion_tokens": 5}}
+
+
+class Scripted:
+    """An HTTP server answering from a script: each entry is (status, body, delay,
+    headers) or "drop" (close the connection without an answer); the last entry repeats."""
+
+    def __init__(self, *script, routes: dict | None = None) -> None:
+        self.script = list(script)
+        self.routes = routes or {}
+        self.requests: list[dict] = []
+        outer = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self):  # noqa: N802
+                self._answer()
+
+            def do_POST(self):  # noqa: N802
+                self._answer()
+
+            def _answer(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = json.loads(self.rfile.read(length) or b"null")
+                outer.requests.append({"method": self.command, "path": self.path, "json": body,
+                                       "auth": self.headers.get("Authorization")})
+                if self.path in outer.routes:
+                    entry = outer.routes[self.path]
+                else:
+                    entry = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
+                if entry == "drop":
+                    self.close_connection = True
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                status, reply, delay, headers = (tuple(entry) + (0, {}))[:4]
+                time.sleep(delay)
+                data = reply.encode() if isinstance(reply, str) else json.dumps(reply).encode()
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+
+    def __enter__(self) -> "Scripted":
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def client(url: str, **options) -> OpenAIHTTPLLM:
+    options.setdefault("backoff", 0.01)
+    options.setdefault("model", "served-model")
+    return OpenAIHTTPLLM(url, **options)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_chat_messages_go_to_chat_completions():
+    with Scripted((200, CHAT_REPLY)) as server:
+        llm = client(server.url)
+        messages = [{"role": "user", "content": "fix x = (1"}]
+        result = llm.complete(messages, stop=["\nObservation:"], max_tokens=40, grammar='root ::= "x"', seed=7)
+    (request,) = server.requests
+    assert request["path"] == "/v1/chat/completions"
+    assert request["json"]["messages"] == messages
+    assert request["json"]["model"] == "served-model"
+    assert request["json"]["max_tokens"] == 40 and request["json"]["temperature"] == 0.0
+    assert request["json"]["stop"] == ["\nObservation:"] and request["json"]["seed"] == 7
+    assert request["json"]["grammar"] == 'root ::= "x"'
+    assert (result.text, result.prompt_tokens, result.completion_tokens) == ("fixed", 12, 3)
+    assert result.cached_tokens == 8 and result.finish_reason == "stop" and result.seconds >= 0
+
+
+def test_text_goes_to_completions_and_base_url_may_end_in_v1():
+    with Scripted((200, TEXT_REPLY)) as server:
+        for base in (server.url, server.url + "/v1/", server.url + "/"):
+            result = client(base).complete("def add(a, b):\n", max_tokens=5)
+            assert result.text == " return a + b" and result.finish_reason == "length"
+    assert [r["path"] for r in server.requests] == ["/v1/completions"] * 3
+    assert server.requests[0]["json"]["prompt"] == "def add(a, b):\n"
+    assert "stop" not in server.requests[0]["json"]
+
+
+def test_server_errors_are_retried_until_success():
+    with Scripted((500, "boom"), (503, "busy"), "drop", (200, CHAT_REPLY)) as server:
+        result = client(server.url, retries=3).complete([{"role": "user", "content": "hi"}])
+    assert result.text == "fixed" and len(server.requests) == 4
+
+
+def test_429_honours_retry_after():
+    with Scripted((429, "slow down", 0, {"Retry-After": "0.4"}), (200, TEXT_REPLY)) as server:
+        started = time.monotonic()
+        result = client(server.url).complete("x")
+        elapsed = time.monotonic() - started
+    assert result.text == " return a + b" and len(server.requests) == 2
+    assert elapsed >= 0.4
+
+
+def test_persistent_5xx_gives_up_with_a_clear_error():
+    with Scripted((502, "bad gateway")) as server:
+        with pytest.raises(ModelError, match="HTTP 502 .*after 3 attempts"):
+            client(server.url, retries=2).complete("x")
+    assert len(server.requests) == 3
+
+
+def test_client_errors_are_not_retried():
+    with Scripted((400, {"error": "context length exceeded"})) as server:
+        with pytest.raises(ModelError, match="HTTP 400.*context length exceeded"):
+            client(server.url).complete("x")
+    assert len(server.requests) == 1
+
+
+def test_read_timeout_is_a_model_error_without_retry():
+    with Scripted((200, TEXT_REPLY, 1.5)) as server:
+        started = time.monotonic()
+        with pytest.raises(ModelError, match="did not answer within 0.3 s"):
+            client(server.url, read_timeout=0.3).complete("x")
+        assert time.monotonic() - started < 1.2
+    assert len(server.requests) == 1
+
+
+def test_unreachable_server_is_a_model_error():
+    llm = client(f"http://127.0.0.1:{free_port()}", retries=2)
+    started = time.monotonic()
+    with pytest.raises(ModelError, match="cannot reach the model server .*after 3 attempts"):
+        llm.complete([{"role": "user", "content": "hi"}])
+    assert time.monotonic() - started < 5
+
+
+def test_garbage_answers_are_model_errors():
+    with Scripted((200, "<html>not json</html>")) as server:
+        with pytest.raises(ModelError, match="did not answer JSON"):
+            client(server.url).complete("x")
+    with Scripted((200, {"object": "error"})) as server:
+        with pytest.raises(ModelError, match="without choices"):
+            client(server.url).complete("x")
+
+
+def test_api_key_comes_from_the_environment(monkeypatch):
+    with Scripted((200, TEXT_REPLY)) as server:
+        client(server.url).complete("x")
+        monkeypatch.setenv("TINYCODE_API_KEY", "sekrit")
+        client(server.url).complete("x")
+    assert [r["auth"] for r in server.requests] == [None, "Bearer sekrit"]
+
+
+def test_model_defaults_to_the_first_one_the_server_lists():
+    models = {"object": "list", "data": [{"id": "qwen-coder-served"}, {"id": "other"}]}
+    with Scripted((200, TEXT_REPLY), routes={"/v1/models": (200, models)}) as server:
+        llm = load_llm(backend="openai", base_url=server.url)
+        llm.complete("x")
+        llm.complete("y")
+    assert [r["path"] for r in server.requests] == ["/v1/models", "/v1/completions", "/v1/completions"]
+    assert server.requests[1]["json"]["model"] == "qwen-coder-served"
+    assert llm.name == "openai:qwen-coder-served"
+
+
+def test_count_tokens_uses_the_server_tokenizer_when_there_is_one():
+    with Scripted((404, "no"), routes={"/tokenize": (200, {"tokens": [1, 2, 3, 4, 5, 6, 7]})}) as server:
+        llm = client(server.url)
+        assert llm.count_tokens("def f(): pass") == 7
+        assert llm.count_tokens("x") == 7  # the server answered, not the estimate
+    assert server.requests[-1]["json"] == {"content": "x"}
+    with Scripted((404, "no"), routes={"/extras/tokenize/count": (200, {"count": 4})}) as server:
+        assert client(server.url).count_tokens("def f(): pass") == 4
+    with Scripted((404, "no")) as server:
+        llm = client(server.url)
+        assert llm.count_tokens("a" * 40) == 10 and llm.count_tokens("b" * 8) == 2
+        assert llm.count_tokens("") == 0
+    assert len(server.requests) == 2  # probed once, then the estimate
+
+
+def test_scoring_is_unsupported_and_bad_settings_are_errors():
+    with pytest.raises(ScoringUnsupported):
+        client("http://127.0.0.1:9").score("x", ["a", "b"])
+    with pytest.raises(ModelError, match="base URL"):
+        load_llm(backend="openai")
+    with pytest.raises(ModelError, match="unknown backend 'vllm'"):
+        load_llm(backend="vllm")
+
+
+# --- the real default model behind llama-cpp-python's server ----------------------------------
+
+@pytest.fixture(scope="module")
+def real_server(tmp_path_factory):
+    pytest.importorskip("llama_cpp.server")
+    if not os.environ.get("TINYCODE_MODEL_CACHE"):
+        os.environ["TINYCODE_MODEL_CACHE"] = str(tmp_path_factory.mktemp("models"))
+    from tinycode.models import resolve_model_path
+
+    path = resolve_model_path(None, offline=True)
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(path),
+                                "--model_alias", "tinycode-test", "--host", "127.0.0.1",
+                                "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    import requests
+
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {process.returncode}")
+            try:
+                if requests.get(url + "/v1/models", timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("llama_cpp.server did not become ready in 120 s")
+            time.sleep(0.3)
+        yield url, path
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+@pytest.mark.model
+def test_real_server_chat_text_grammar_and_tokens(real_server):
+    url, path = real_server
+    llm = load_llm(backend="openai", base_url=url)
+    chat = llm.complete([{"role": "system", "content": "Answer with one word."},
+                         {"role": "user", "content": "Which language defines functions with def?"}],
+                        max_tokens=8)
+    assert llm.model == "tinycode-test"
+    assert "python" in chat.text.lower()
+    assert chat.prompt_tokens > 10 and 0 < chat.completion_tokens <= 8
+    text = llm.complete("def add(a, b):\n    return", max_tokens=12, stop=["\n"])
+    assert "a + b" in text.text and "\n" not in text.text
+    constrained = llm.complete("Is the sky green? Answer:", grammar='root ::= " yes" | " no"', max_tokens=4)
+    assert constrained.text in (" yes", " no")
+
+    import llama_cpp
+
+    vocab = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    snippet = "def area(width, height):\n    return width * height\n"
+    assert llm.count_tokens(snippet) == len(vocab.tokenize(snippet.encode(), add_bos=False, special=True))
