@@ -332,7 +332,7 @@ class FileServer:
         self.url = f"http://127.0.0.1:{self.server.server_port}"
 
     def __enter__(self) -> "FileServer":
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
         return self
 
     def __exit__(self, *exc) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from tinycode.agent.parser import parse_turn
 from tinycode.search import SearchResult, format_results
 from tinycode.search.format import CLOSE, OPEN, clean
 
@@ -60,6 +59,8 @@ def test_forged_turns_are_neutralised(snippet):
     for marker in ("Action:", "Action Input:", "Observation:", "Final Answer:", "Thought:"):
         assert marker.lower() not in body.lower()
     # A model that echoes the observation back cannot trigger a tool call or a final answer with it.
+    from tinycode.agent.parser import parse_turn
+
     turn = parse_turn(text, TOOLS)
     assert not turn.action and not turn.final and turn.arguments is None
 

@@ -17,6 +17,7 @@ checked as whole files.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, replace
 
 from .check import CheckResult, Problem, check, source_lines
@@ -100,8 +101,8 @@ class _Node:
     def text(self) -> str:
         return "\n".join(self.lines) + ("\n" if self.trailing_newline else "")
 
-    def order(self) -> tuple[int, int, int]:
-        return (len(self.problems), sum(e.size for e in self.edits), self.prior)
+    def order(self) -> tuple[int, int, int, int]:
+        return (len(self.problems), len(self.edits), self.prior, sum(e.size for e in self.edits))
 
 
 def _expand(node: _Node, language: str, deadline: float) -> list[_Node]:
@@ -156,8 +157,14 @@ class _PythonJudge:
         return self._progress((line, error[1]), edit)
 
     def _progress(self, error: tuple[int, int], edit: Edit) -> bool:
-        delta = len(edit.new_lines) - edit.span
-        old = self.error if self.error[0] < edit.line else (self.error[0] + delta, self.error[1])
+        """The first error is now past both the edit and the old error (in the
+        edited text's coordinates)."""
+        line, column = self.error
+        if line == edit.line and edit.span == len(edit.new_lines) == 1 and edit.column < column:
+            column += len(edit.new_lines[0]) - len(self.node.lines[line - 1])
+        elif line > edit.line:
+            line += len(edit.new_lines) - edit.span
+        old = (line, column)
         last = edit.line + len(edit.new_lines) - 1
         return error > old and error > (last, edit.end_column)
 
@@ -221,7 +228,9 @@ class _TreeJudge:
 def _compile_error(text: str) -> tuple[int, int] | None:
     """(line, column) of CPython's first error, or None when ``text`` compiles."""
     try:
-        compile(text, "<candidate>", "exec", dont_inherit=True, flags=0)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # SyntaxWarnings are not our verdict
+            compile(text, "<candidate>", "exec", dont_inherit=True)
     except SyntaxError as exc:
         return (exc.lineno or 1, exc.offset or 1)
     except (ValueError, MemoryError, RecursionError, OverflowError):
@@ -275,8 +284,7 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int,
                               max(size, 1))
         if len(out) >= limit * 2:
             break
-    ranked = sorted(out.values(), key=lambda c: (c.problems_after, c.size))
-    return ranked[:limit]
+    return list(out.values())[:limit]
 
 
 def _changed_span(before: list[str], after: list[str]) -> tuple[int, int, int]:

@@ -80,7 +80,11 @@ def _same_place(a: Problem, b: Problem) -> bool:
 
 def _tree_sitter_problems(source: str, language: str) -> list[Problem]:
     data = source.encode("utf-8", "surrogatepass")
-    tree = get_parser(language).parse(data)
+    return _tree_problems(get_parser(language).parse(data), data)
+
+
+def _tree_problems(tree, data: bytes) -> list[Problem]:
+    """The ERROR and MISSING nodes of a parsed ``tree`` of ``data``, in document order."""
     root = tree.root_node
     if not root.has_error:
         return []

@@ -105,10 +105,16 @@ class LlamaCppLLM:
         if text not in self._grammars:
             from llama_cpp import LlamaGrammar
 
-            try:
-                self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
-            except (ValueError, RuntimeError) as exc:
-                raise ModelError(f"invalid grammar: {exc}") from None
+            import llama_cpp
+
+            # llama.cpp parses the grammar only when sampling starts and crashes on one
+            # it cannot parse, so parse it here first.
+            sampler = llama_cpp.llama_sampler_init_grammar(self._llm._model.vocab, text.encode("utf-8"),
+                                                           b"root")
+            if not sampler:
+                raise ModelError("invalid grammar: llama.cpp could not parse it (GBNF with a root rule)")
+            llama_cpp.llama_sampler_free(sampler)
+            self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
         return self._grammars[text]
 
     def _cached_prefix(self, prompt: Prompt) -> int:

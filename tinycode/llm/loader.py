@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import threading
 
 from ..errors import ModelError
@@ -51,6 +52,11 @@ def unload_all() -> None:
         for llm in _loaded.values():
             llm.close()
         _loaded.clear()
+
+
+# llama-cpp-python frees a model in __del__, which fails once the interpreter has
+# started tearing modules down; closing first keeps exit quiet.
+atexit.register(unload_all)
 
 
 class LazyLLM:

@@ -1,0 +1,172 @@
+"""The ``llama_cpp`` backend with the real default model (marked ``model``), plus the
+parts that need no model: thread counting and bad model files."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pytest
+
+from tinycode.errors import ModelError
+from tinycode.llm import load_llm
+from tinycode.llm.llama_cpp import _common_prefix_length, physical_cores
+
+
+def test_physical_cores_is_a_sane_count():
+    assert 1 <= physical_cores() <= (os.cpu_count() or 1)
+
+
+def test_common_prefix_length():
+    assert _common_prefix_length([[1, 2, 3], [1, 2, 4], [1, 2]]) == 2
+    assert _common_prefix_length([[5], [6]]) == 0
+    assert _common_prefix_length([[1, 2], [1, 2]]) == 2
+    assert _common_prefix_length([]) == 0
+
+
+def test_bad_files_never_reach_llama_cpp(tmp_path):
+    text = tmp_path / "model.gguf"
+    text.write_text("not a model at all, " * 100)
+    with pytest.raises(ModelError, match="not a GGUF"):
+        load_llm(str(text))
+    with pytest.raises(ModelError, match="not found"):
+        load_llm(str(tmp_path / "absent.gguf"))
+
+
+# --- the real model ------------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def model_path(tmp_path_factory):
+    """The default model, assembled once per session (or taken from TINYCODE_MODEL_CACHE)."""
+    if not os.environ.get("TINYCODE_MODEL_CACHE"):
+        os.environ["TINYCODE_MODEL_CACHE"] = str(tmp_path_factory.mktemp("models"))
+    from tinycode.models import resolve_model_path
+
+    return resolve_model_path(None, offline=True)
+
+
+@pytest.fixture(scope="module")
+def llm(model_path):
+    return load_llm(str(model_path))
+
+
+@pytest.mark.model
+def test_the_model_is_loaded_once_per_process(llm, model_path):
+    assert load_llm(str(model_path)) is llm
+    assert load_llm(None) is llm  # the default name resolves to the same cached file
+    assert llm.load_seconds < 3  # about 0.5 s on two cores
+
+
+@pytest.mark.model
+def test_text_completion_counts_tokens_and_honours_stop(llm):
+    prompt = "def add(a, b):\n    return"
+    result = llm.complete(prompt, max_tokens=16, stop=["\n"])
+    assert "a + b" in result.text and "\n" not in result.text
+    assert result.prompt_tokens == llm.count_tokens(prompt)  # no BOS for Qwen
+    assert 0 < result.completion_tokens <= 16
+    assert result.finish_reason == "stop" and result.seconds > 0
+    cut = llm.complete("# a long comment about", max_tokens=3)
+    assert cut.completion_tokens == 3 and cut.finish_reason == "length"
+
+
+@pytest.mark.model
+def test_chat_uses_the_template_from_the_gguf(llm):
+    messages = [{"role": "system", "content": "Answer with one word."},
+                {"role": "user", "content": "Which language defines functions with def?"}]
+    template = llm.apply_chat_template(messages)
+    assert template.startswith("<|im_start|>system\nAnswer with one word.<|im_end|>")
+    assert template.endswith("<|im_start|>assistant\n")
+    result = llm.complete(messages, max_tokens=8)
+    assert "python" in result.text.lower()
+    assert result.prompt_tokens == llm.count_tokens(template)
+
+
+@pytest.mark.model
+def test_kv_prefix_is_reused_between_calls(llm):
+    stable = "# Repair the Python file below.\n" + "".join(f"value_{i} = {i}\n" for i in range(20))
+    first = llm.complete(stable + "print(value_1)\n#", max_tokens=4)
+    second = llm.complete(stable + "print(value_2)\n#", max_tokens=4)
+    assert first.prompt_tokens == second.prompt_tokens
+    assert second.cached_tokens >= llm.count_tokens(stable) - 1
+    assert second.seconds < first.seconds + 1.0  # the stable part was not evaluated again
+
+
+@pytest.mark.model
+def test_grammar_constrains_the_output(llm):
+    grammar = 'root ::= "line " [1-9] [0-9]? ": " ("insert" | "delete" | "replace")'
+    result = llm.complete("Which line of `x = (1,\\nprint(x)` is broken and what fixes it?\nAnswer: ",
+                          grammar=grammar, max_tokens=12)
+    assert re.fullmatch(r"line [1-9][0-9]?: (insert|delete|replace)", result.text), result.text
+    with pytest.raises(ModelError, match="grammar"):
+        llm.complete("x", grammar="root ::= (", max_tokens=2)
+
+
+@pytest.mark.model
+def test_score_ranks_the_correct_continuation_first(llm):
+    prompt = "def area(width, height):\n    return width * height\n\nprint(area(2, 3)"
+    right, wrong, worse = llm.score(prompt, [")\n", "]\n", "}}}\n"])
+    assert right > wrong and right > worse
+    assert all(s < 0 for s in (right, wrong, worse))
+    assert llm.score(prompt, []) == []
+
+
+@pytest.mark.model
+def test_score_matches_evaluating_each_sequence_from_scratch(llm):
+    prompt = "items = [1, 2, 3\nprint(items)\n# corrected first line:\n"
+    continuations = ["items = [1, 2, 3]\n", "items = [1, 2, 3\n", "items = (1, 2, 3]\n"]
+    shared = llm.score(prompt, continuations)
+    alone = []
+    for continuation in continuations:
+        llm.complete("unrelated", max_tokens=1)  # empty the KV cache of the prompt
+        alone.append(llm.score(prompt, [continuation])[0])
+    # llama.cpp's CPU kernels round differently for different batch shapes: close, same order.
+    assert shared == pytest.approx(alone, abs=0.5)
+    assert sorted(range(3), key=shared.__getitem__) == sorted(range(3), key=alone.__getitem__)
+
+
+@pytest.mark.model
+def test_the_cache_stays_consistent_after_scoring(llm):
+    prompt = "def add(a, b):\n    return"
+    continuations = [" a + b\n", " a - b\n", " None\n"]
+    llm.score(prompt, continuations)
+    raw = llm._llm
+    last = raw.tokenize((prompt + continuations[-1]).encode(), add_bos=True, special=True)
+    # The cache holds the last sequence scored, minus its final token (never evaluated).
+    assert raw.input_ids[:raw.n_tokens].tolist() == last[:-1]
+    result = llm.complete(prompt, max_tokens=8, stop=["\n"])
+    assert "a + b" in result.text and result.cached_tokens == llm.count_tokens(prompt) - 1
+    assert llm.score(prompt, continuations) == llm.score(prompt, continuations)
+
+
+@pytest.mark.model
+def test_too_long_prompts_are_model_errors(model_path):
+    small = load_llm(str(model_path), n_ctx=256)
+    long_text = "x = 1\n" * 400
+    with pytest.raises(ModelError):
+        small.complete(long_text, max_tokens=4)
+    with pytest.raises(ModelError, match="context"):
+        small.score(long_text, ["a", "b"])
+    assert small.complete("def f():\n    return", max_tokens=2).completion_tokens >= 1
+
+
+@pytest.mark.model
+def test_damaged_gguf_is_a_model_error_not_a_crash(model_path, tmp_path):
+    truncated = tmp_path / "truncated.gguf"
+    with open(model_path, "rb") as source, open(truncated, "wb") as out:
+        out.write(source.read(8_000_000))
+    with pytest.raises(ModelError, match="could not load"):
+        load_llm(str(truncated))
+
+
+@pytest.mark.model
+def test_closed_model_is_reloaded(model_path):
+    from tinycode.llm.llama_cpp import LlamaCppLLM
+
+    own = LlamaCppLLM(model_path, n_ctx=512)
+    own.close()
+    with pytest.raises(ModelError, match="closed"):
+        own.complete("x", max_tokens=1)
+    first = load_llm(str(model_path), n_ctx=512)
+    first.close()
+    second = load_llm(str(model_path), n_ctx=512)
+    assert second is not first and second.complete("def", max_tokens=1).completion_tokens == 1

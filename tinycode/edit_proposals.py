@@ -1,0 +1,241 @@
+"""The small edits worth trying around a syntax problem, likeliest first.
+
+Nothing here checks anything: ``candidates.py`` keeps the edits the checker accepts.
+An edit replaces ``span`` lines from ``line`` with ``new_lines``.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass
+from typing import Iterator
+
+from .check import Problem
+
+INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
+REPLACEABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", "=", "==", ".")
+# Habits from other languages that Python spells differently.
+PYTHON_ALTERNATIVES = {
+    "&&": ("and", "&"), "||": ("or", "|"), "!": ("not ",), "//": ("#",), "===": ("==",),
+    "!==": ("!=",), "<>": ("!=",), "++": (" += 1",), "--": (" -= 1",), "catch": ("except",),
+    "true": ("True",), "false": ("False",), "null": ("None",), "nil": ("None",),
+    "elseif": ("elif",), "elsif": ("elif",), "function": ("def",), "=": ("==", ":"), ":=": ("=",),
+}
+_TOKEN = re.compile(r"""\s+|[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?"""
+                    r"""|===|!==|\.\.\.|\*\*=?|//=?|<<|>>|==|!=|<=|>=|<>|->|=>|::|:=|&&|\|\||\+\+|--"""
+                    r"""|[-+*/%&|^@]=|<br\s*/?>|.""")
+_PRINT = re.compile(r"^(\s*)(print|exec)\b\s*(?!\()(.*?)\s*$")
+_PROMPT = re.compile(r"^(>>> ?|\.\.\. ?)")
+_LINE_START_KEYWORDS = ("def", "for", "if", "while", "with", "class", "import", "return", "elif")
+_PY_KEYWORDS = tuple(sorted(set(keyword.kwlist) | {"print"}))
+_WHOLE_LINE = 10**6  # end column of an edit that rewrites whole lines
+
+
+@dataclass(frozen=True)
+class Edit:
+    line: int  # first line replaced, 1-based
+    span: int  # lines replaced
+    new_lines: list[str]
+    description: str
+    size: int = 1  # tokens changed, roughly
+    end_column: int = _WHOLE_LINE  # 1-based column just past the change on its last line
+    column: int = 0  # 0-based column where the change starts on its first line
+
+
+def tokens(text: str) -> list[tuple[int, str]]:
+    """(column, token) pairs of one line, whitespace included."""
+    return [(m.start(), m.group()) for m in _TOKEN.finditer(text)]
+
+
+def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """Edits to try for ``problems`` (the first three), likeliest first."""
+    total = len(lines)
+    if not total:
+        return
+    problems = problems[:3]
+    python = language == "python"
+    for p in problems:  # a token the parser named as missing: insert exactly there
+        if p.kind == "missing" and 1 <= p.line <= total and p.message.startswith("missing "):
+            token = p.message[len("missing "):].strip("'\"")
+            if token and len(token) <= 3:
+                yield _insert(lines[p.line - 1], p.line, p.column - 1, token)
+    anchors = _anchor_lines(lines, problems)
+    if python:
+        for line_no in anchors:
+            rewritten = _python_print(lines[line_no - 1])
+            if rewritten is not None:
+                yield Edit(line_no, 1, [rewritten], f"line {line_no}: print/exec statement to a call", 2)
+    if python and problems and problems[0].kind == "compiler":
+        yield from _python_error_token_edits(lines, problems[0])
+        if any(_PROMPT.match(line) for line in lines):
+            yield Edit(1, total, [_PROMPT.sub("", line, count=1) for line in lines],
+                       f"lines 1-{total}: remove interactive prompt markers")
+    for line_no in anchors:
+        yield from _indent_edits(lines, line_no)
+    if python:
+        for line_no in anchors[:2]:
+            yield from _block_indent_edits(lines, line_no)
+    for line_no in anchors:
+        yield from _token_edits(lines[line_no - 1], line_no, python)
+    if python:
+        for line_no in anchors[:3]:
+            yield from _python_keyword_edits(lines[line_no - 1], line_no)
+
+
+def _anchor_lines(lines: list[str], problems: tuple[Problem, ...]) -> list[int]:
+    """The problem lines, the previous non-blank line (a missing token often belongs
+    at its end), then the lines around."""
+    total = len(lines)
+    out: list[int] = []
+    for p in problems:
+        previous = next((n for n in range(min(p.line, total + 1) - 1, 0, -1) if lines[n - 1].strip()), 0)
+        for line in (p.line, previous, p.end_line, p.line - 1, p.line + 1, p.end_line + 1):
+            if 1 <= line <= total and line not in out:
+                out.append(line)
+    return out
+
+
+def _insert(text: str, line_no: int, col: int, token: str) -> Edit:
+    col = max(0, min(col, len(text)))
+    return Edit(line_no, 1, [text[:col] + token + text[col:]], f"line {line_no}: insert {token!r}",
+                1, col + 1, col)
+
+
+def _replace(text: str, line_no: int, col: int, old: str, new: str) -> Edit:
+    if not new:
+        return Edit(line_no, 1, [text[:col] + text[col + len(old):]], f"line {line_no}: delete {old!r}",
+                    1, col, col)
+    return Edit(line_no, 1, [text[:col] + new + text[col + len(old):]],
+                f"line {line_no}: replace {old!r} with {new.strip()!r}", 1, col + len(new), col)
+
+
+def _python_error_token_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """Edits of the very token CPython points at: delete it, replace a habit from
+    another language, fix a misspelt keyword, rename a keyword used as a name, or
+    turn the rest of the line into a comment."""
+    if not 1 <= problem.line <= len(lines):
+        return
+    text = lines[problem.line - 1]
+    col = problem.column - 1
+    for start, tok in tokens(text):
+        if tok.isspace() or not start <= col < start + len(tok):
+            continue
+        for new in PYTHON_ALTERNATIVES.get(tok, ()):
+            yield _replace(text, problem.line, start, tok, new)
+        yield _replace(text, problem.line, start, tok, "")
+        if tok.isidentifier():
+            for word in _near_keywords(tok):
+                yield _replace(text, problem.line, start, tok, word)
+            if keyword.iskeyword(tok):
+                yield _replace(text, problem.line, start, tok, tok + "_")
+        if text[:start].strip() and any(t.isidentifier() for _, t in tokens(text[start:])):
+            # Prose typed after the code: keep it as a comment.
+            yield _insert(text, problem.line, start, "# ")
+        return
+
+
+def _near_keywords(word: str) -> list[str]:
+    """Keywords one typo away from ``word`` (a letter changed, added, dropped or
+    swapped; capitals ignored)."""
+    if keyword.iskeyword(word):
+        return []
+    lower = word.lower()
+    return [k for k in _PY_KEYWORDS if k != word and (k.lower() == lower or _one_typo(lower, k.lower()))]
+
+
+def _one_typo(a: str, b: str) -> bool:
+    if len(a) < 3 or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i in range(len(a)) if a[i] != b[i]]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1
+                                  and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+
+
+def _python_keyword_edits(text: str, line_no: int) -> Iterator[Edit]:
+    """Misspelt keywords anywhere on the line, and a keyword left out at its start."""
+    for col, tok in tokens(text):
+        if tok.isidentifier() and len(tok) > 2:
+            for word in _near_keywords(tok):
+                yield _replace(text, line_no, col, tok, word)
+    indent = text[: len(text) - len(text.lstrip())]
+    for word in _LINE_START_KEYWORDS:
+        yield Edit(line_no, 1, [indent + word + " " + text[len(indent):]], f"line {line_no}: insert {word!r}")
+
+
+def _python_print(text: str) -> str | None:
+    match = _PRINT.match(text)
+    if not match or match.group(3).startswith(("=", ".", "[", ")")):
+        return None
+    indent, name, rest = match.groups()
+    if name == "print" and rest.endswith(","):
+        return f"{indent}print({rest[:-1]}, end=' ')"
+    return f"{indent}{name}({rest})"
+
+
+def _indent_of(text: str) -> str:
+    return text[: len(text) - len(text.lstrip())]
+
+
+def _indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
+    """Re-indent one line to a neighbouring level, one level in or out, or to none."""
+    text = lines[line_no - 1]
+    if not text.strip():
+        return
+    body, current = text.lstrip(), _indent_of(text)
+    levels: list[str] = []
+    for neighbour in (line_no - 1, line_no + 1, line_no - 2):
+        if 1 <= neighbour <= len(lines) and lines[neighbour - 1].strip():
+            levels.append(_indent_of(lines[neighbour - 1]))
+    unit = "\t" if current.startswith("\t") else "    "
+    levels += ["", current + unit, current[: -len(unit)] if current.endswith(unit) else current[:-1]]
+    done = {current}
+    for level in levels:
+        if level not in done:
+            done.add(level)
+            yield Edit(line_no, 1, [level + body], f"line {line_no}: indent to {len(level)} columns")
+
+
+def _block_indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
+    """Shift a line and the lines below it that are indented at least as deeply."""
+    text = lines[line_no - 1]
+    current = _indent_of(text)
+    if not text.strip():
+        return
+    end = line_no
+    while end < len(lines) and (not lines[end].strip() or _indent_of(lines[end]).startswith(current)):
+        end += 1
+    if end == line_no:
+        return
+    block = lines[line_no - 1:end]
+    previous = next((lines[i] for i in range(line_no - 2, -1, -1) if lines[i].strip()), "")
+    for target in sorted({_indent_of(previous), _indent_of(previous) + "    ", ""} - {current}, key=len):
+        shifted = [target + line[len(current):] if line.strip() else line for line in block]
+        yield Edit(line_no, len(block), shifted, f"lines {line_no}-{end}: indent block to {len(target)} columns")
+
+
+def _token_edits(text: str, line_no: int, python: bool) -> Iterator[Edit]:
+    """Insert a token at each token boundary (end of line first), delete a symbol,
+    replace a symbol, close an unterminated string."""
+    parts = tokens(text)
+    code_end = len(text.rstrip())
+    boundaries = sorted({0, code_end} | {c for c, _ in parts} | {c + len(t) for c, t in parts})
+    for col in [code_end] + [b for b in boundaries if b != code_end]:
+        for token in INSERTABLE:
+            yield _insert(text, line_no, col, token)
+    for col, tok in parts:
+        if tok.isspace() or tok.isidentifier() or tok[0].isdigit() or (tok[0] in "\"'" and len(tok) > 1):
+            continue
+        yield _replace(text, line_no, col, tok, "")
+        for other in REPLACEABLE:
+            if other != tok:
+                yield _replace(text, line_no, col, tok, other)
+        if python:
+            for other in PYTHON_ALTERNATIVES.get(tok, ()):
+                yield _replace(text, line_no, col, tok, other)
+    for col, tok in parts:
+        if tok[:1] in "\"'" and (len(tok) == 1 or tok[-1] != tok[0]):
+            yield Edit(line_no, 1, [text.rstrip() + tok[0]], f"line {line_no}: close the string")
