@@ -11,6 +11,12 @@ from tinycode.cli import main
 from tinycode.config import ENV_VARS, Settings, find_config, load_settings
 from tinycode.errors import ConfigError, UsageError
 
+@pytest.fixture(autouse=True)
+def no_settings_in_environment(monkeypatch):
+    for var in ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+
+
 FULL = """\
 [project]
 name = "demo"

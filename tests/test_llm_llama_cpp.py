@@ -125,17 +125,25 @@ def test_score_matches_evaluating_each_sequence_from_scratch(llm):
 
 
 @pytest.mark.model
-def test_the_cache_stays_consistent_after_scoring(llm):
-    prompt = "def add(a, b):\n    return"
-    continuations = [" a + b\n", " a - b\n", " None\n"]
-    llm.score(prompt, continuations)
-    raw = llm._llm
-    last = raw.tokenize((prompt + continuations[-1]).encode(), add_bos=True, special=True)
-    # The cache holds the last sequence scored, minus its final token (never evaluated).
-    assert raw.input_ids[:raw.n_tokens].tolist() == last[:-1]
-    result = llm.complete(prompt, max_tokens=8, stop=["\n"])
-    assert "a + b" in result.text and result.cached_tokens == llm.count_tokens(prompt) - 1
-    assert llm.score(prompt, continuations) == llm.score(prompt, continuations)
+def test_scoring_leaves_the_generation_cache_alone(llm):
+    prompt = "def greet(name):\n    return"
+    before = llm.complete(prompt, max_tokens=10, stop=["\n"])
+    assert llm.score(prompt, [" name", " 'hello ' + name", " None"])
+    after = llm.complete(prompt, max_tokens=10, stop=["\n"])
+    assert after.text == before.text
+    assert after.cached_tokens == llm.count_tokens(prompt) - 1
+
+
+@pytest.mark.model
+def test_scoring_reuses_its_prefix_and_handles_many_and_uneven_continuations(llm):
+    prompt = "# Python\n" + "\n".join(f"def f{i}(x):\n    return x + {i}" for i in range(12))
+    continuations = [f"\nprint(f{i}(1))\n" for i in range(10)] + ["", "\n" + "y = 1\n" * 30]
+    first = llm.score(prompt, continuations)
+    assert len(first) == 12 and first[10] == 0.0  # nothing to score
+    assert first[11] < min(first[:10])  # thirty more lines cost more
+    again = llm.score(prompt, continuations)  # the prefix comes from the cache this time
+    assert again == pytest.approx(first, abs=0.5)
+    assert max(range(12), key=first.__getitem__) == max(range(12), key=again.__getitem__)
 
 
 @pytest.mark.model

@@ -279,4 +279,7 @@ def test_real_server_chat_text_grammar_and_tokens(real_server):
 
     vocab = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
     snippet = "def area(width, height):\n    return width * height\n"
-    assert llm.count_tokens(snippet) == len(vocab.tokenize(snippet.encode(), add_bos=False, special=True))
+    try:
+        assert llm.count_tokens(snippet) == len(vocab.tokenize(snippet.encode(), add_bos=False, special=True))
+    finally:
+        vocab.close()

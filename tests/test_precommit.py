@@ -24,6 +24,15 @@ CLEAN_PY = 'def greet(name):\n    return f"hello {name}"\n'
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs git")
 
 
+@pytest.fixture(autouse=True)
+def no_settings_in_environment(monkeypatch):
+    """The hooks inherit the environment: a developer's TINYCODE_* settings stay out."""
+    from tinycode.config import ENV_VARS
+
+    for var in ENV_VARS:
+        monkeypatch.delenv(var, raising=False)
+
+
 def git_env(home: Path) -> dict[str, str]:
     """An environment that keeps git and pre-commit away from the user's own config."""
     env = dict(os.environ)

@@ -20,15 +20,17 @@ import time
 import warnings
 from dataclasses import dataclass, replace
 
-from .check import CheckResult, Problem, check, source_lines
+from .check import CheckResult, Problem, _tree_problems, check, source_lines
 from .edit_proposals import Edit, proposals
-from .edits import token_distance
+from .edits import code_tokens, token_distance
 from .languages import get_parser
 
 BEAM = 3  # partial repairs extended per level
-MAX_SURVIVORS = 40  # window-verified edits checked as whole files, per level
+MAX_SURVIVORS = 12  # window-verified complete fixes checked as whole files, per level
+MAX_PARTIAL = 6  # partial repairs checked as whole files, per level
+FIXED, PROGRESS = "fixed", "progress"
 # Above this many lines a Python file is judged on a window around the error.
-WINDOW_FROM = 150
+WINDOW_FROM = 40
 _WINDOW_ABOVE, _WINDOW_BELOW = 40, 80
 
 
@@ -91,7 +93,7 @@ class _Node:
     trailing_newline: bool
     problems: tuple[Problem, ...]
     edits: tuple[Edit, ...]
-    prior: int  # position of the last edit among the proposals (likelier first)
+    prior: int  # positions of its edits among the proposals, summed (likelier first)
 
     @property
     def fixed(self) -> bool:
@@ -101,32 +103,64 @@ class _Node:
     def text(self) -> str:
         return "\n".join(self.lines) + ("\n" if self.trailing_newline else "")
 
-    def order(self) -> tuple[int, int, int, int]:
+    def order(self) -> tuple[int, ...]:
+        """Fewer problems, fewer edits, then the likelier kind of edit."""
         return (len(self.problems), len(self.edits), self.prior, sum(e.size for e in self.edits))
 
 
 def _expand(node: _Node, language: str, deadline: float) -> list[_Node]:
-    """Every single edit of ``node`` that makes progress, as verified nodes."""
+    """The single edits of ``node`` that fix it, or failing that the best few that
+    make progress, as nodes checked on the whole file."""
     judge = _PythonJudge(node) if language == "python" else _TreeJudge(node, language)
-    survivors: list[tuple[int, Edit]] = []
+    fixing: list[tuple[int, Edit]] = []
+    progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
     for prior, edit in enumerate(proposals(node.lines, node.problems, language)):
-        if len(survivors) >= MAX_SURVIVORS or (prior % 16 == 0 and time.perf_counter() > deadline):
+        if len(fixing) >= MAX_SURVIVORS or (prior % 16 == 0 and time.perf_counter() > deadline):
             break
         key = (edit.line, edit.span, tuple(edit.new_lines))
         if key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
             continue
         seen.add(key)
-        if judge.promising(edit):
-            survivors.append((prior, edit))
+        verdict = judge.verdict(edit)
+        if verdict == FIXED:
+            fixing.append((prior, edit))
+        elif verdict == PROGRESS and len(progressing) < MAX_PARTIAL and not _unbalances(node, edit):
+            progressing.append((prior, edit))
     found: list[_Node] = []
-    for prior, edit in survivors:
-        lines = node.lines[:edit.line - 1] + edit.new_lines + node.lines[edit.line - 1 + edit.span:]
-        child = _Node(lines, node.trailing_newline, (), node.edits + (edit,), prior)
-        problems = judge.confirm(child.text, edit)
-        if problems is not None:
-            found.append(replace(child, problems=problems))
+    # Whole-file checks cost the most on long files: partial repairs are checked
+    # only when no complete one survives.
+    for group in (fixing, progressing):
+        for prior, edit in group:
+            lines = node.lines[:edit.line - 1] + edit.new_lines + node.lines[edit.line - 1 + edit.span:]
+            child = _Node(lines, node.trailing_newline, (), node.edits + (edit,), node.prior + prior)
+            problems = judge.confirm(child.text, edit)
+            if problems is not None:
+                found.append(replace(child, problems=problems))
+        if any(n.fixed for n in found):
+            break
     return found
+
+
+def _unbalances(node: _Node, edit: Edit) -> bool:
+    """The edit leaves more brackets unmatched on its lines than there were: such
+    an edit only moves the error along, it does not lead to a repair."""
+    old = node.lines[edit.line - 1:edit.line - 1 + edit.span]
+    return _unmatched("\n".join(edit.new_lines)) > _unmatched("\n".join(old))
+
+
+def _unmatched(text: str) -> int:
+    stack: list[str] = []
+    unmatched = 0
+    for char in text:
+        if char in "([{":
+            stack.append(char)
+        elif char in ")]}":
+            if stack and "([{"[")]}".index(char)] == stack[-1]:
+                stack.pop()
+            else:
+                unmatched += 1
+    return unmatched + len(stack)
 
 
 class _PythonJudge:
@@ -139,22 +173,21 @@ class _PythonJudge:
         self.error = (first.line, first.column)
         self.window = _python_window(node.lines, first) if len(node.lines) > WINDOW_FROM else None
 
-    def promising(self, edit: Edit) -> bool:
+    def verdict(self, edit: Edit) -> str | None:
         lines = self.node.lines
         if self.window is None:
             start, end, indent = 1, len(lines), ""
         else:
             start, end, indent = self.window
             if not (start <= edit.line and edit.line + edit.span - 1 <= end):
-                return False
+                return None
         edited = lines[start - 1:edit.line - 1] + edit.new_lines + lines[edit.line - 1 + edit.span:end]
         if indent:
             edited = [line[len(indent):] if line.startswith(indent) else line for line in edited]
         error = _compile_error("\n".join(edited) + "\n")
         if error is None:
-            return True
-        line = error[0] + start - 1
-        return self._progress((line, error[1]), edit)
+            return FIXED
+        return PROGRESS if self._progress((error[0] + start - 1, error[1]), edit) else None
 
     def _progress(self, error: tuple[int, int], edit: Edit) -> bool:
         """The first error is now past both the edit and the old error (in the
@@ -174,7 +207,9 @@ class _PythonJudge:
             return ()
         if not self._progress(error, edit):
             return None
-        return check(text, "python").problems or None
+        # The first error is enough to go on from; the rest is counted for the few returned.
+        return (Problem(error[0], error[1], error[0], error[1], "SyntaxError", kind="compiler",
+                        source="python"),)
 
 
 class _TreeJudge:
@@ -192,7 +227,7 @@ class _TreeJudge:
             self.starts.append(self.starts[-1] + len(line.encode("utf-8", "surrogatepass")) + 1)
         self.before = {(p.line, p.message) for p in node.problems}
 
-    def promising(self, edit: Edit) -> bool:
+    def verdict(self, edit: Edit) -> str | None:
         begin = self.starts[edit.line - 1]
         end_index = edit.line - 1 + edit.span
         old_end = min(self.starts[end_index], len(self.data)) if end_index < len(self.starts) else len(self.data)
@@ -206,10 +241,8 @@ class _TreeJudge:
                   new_end_point=(edit.line - 1 + len(edit.new_lines), 0))
         after = self.parser.parse(data, tree)
         if not after.root_node.has_error:
-            return True
-        from .check import _tree_problems  # one traversal, shared with the checker
-
-        return self._helps(_tree_problems(after, data), edit)
+            return FIXED
+        return PROGRESS if self._helps(_tree_problems(after, data), edit) else None
 
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
         if len(problems) >= len(self.before):
@@ -272,19 +305,31 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int,
                 complete: bool) -> list[Candidate]:
     out: dict[str, Candidate] = {}
     original = source_lines(source)
+    same_tokens: set[tuple[str, ...]] = set()
     for node in nodes:
         text = node.text
         if text in out or text == source:
             continue
         start, end_before, end_after = _changed_span(original, node.lines)
+        # Edits that differ only in spacing are one candidate (the likelier one).
+        key = (str(start),) + tuple(code_tokens("\n".join(node.lines[max(0, start - 2):end_after + 1]), "other"))
+        if key in same_tokens:
+            continue
+        same_tokens.add(key)
         size = token_distance("\n".join(original[start - 1:end_before]),
                               "\n".join(node.lines[start - 1:end_after]), language, cap=50)
         out[text] = Candidate(start, max(end_before, start), "\n".join(node.lines[start - 1:end_after]),
-                              "; ".join(e.description for e in node.edits), len(node.problems), text,
+                              "; ".join(e.description for e in node.edits), _count(node, text, language), text,
                               max(size, 1))
         if len(out) >= limit * 2:
             break
     return list(out.values())[:limit]
+
+
+def _count(node: _Node, text: str, language: str) -> int:
+    if node.fixed or language != "python":
+        return len(node.problems)
+    return max(1, len(check(text, language).problems))  # nodes carry CPython's first error only
 
 
 def _changed_span(before: list[str], after: list[str]) -> tuple[int, int, int]:

@@ -29,6 +29,7 @@ _PRINT = re.compile(r"^(\s*)(print|exec)\b\s*(?!\()(.*?)\s*$")
 _PROMPT = re.compile(r"^(>>> ?|\.\.\. ?)")
 _LINE_START_KEYWORDS = ("def", "for", "if", "while", "with", "class", "import", "return", "elif")
 _PY_KEYWORDS = tuple(sorted(set(keyword.kwlist) | {"print"}))
+INNER_LINES = 16  # a multi-line problem up to this size has each of its lines tried
 _WHOLE_LINE = 10**6  # end column of an edit that rewrites whole lines
 
 
@@ -56,9 +57,13 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     problems = problems[:3]
     python = language == "python"
     for p in problems:  # a token the parser named as missing: insert exactly there
-        if p.kind == "missing" and 1 <= p.line <= total and p.message.startswith("missing "):
+        if p.kind == "missing" and p.message.startswith("missing "):
             token = p.message[len("missing "):].strip("'\"")
-            if token and len(token) <= 3:
+            if not token or len(token) > 8:
+                continue
+            if p.line > total:  # at the end of the file: a line of its own
+                yield Edit(total, 1, [lines[-1], token], f"line {total + 1}: insert {token!r}")
+            elif p.line >= 1:
                 yield _insert(lines[p.line - 1], p.line, p.column - 1, token)
     anchors = _anchor_lines(lines, problems)
     if python:
@@ -76,11 +81,21 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     if python:
         for line_no in anchors[:2]:
             yield from _block_indent_edits(lines, line_no)
+    for p in problems[:1]:  # a missing token most often belongs at the end of the line before
+        text = lines[p.line - 1] if 1 <= p.line <= total else ""
+        if p.column - 1 <= len(text) - len(text.lstrip()) and len(anchors) > 1:
+            before = lines[anchors[1] - 1]
+            for token in INSERTABLE:
+                yield _insert(before, anchors[1], len(before.rstrip()), token)
     for line_no in anchors:
+        yield from _token_edits(lines[line_no - 1], line_no, python)
+    for line_no in _inner_lines(problems, total, anchors):
         yield from _token_edits(lines[line_no - 1], line_no, python)
     if python:
         for line_no in anchors[:3]:
             yield from _python_keyword_edits(lines[line_no - 1], line_no)
+        if problems and problems[0].kind == "compiler":
+            yield from _python_error_token_edits(lines, problems[0], late=True)
 
 
 def _anchor_lines(lines: list[str], problems: tuple[Problem, ...]) -> list[int]:
@@ -93,6 +108,16 @@ def _anchor_lines(lines: list[str], problems: tuple[Problem, ...]) -> list[int]:
         for line in (p.line, previous, p.end_line, p.line - 1, p.line + 1, p.end_line + 1):
             if 1 <= line <= total and line not in out:
                 out.append(line)
+    return out
+
+
+def _inner_lines(problems: tuple[Problem, ...], total: int, anchors: list[int]) -> list[int]:
+    """Lines inside a problem that spans several (tree-sitter's ERROR nodes often
+    cover a whole block around the real mistake)."""
+    out: list[int] = []
+    for p in problems:
+        if p.end_line - p.line <= INNER_LINES:
+            out += [n for n in range(p.line + 1, min(p.end_line, total + 1)) if n not in anchors and n not in out]
     return out
 
 
@@ -110,10 +135,10 @@ def _replace(text: str, line_no: int, col: int, old: str, new: str) -> Edit:
                 f"line {line_no}: replace {old!r} with {new.strip()!r}", 1, col + len(new), col)
 
 
-def _python_error_token_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
-    """Edits of the very token CPython points at: delete it, replace a habit from
-    another language, fix a misspelt keyword, rename a keyword used as a name, or
-    turn the rest of the line into a comment."""
+def _python_error_token_edits(lines: list[str], problem: Problem, late: bool = False) -> Iterator[Edit]:
+    """Edits of the very token CPython points at: replace a habit from another
+    language, fix a misspelt keyword, rename a keyword used as a name; ``late``:
+    delete a word there, or keep trailing prose as a comment."""
     if not 1 <= problem.line <= len(lines):
         return
     text = lines[problem.line - 1]
@@ -121,17 +146,20 @@ def _python_error_token_edits(lines: list[str], problem: Problem) -> Iterator[Ed
     for start, tok in tokens(text):
         if tok.isspace() or not start <= col < start + len(tok):
             continue
+        if late:
+            if tok.isidentifier() or tok[0].isdigit():
+                yield _replace(text, problem.line, start, tok, "")
+            rest = text[start:]
+            if text[:start].strip() and len(tokens(rest.strip())) >= 3 and not set(rest) & set("()[]{}'\"#"):
+                yield _insert(text, problem.line, start, "# ")
+            return
         for new in PYTHON_ALTERNATIVES.get(tok, ()):
             yield _replace(text, problem.line, start, tok, new)
-        yield _replace(text, problem.line, start, tok, "")
         if tok.isidentifier():
             for word in _near_keywords(tok):
                 yield _replace(text, problem.line, start, tok, word)
             if keyword.iskeyword(tok):
                 yield _replace(text, problem.line, start, tok, tok + "_")
-        if text[:start].strip() and any(t.isidentifier() for _, t in tokens(text[start:])):
-            # Prose typed after the code: keep it as a comment.
-            yield _insert(text, problem.line, start, "# ")
         return
 
 
@@ -222,7 +250,7 @@ def _token_edits(text: str, line_no: int, python: bool) -> Iterator[Edit]:
     replace a symbol, close an unterminated string."""
     parts = tokens(text)
     code_end = len(text.rstrip())
-    boundaries = sorted({0, code_end} | {c for c, _ in parts} | {c + len(t) for c, t in parts})
+    boundaries = sorted({code_end} | {c for c, t in parts if not t.isspace()} | {c + len(t) for c, t in parts})
     for col in [code_end] + [b for b in boundaries if b != code_end]:
         for token in INSERTABLE:
             yield _insert(text, line_no, col, token)

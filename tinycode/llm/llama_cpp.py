@@ -7,17 +7,19 @@ the same cache: the shared prefix is evaluated once, each continuation after it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from ..errors import ModelError
 from .base import Completion, Prompt
 
-# Logit rows are n_vocab floats (about 0.6 MB for Qwen); llama.cpp keeps one per
-# requested output token, so scoring asks for them a few dozen at a time.
-_SCORE_CHUNK = 32
+# Scoring batches: a logit row is n_vocab floats (0.6 MB for Qwen) per scored token,
+# so a batch of 128 keeps the output buffer under 80 MB.
+_SCORE_BATCH = 128
+_SCORE_SEQUENCES = 8  # KV sequences in the scoring context: the prefix and 7 continuations
 
 
 def physical_cores() -> int:
@@ -66,6 +68,7 @@ class LlamaCppLLM:
         self.n_ctx = self._llm.n_ctx()
         self._grammars: dict[str, Any] = {}
         self._formatter: Any = None
+        self._scorer: _Scorer | None = None
         self.closed = False
 
     # -- generation ---------------------------------------------------------------
@@ -153,97 +156,40 @@ class LlamaCppLLM:
     def score(self, prompt: Prompt, continuations: Sequence[str]) -> list[float]:
         """Sum of log-probabilities of each continuation's tokens after ``prompt``.
 
-        The tokens every sequence shares are evaluated once (and taken from the KV
-        cache when a previous call left them there); each continuation then costs only
-        its own tokens. Logits are requested only where they are read."""
+        Runs in a second llama.cpp context on the same weights, so the generation
+        cache is left as it was. The tokens every sequence shares are evaluated once
+        (and kept for the next call); the continuations then go through together, one
+        KV sequence each, in as few batches as fit."""
         self._require_open()
         if not continuations:
             return []
-        llm = self._llm
         text = prompt if isinstance(prompt, str) else self.apply_chat_template(prompt)
         prompt_tokens = self._tokenize(text)
         sequences = [self._tokenize(text + c) for c in continuations]
         longest = max(len(s) for s in sequences)
         if longest > self.n_ctx:
             raise ModelError(f"scoring needs {longest} tokens, the context holds {self.n_ctx}")
-        shared = _common_prefix_length(sequences)
         # First scored token: where the prompt ends (a token merged across the
         # boundary counts as the continuation's); token 0 has nothing to predict it.
         begin = max(1, min(_common_prefix_length([prompt_tokens, s]) for s in sequences))
+        if self._scorer is None:
+            self._scorer = _Scorer(self._llm, self.n_ctx)
         try:
-            common: list[float] = []
-            last_row = None
-            if shared:
-                reuse = _common_prefix_length([sequences[0][:shared], llm.input_ids[: llm.n_tokens].tolist()])
-                self._rewind(min(reuse, begin - 1))
-                common, last_row = self._append(sequences[0][llm.n_tokens:shared], begin - 1, None)
-            scores = []
-            for tokens in sequences:
-                total = sum(common)
-                if len(tokens) > shared:
-                    if last_row is not None:
-                        total += float(last_row[tokens[shared]])
-                    self._rewind(shared)
-                    own, _ = self._append(tokens[shared:-1], begin - 1, tokens[-1])
-                    total += sum(own)
-                scores.append(total)
+            return self._scorer.score(sequences, begin)
         except RuntimeError as exc:
-            self._rewind(0)
+            self._scorer.reset()
             raise ModelError(f"scoring failed: {exc}") from None
-        return scores
-
-    def _rewind(self, n_tokens: int) -> None:
-        """Forget the KV cache after the first ``n_tokens`` tokens."""
-        llm = self._llm
-        llm.n_tokens = n_tokens
-        llm._ctx.kv_cache_seq_rm(-1, n_tokens, -1)
-
-    def _append(self, tokens: Sequence[int], want_from: int,
-                following: int | None) -> tuple[list[float], Any]:
-        """Evaluate ``tokens`` after the cache. For each position >= ``want_from``, the
-        log-probability of the token after it (``following`` after the last one); with
-        no ``following``, the last position's full log-probability row is returned too."""
-        import numpy as np
-
-        llm = self._llm
-        batch = llm._batch
-        logprobs: list[float] = []
-        last_row = None
-        tokens = list(tokens)
-        i = 0
-        while i < len(tokens):
-            n_past = llm.n_tokens
-            if n_past < want_from:  # context only: big chunks, one logit row (llama.cpp's default)
-                size = min(llm.n_batch, want_from - n_past, len(tokens) - i)
-                batch.set_batch(batch=tokens[i:i + size], n_past=n_past, logits_all=False)
-                llm._ctx.decode(batch)
-                llm.input_ids[n_past:n_past + size] = tokens[i:i + size]
-                llm.n_tokens += size
-                i += size
-                continue
-            size = min(_SCORE_CHUNK, len(tokens) - i)
-            batch.set_batch(batch=tokens[i:i + size], n_past=n_past, logits_all=True)
-            llm._ctx.decode(batch)
-            llm.input_ids[n_past:n_past + size] = tokens[i:i + size]
-            llm.n_tokens += size
-            rows = np.ctypeslib.as_array(llm._ctx.get_logits(), shape=(size, llm.n_vocab()))
-            peak = rows.max(axis=1, keepdims=True)
-            norms = peak[:, 0].astype(np.float64) + np.log(np.exp(rows - peak).sum(axis=1, dtype=np.float64))
-            for k in range(size):
-                nxt = i + k + 1
-                if nxt < len(tokens):
-                    logprobs.append(float(rows[k, tokens[nxt]]) - float(norms[k]))
-                elif following is not None:
-                    logprobs.append(float(rows[k, following]) - float(norms[k]))
-                else:
-                    last_row = rows[k].astype(np.float64) - float(norms[k])
-            i += size
-        return logprobs, last_row
 
     def close(self) -> None:
         if not self.closed:
             self.closed = True
+            if self._scorer is not None:
+                self._scorer.close()  # before the weights it uses
             self._llm.close()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self.close()
 
 
 def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
@@ -256,3 +202,121 @@ def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
         if any(s[i] != token for s in sequences[1:]):
             return i
     return length
+
+
+class _Scorer:
+    """A llama.cpp context sharing the model's weights, with several KV sequences:
+    sequence 0 holds the shared prefix, the others one continuation each (copies of
+    the prefix cells cost nothing with a unified KV cache)."""
+
+    def __init__(self, llm: Any, n_ctx: int) -> None:
+        import llama_cpp
+        from llama_cpp import _internals
+
+        params = llama_cpp.llama_context_default_params()
+        params.n_ctx = n_ctx
+        params.n_batch = params.n_ubatch = _SCORE_BATCH
+        params.n_seq_max = _SCORE_SEQUENCES
+        params.kv_unified = True
+        params.n_threads = llm.context_params.n_threads
+        params.n_threads_batch = llm.context_params.n_threads_batch
+        self._api = llama_cpp
+        self._n_vocab = llm.n_vocab()
+        self.n_ctx = n_ctx
+        try:
+            self._ctx = _internals.LlamaContext(model=llm._model, params=params, verbose=False)
+            self._batch = _internals.LlamaBatch(n_tokens=_SCORE_BATCH, embd=0, n_seq_max=1, verbose=False)
+        except (ValueError, RuntimeError) as exc:
+            raise ModelError(f"llama.cpp could not make a scoring context: {exc}") from None
+        self._prefix: list[int] = []  # tokens of sequence 0 now in the KV cache
+
+    def reset(self) -> None:
+        self._api.llama_memory_clear(self._ctx.memory, True)
+        self._prefix = []
+
+    def close(self) -> None:
+        self._batch.close()
+        self._ctx.close()
+
+    def score(self, sequences: list[list[int]], begin: int) -> list[float]:
+        shared = _common_prefix_length(sequences)
+        totals = [0.0] * len(sequences)
+        # Sequence 0: the shared tokens, scored from ``begin`` on. The prediction
+        # made at its last position is the first differing token of every sequence.
+        reuse = _common_prefix_length([self._prefix, sequences[0][:shared]])
+        keep = min(reuse, begin - 1) if shared else 0
+        self._api.llama_memory_seq_rm(self._ctx.memory, 0, keep, -1)
+        self._prefix = self._prefix[:keep]
+        prefix = sequences[0][:shared]
+        entries = [(0, pos, prefix[pos], pos >= begin - 1) for pos in range(keep, shared)]
+        last_row = None
+        for rows, wanted in self._run(entries):
+            for row, (_, pos, _, _) in zip(rows, wanted):
+                if pos + 1 < shared:
+                    lp = _log_softmax_at(row, prefix[pos + 1])
+                    totals = [t + lp for t in totals]
+                else:
+                    last_row = row.copy()
+        self._prefix = list(prefix)
+        if last_row is not None:
+            for i, tokens in enumerate(sequences):
+                if len(tokens) > shared:
+                    totals[i] += _log_softmax_at(last_row, tokens[shared])
+        # The continuations: each in its own KV sequence, packed into shared batches.
+        free = list(range(1, _SCORE_SEQUENCES))
+        active: dict[int, int] = {}  # sequence id -> index into ``sequences``
+        entries = []
+        for index, tokens in enumerate(sequences):
+            own = tokens[shared:-1]
+            if not own:
+                continue
+            cells = sum(len(sequences[i]) - shared for i in active.values())
+            if not free or shared + cells + len(own) > self.n_ctx:
+                self._flush(entries, sequences, totals, active, free)
+                entries = []
+            seq = free.pop(0)
+            active[seq] = index
+            self._api.llama_memory_seq_cp(self._ctx.memory, 0, seq, 0, shared)
+            entries += [(seq, shared + j, token, True) for j, token in enumerate(own)]
+        self._flush(entries, sequences, totals, active, free)
+        return totals
+
+    def _flush(self, entries: list, sequences: list[list[int]], totals: list[float],
+               active: dict[int, int], free: list[int]) -> None:
+        for rows, wanted in self._run(entries):
+            for row, (seq, pos, _, _) in zip(rows, wanted):
+                index = active[seq]
+                totals[index] += _log_softmax_at(row, sequences[index][pos + 1])
+        for seq in list(active):
+            self._api.llama_memory_seq_rm(self._ctx.memory, seq, -1, -1)
+            free.append(seq)
+            del active[seq]
+        free.sort()
+
+    def _run(self, entries: list) -> Iterator[tuple[Any, list]]:
+        """Decode (seq, pos, token, wants_logits) entries in batches; yield the logit
+        rows with the entries they belong to."""
+        import numpy as np
+
+        batch = self._batch.batch
+        for start in range(0, len(entries), _SCORE_BATCH):
+            chunk = entries[start:start + _SCORE_BATCH]
+            for i, (seq, pos, token, wanted) in enumerate(chunk):
+                batch.token[i] = token
+                batch.pos[i] = pos
+                batch.seq_id[i][0] = seq
+                batch.n_seq_id[i] = 1
+                batch.logits[i] = wanted
+            batch.n_tokens = len(chunk)
+            self._ctx.decode(self._batch)
+            wanted_entries = [e for e in chunk if e[3]]
+            if wanted_entries:
+                rows = np.ctypeslib.as_array(self._ctx.get_logits(), shape=(len(wanted_entries), self._n_vocab))
+                yield rows, wanted_entries
+
+
+def _log_softmax_at(row: Any, token: int) -> float:
+    import numpy as np
+
+    peak = float(row.max())
+    return float(row[token]) - peak - float(np.log(np.exp(row - peak, dtype=np.float32).sum(dtype=np.float64)))

@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tinycode.candidates import suggest
+from tinycode.check import check
+from tinycode.edits import replace_lines, token_distance
+
+
+def _assert_consistent(source: str, language: str, candidates) -> None:
+    before = len(check(source, language).problems)
+    for c in candidates:
+        # The line-range replacement reproduces the candidate's source.
+        assert replace_lines(source, c.start_line, c.end_line, c.new_text) == c.source_after
+        after = check(c.source_after, language)
+        assert len(after.problems) == c.problems_after < before or c.problems_after == 0
+        assert c.fixes_all == after.ok
+
+
+def test_clean_source_has_no_candidates():
+    assert suggest("x = 1\n", "python") == []
+
+
+def test_missing_colon_is_fixed_with_one_token():
+    source = "def area(w, h)\n    return w * h\n"
+    found = suggest(source, "python")
+    assert found and found[0].fixes_all
+    assert "def area(w, h):" in found[0].source_after
+    assert found[0].size == 1 == token_distance(source, found[0].source_after)
+    _assert_consistent(source, "python", found)
+
+
+def test_python2_print_becomes_a_call():
+    source = "for name in names:\n    print name, len(name)\n"
+    found = suggest(source, "python")
+    assert "    print(name, len(name))" in found[0].source_after.splitlines()
+
+
+def test_bracket_never_closed_on_the_previous_line():
+    source = "total = sum(values\nprint(total)\n"
+    found = suggest(source, "python")
+    assert any(c.source_after == "total = sum(values)\nprint(total)\n" for c in found)
+    _assert_consistent(source, "python", found)
+
+
+def test_two_missing_commas_need_two_edits():
+    source = "items = [1 2 3]\n"
+    found = suggest(source, "python")
+    assert found and found[0].fixes_all
+    assert found[0].source_after == "items = [1, 2, 3]\n"
+    assert found[0].size == 2
+
+
+def test_unexpected_indent_on_first_line():
+    source = "    import os\nprint(os.sep)\n"
+    found = suggest(source, "python")
+    assert found[0].source_after == "import os\nprint(os.sep)\n"
+
+
+def test_limit_is_honoured_and_results_are_distinct():
+    source = "values = [1, 2, 3\n"
+    found = suggest(source, "python", limit=2)
+    assert 1 <= len(found) <= 2
+    assert len({c.source_after for c in found}) == len(found)
+
+
+def test_tree_sitter_language_missing_semicolon():
+    source = "int main(void) {\n    int x = 1\n    return x;\n}\n"
+    found = suggest(source, "c")
+    assert any(c.source_after == source.replace("= 1\n", "= 1;\n") for c in found)
+    _assert_consistent(source, "c", found)
+
+
+def test_javascript_missing_paren():
+    source = "function f(a) {\n  if (a > 1 {\n    return a;\n  }\n}\n"
+    found = suggest(source, "javascript")
+    assert any("if (a > 1) {" in c.source_after for c in found)
+    assert all(c.fixes_all for c in found)
+
+
+@pytest.mark.parametrize("lines", [100, 5000])
+def test_cost_does_not_grow_with_the_file(lines):
+    block = "def f{n}(x):\n    if x > {n}:\n        return x\n    return -x\n\n\n"
+    blocks = [block.replace("{n}", str(n)) for n in range(lines // 6)]
+    middle = len(blocks) // 2
+    blocks[middle] = blocks[middle].replace(f"if x > {middle}:", f"if x > {middle}")
+    source = "".join(blocks)
+    start = time.perf_counter()
+    found = suggest(source, "python")
+    elapsed = time.perf_counter() - start
+    assert found[0].fixes_all and f"if x > {middle}:" in found[0].source_after
+    assert found[0].start_line == found[0].end_line == middle * 6 + 2
+    assert elapsed < 0.6
