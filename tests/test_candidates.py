@@ -93,3 +93,21 @@ def test_cost_does_not_grow_with_the_file(lines):
     assert found[0].fixes_all and f"if x > {middle}:" in found[0].source_after
     assert found[0].start_line == found[0].end_line == middle * 6 + 2
     assert elapsed < 0.6
+
+
+def test_long_tree_sitter_file_is_judged_incrementally():
+    block = "function f{n}(x) {{\n  if (x > {n}) {{\n    return x;\n  }}\n  return -x;\n}}\n"
+    blocks = [block.format(n=n) for n in range(850)]
+    blocks[400] = blocks[400].replace("if (x > 400)", "if (x > 400")
+    source = "".join(blocks)
+    start = time.perf_counter()
+    found = suggest(source, "javascript")
+    elapsed = time.perf_counter() - start
+    assert any("if (x > 400) {" in c.new_text and c.fixes_all for c in found)
+    assert elapsed < 1.0
+
+
+def test_string_closed_where_its_last_word_ends():
+    source = 'console.log("hello world);\nlet x = 1;\n'
+    found = suggest(source, "javascript")
+    assert any(c.new_text == 'console.log("hello world");' for c in found)

@@ -96,7 +96,7 @@ def test_model_loaded_once_for_many_files(capsys, tmp_path, fake_model):
 def test_unfixable_file_exits_one_and_is_untouched(capsys, tmp_path, fake_model):
     fake_model["llm"] = FakeLLM(default="Thought: hmm\nAction: view_lines\nAction Input: {\"start\": 1}")
     path = tmp_path / "a.py"
-    source = "this is not ( python at all\n"
+    source = "this is $$$ not ??? python ``` at all\n"  # no small edit makes this parse
     path.write_text(source)
     code, _, err = run(capsys, "fix", "--max-steps", "2", str(path))
     assert code == 1 and "not fixed" in err

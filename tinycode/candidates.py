@@ -19,19 +19,24 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, replace
+from typing import Iterable
 
 from .check import CheckResult, Problem, _tree_problems, check, source_lines
-from .edit_proposals import Edit, proposals
+from .edit_proposals import Edit, open_strings, proposals
 from .edits import code_tokens, token_distance
 from .languages import get_parser
 
 BEAM = 3  # partial repairs extended per level
 MAX_SURVIVORS = 12  # window-verified complete fixes checked as whole files, per level
 MAX_PARTIAL = 6  # partial repairs checked as whole files, per level
+LOOK_FURTHER = 400  # proposals tried for alternatives after the first complete fix,
+ALTERNATIVES_SECONDS = 0.1  # for at most this long
 FIXED, PROGRESS = "fixed", "progress"
 # Above this many lines a Python file is judged on a window around the error.
 WINDOW_FROM = 40
 _WINDOW_ABOVE, _WINDOW_BELOW = 40, 80
+_OWN_JUDGE = ("json",)  # languages whose checker adds a verdict of its own to tree-sitter's
+_DEDUPE_WHOLE = 400  # files up to this many lines are compared whole for duplicates
 
 
 @dataclass(frozen=True)
@@ -57,8 +62,8 @@ class Candidate:
 
 def suggest(source: str, language: str, *, limit: int = 5, time_budget: float = 0.5,
             result: CheckResult | None = None, depth: int = 4) -> list[Candidate]:
-    """Up to ``limit`` verified edits: complete fixes first (only those, when there
-    are any), then by edit size and by how likely the edit's kind is."""
+    """Up to ``limit`` verified edits: complete fixes (only those, when there are
+    any), fewest edits and likeliest kinds of edit first."""
     deadline = time.perf_counter() + time_budget
     result = result or check(source, language)
     if result.ok:
@@ -82,7 +87,7 @@ def suggest(source: str, language: str, *, limit: int = 5, time_budget: float = 
         if not beam:
             break
     chosen = complete or partial
-    return _candidates(source, language, sorted(chosen, key=_Node.order), limit, bool(complete))
+    return _candidates(source, language, sorted(chosen, key=_Node.order), limit)
 
 
 @dataclass(frozen=True)
@@ -94,6 +99,8 @@ class _Node:
     problems: tuple[Problem, ...]
     edits: tuple[Edit, ...]
     prior: int  # positions of its edits among the proposals, summed (likelier first)
+    echoes: int = 0  # edits after which the same error turned up further on
+
 
     @property
     def fixed(self) -> bool:
@@ -104,8 +111,9 @@ class _Node:
         return "\n".join(self.lines) + ("\n" if self.trailing_newline else "")
 
     def order(self) -> tuple[int, ...]:
-        """Fewer problems, fewer edits, then the likelier kind of edit."""
-        return (len(self.problems), len(self.edits), self.prior, sum(e.size for e in self.edits))
+        """Fewer problems, fewer edits; a mistake repaired where it repeats; then the
+        likelier kind of edit."""
+        return (len(self.problems), len(self.edits), -self.echoes, self.prior, sum(e.size for e in self.edits))
 
 
 def _expand(node: _Node, language: str, deadline: float) -> list[_Node]:
@@ -115,17 +123,23 @@ def _expand(node: _Node, language: str, deadline: float) -> list[_Node]:
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
-    for prior, edit in enumerate(proposals(node.lines, node.problems, language)):
-        if len(fixing) >= MAX_SURVIVORS or (prior % 16 == 0 and time.perf_counter() > deadline):
+    alternatives_until = 0.0
+    for prior, edit in enumerate(_repeat_first(proposals(node.lines, node.problems, language), node)):
+        if len(fixing) >= MAX_SURVIVORS or (fixing and prior > fixing[0][0] + LOOK_FURTHER) \
+                or (prior % 16 == 0 and time.perf_counter() > deadline):
             break
+        if len(fixing) == 1 and not alternatives_until:
+            alternatives_until = min(deadline, time.perf_counter() + ALTERNATIVES_SECONDS)
+            deadline = alternatives_until
         key = (edit.line, edit.span, tuple(edit.new_lines))
-        if key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
+        if (edit.alone and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
             continue
         seen.add(key)
         verdict = judge.verdict(edit)
         if verdict == FIXED:
             fixing.append((prior, edit))
-        elif verdict == PROGRESS and len(progressing) < MAX_PARTIAL and not _unbalances(node, edit):
+        elif verdict == PROGRESS and len(progressing) < MAX_PARTIAL and not edit.alone \
+                and not _unbalances(node, edit):
             progressing.append((prior, edit))
     found: list[_Node] = []
     # Whole-file checks cost the most on long files: partial repairs are checked
@@ -136,16 +150,40 @@ def _expand(node: _Node, language: str, deadline: float) -> list[_Node]:
             child = _Node(lines, node.trailing_newline, (), node.edits + (edit,), node.prior + prior)
             problems = judge.confirm(child.text, edit)
             if problems is not None:
-                found.append(replace(child, problems=problems))
+                found.append(replace(child, problems=problems, echoes=node.echoes + _echo(node, problems)))
         if any(n.fixed for n in found):
             break
     return found
 
 
+def _echo(node: _Node, problems: tuple[Problem, ...]) -> int:
+    """1 when the edit left the same error to repair on a later line."""
+    if not problems or not node.problems:
+        return 0
+    old, new = node.problems[0], problems[0]
+    return int(new.message == old.message and new.line > old.line)
+
+
+def _repeat_first(edits: Iterable[Edit], node: _Node) -> Iterable[Edit]:
+    """After a partial repair, the same kind of edit first: a mistake made once is
+    often made again a few lines on (``=`` for ``:`` in every dict entry)."""
+    if not node.edits:
+        return edits
+    kind = _kind(node.edits[-1])
+    edits = list(edits)
+    return [e for e in edits if _kind(e) == kind] + [e for e in edits if _kind(e) != kind]
+
+
+def _kind(edit: Edit) -> str:
+    return edit.description.split(": ", 1)[-1]
+
+
 def _unbalances(node: _Node, edit: Edit) -> bool:
-    """The edit leaves more brackets unmatched on its lines than there were: such
-    an edit only moves the error along, it does not lead to a repair."""
+    """The edit leaves more brackets unmatched or strings open on its lines than
+    there were: such an edit only moves the error along, it does not lead to a repair."""
     old = node.lines[edit.line - 1:edit.line - 1 + edit.span]
+    if sum(map(open_strings, edit.new_lines)) > sum(map(open_strings, old)):
+        return True  # an unterminated string swallows the error, it does not fix it
     return _unmatched("\n".join(edit.new_lines)) > _unmatched("\n".join(old))
 
 
@@ -205,11 +243,10 @@ class _PythonJudge:
         error = _compile_error(text)
         if error is None:
             return ()
-        if not self._progress(error, edit):
+        if not self._progress(error[:2], edit):
             return None
         # The first error is enough to go on from; the rest is counted for the few returned.
-        return (Problem(error[0], error[1], error[0], error[1], "SyntaxError", kind="compiler",
-                        source="python"),)
+        return (Problem(error[0], error[1], error[0], error[1], error[2], kind="compiler", source="python"),)
 
 
 class _TreeJudge:
@@ -226,6 +263,7 @@ class _TreeJudge:
         for line in node.lines:
             self.starts.append(self.starts[-1] + len(line.encode("utf-8", "surrogatepass")) + 1)
         self.before = {(p.line, p.message) for p in node.problems}
+        self.seen: dict[int, tuple[Problem, ...]] = {}  # id(edit) -> problems after it
 
     def verdict(self, edit: Edit) -> str | None:
         begin = self.starts[edit.line - 1]
@@ -240,9 +278,10 @@ class _TreeJudge:
                   start_point=(edit.line - 1, 0), old_end_point=(end_index, 0),
                   new_end_point=(edit.line - 1 + len(edit.new_lines), 0))
         after = self.parser.parse(data, tree)
-        if not after.root_node.has_error:
+        problems = self.seen[id(edit)] = tuple(_tree_problems(after, data))
+        if not problems:
             return FIXED
-        return PROGRESS if self._helps(_tree_problems(after, data), edit) else None
+        return PROGRESS if self._helps(list(problems), edit) else None
 
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
         if len(problems) >= len(self.before):
@@ -252,22 +291,25 @@ class _TreeJudge:
         return not {(p.line, p.message) for p in problems} - shifted
 
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
-        problems = check(text, self.language).problems
+        if self.language in _OWN_JUDGE or id(edit) not in self.seen:
+            problems = check(text, self.language).problems
+        else:  # the incremental re-parse already saw the whole file
+            problems = self.seen[id(edit)]
         if problems and not self._helps(list(problems), edit):
             return None
         return problems
 
 
-def _compile_error(text: str) -> tuple[int, int] | None:
-    """(line, column) of CPython's first error, or None when ``text`` compiles."""
+def _compile_error(text: str) -> tuple[int, int, str] | None:
+    """(line, column, message) of CPython's first error, or None when ``text`` compiles."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings are not our verdict
             compile(text, "<candidate>", "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return (exc.lineno or 1, exc.offset or 1)
-    except (ValueError, MemoryError, RecursionError, OverflowError):
-        return (1, 0)
+        return (exc.lineno or 1, max(exc.offset or 1, 1), f"{type(exc).__name__}: {exc.msg}")
+    except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
+        return (1, 0, type(exc).__name__)
     return None
 
 
@@ -301,8 +343,7 @@ def _python_window(lines: list[str], problem: Problem) -> tuple[int, int, str] |
     return start, end, indent
 
 
-def _candidates(source: str, language: str, nodes: list[_Node], limit: int,
-                complete: bool) -> list[Candidate]:
+def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> list[Candidate]:
     out: dict[str, Candidate] = {}
     original = source_lines(source)
     same_tokens: set[tuple[str, ...]] = set()
@@ -311,8 +352,12 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int,
         if text in out or text == source:
             continue
         start, end_before, end_after = _changed_span(original, node.lines)
-        # Edits that differ only in spacing are one candidate (the likelier one).
-        key = (str(start),) + tuple(code_tokens("\n".join(node.lines[max(0, start - 2):end_after + 1]), "other"))
+        # Edits that differ only in spacing or line breaks are one candidate (the likelier one).
+        if len(original) <= _DEDUPE_WHOLE:
+            key: tuple[str, ...] = tuple(t for t in code_tokens(text, "other") if t.strip())
+        else:
+            key = (str(start),) + tuple(t for t in code_tokens(
+                "\n".join(node.lines[max(0, start - 2):end_after + 1]), "other") if t.strip())
         if key in same_tokens:
             continue
         same_tokens.add(key)

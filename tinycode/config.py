@@ -50,6 +50,8 @@ class Settings:
     include_languages: list[str] = field(default_factory=list)  # empty = all
     exclude_languages: list[str] = field(default_factory=list)
     exclude: list[str] = field(default_factory=list)  # glob patterns of files to skip
+    max_changed_lines: int = 8        # minimal-edit guard: lines a repair may change
+    max_changed_tokens: int = 40      # minimal-edit guard: token edit distance allowed
     config_path: Path | None = None   # the pyproject.toml the file values came from
 
     @property
@@ -177,7 +179,7 @@ def _from_text(key: str, text: object) -> object:
         if value.lower() in _FALSE:
             return False
         raise ValueError(f"expected 1/0, true/false, yes/no or on/off, got {value!r}")
-    if key in ("max_steps", "gpu_layers"):
+    if key in ("max_steps", "gpu_layers", "max_changed_lines", "max_changed_tokens"):
         try:
             return int(value)
         except ValueError:
@@ -268,6 +270,8 @@ _VALIDATORS: dict[str, Callable[[object], object]] = {
     "include_languages": _language_list,
     "exclude_languages": _language_list,
     "exclude": _string_list,
+    "max_changed_lines": _integer(1),
+    "max_changed_tokens": _integer(1),
 }
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Iterator
 
 from .check import Problem
@@ -26,9 +26,13 @@ _TOKEN = re.compile(r"""\s+|[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:\\.|[^"\\])
                     r"""|===|!==|\.\.\.|\*\*=?|//=?|<<|>>|==|!=|<=|>=|<>|->|=>|::|:=|&&|\|\||\+\+|--"""
                     r"""|[-+*/%&|^@]=|<br\s*/?>|.""")
 _PRINT = re.compile(r"^(\s*)(print|exec)\b\s*(?!\()(.*?)\s*$")
-_PROMPT = re.compile(r"^(>>> ?|\.\.\. ?)")
+_STRAY = {",", ":", ";", ")", "]", "}", ".", "`", "$", "?", "\\"}  # deleted first where CPython points
+_WORD_END = re.compile(r"[^\s\"'(){}\[\],;:]+(?=[\s(){}\[\],;:>]|$)")
+_PROMPT = re.compile(r"^(>>> ?|\.\.\. ?|> |\$ )")  # interactive prompts, quoted lines
 _LINE_START_KEYWORDS = ("def", "for", "if", "while", "with", "class", "import", "return", "elif")
 _PY_KEYWORDS = tuple(sorted(set(keyword.kwlist) | {"print"}))
+QUOTE_LINES_BEFORE = 30  # lines before a problem searched for a dropped closing quote
+CLOSE_WITHIN = 40  # lines after an unclosed bracket where its closer is tried
 INNER_LINES = 16  # a multi-line problem up to this size has each of its lines tried
 _WHOLE_LINE = 10**6  # end column of an edit that rewrites whole lines
 
@@ -42,6 +46,12 @@ class Edit:
     size: int = 1  # tokens changed, roughly
     end_column: int = _WHOLE_LINE  # 1-based column just past the change on its last line
     column: int = 0  # 0-based column where the change starts on its first line
+    alone: bool = False  # acceptable only as the whole repair, never as a step of one
+
+
+def open_strings(text: str) -> int:
+    """Quotes on ``text`` that start a string the line does not close."""
+    return sum(1 for _, tok in tokens(text) if tok[0] in "\"'" and (len(tok) == 1 or tok[-1] != tok[0]))
 
 
 def tokens(text: str) -> list[tuple[int, str]]:
@@ -73,6 +83,7 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
                 yield Edit(line_no, 1, [rewritten], f"line {line_no}: print/exec statement to a call", 2)
     if python and problems and problems[0].kind == "compiler":
         yield from _python_error_token_edits(lines, problems[0])
+        yield from _close_bracket_edits(lines, problems[0])
         if any(_PROMPT.match(line) for line in lines):
             yield Edit(1, total, [_PROMPT.sub("", line, count=1) for line in lines],
                        f"lines 1-{total}: remove interactive prompt markers")
@@ -91,6 +102,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from _token_edits(lines[line_no - 1], line_no, python)
     for line_no in _inner_lines(problems, total, anchors):
         yield from _token_edits(lines[line_no - 1], line_no, python)
+    if problems:
+        yield from _unbalanced_quote_edits(lines, problems[0])
     if python:
         for line_no in anchors[:3]:
             yield from _python_keyword_edits(lines[line_no - 1], line_no)
@@ -109,6 +122,20 @@ def _anchor_lines(lines: list[str], problems: tuple[Problem, ...]) -> list[int]:
             if 1 <= line <= total and line not in out:
                 out.append(line)
     return out
+
+
+def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A dropped closing quote is often reported lines later, where the string it
+    opened finally ends: on the lines before the problem with an odd number of some
+    quote, the quote after each word."""
+    last = min(len(lines), max(problem.end_line, problem.line))
+    for line_no in range(last, max(0, problem.line - QUOTE_LINES_BEFORE), -1):
+        text = lines[line_no - 1]
+        for quote in "\"'`":
+            if (text.count(quote) - text.count("\\" + quote)) % 2:
+                for match in _WORD_END.finditer(text):
+                    yield replace(_insert(text, line_no, match.end(), quote),
+                                  description=f"line {line_no}: insert {quote!r} after {match.group()!r}")
 
 
 def _inner_lines(problems: tuple[Problem, ...], total: int, anchors: list[int]) -> list[int]:
@@ -151,16 +178,29 @@ def _python_error_token_edits(lines: list[str], problem: Problem, late: bool = F
                 yield _replace(text, problem.line, start, tok, "")
             rest = text[start:]
             if text[:start].strip() and len(tokens(rest.strip())) >= 3 and not set(rest) & set("()[]{}'\"#"):
-                yield _insert(text, problem.line, start, "# ")
+                yield replace(_insert(text, problem.line, start, "# "), alone=True)
             return
         for new in PYTHON_ALTERNATIVES.get(tok, ()):
             yield _replace(text, problem.line, start, tok, new)
+        if tok in _STRAY:
+            yield _replace(text, problem.line, start, tok, "")
         if tok.isidentifier():
             for word in _near_keywords(tok):
                 yield _replace(text, problem.line, start, tok, word)
             if keyword.iskeyword(tok):
                 yield _replace(text, problem.line, start, tok, tok + "_")
         return
+
+
+def _close_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A bracket "never closed": its closer at the end of one of the lines that follow."""
+    closer = {"(": ")", "[": "]", "{": "}"}.get(problem.text)
+    if not closer or "never closed" not in problem.message:
+        return
+    for line_no in range(problem.line, min(len(lines), problem.line + CLOSE_WITHIN) + 1):
+        text = lines[line_no - 1]
+        if text.strip():
+            yield _insert(text, line_no, len(text.rstrip()), closer)
 
 
 def _near_keywords(word: str) -> list[str]:
@@ -267,3 +307,7 @@ def _token_edits(text: str, line_no: int, python: bool) -> Iterator[Edit]:
     for col, tok in parts:
         if tok[:1] in "\"'" and (len(tok) == 1 or tok[-1] != tok[0]):
             yield Edit(line_no, 1, [text.rstrip() + tok[0]], f"line {line_no}: close the string")
+            # Or where a word inside it ends: the string ran on past its closing quote.
+            for match in _WORD_END.finditer(tok, 1):
+                yield replace(_insert(text, line_no, col + match.end(), tok[0]),
+                              description=f"line {line_no}: close the string after {match.group()!r}")

@@ -35,10 +35,19 @@ def unified_diff(before: str, after: str, path: str = "file") -> str:
 def changed_lines(before: str, after: str) -> list[int]:
     """1-based numbers of the lines of ``before`` that the edit touched (or inserted at)."""
     a, b = source_lines(before), source_lines(after)
+    # Only the middle that differs goes to difflib: it is slow on long, repetitive files.
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end_a, end_b = len(a), len(b)
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a -= 1
+        end_b -= 1
     touched: list[int] = []
-    for tag, i1, i2, _, _ in difflib.SequenceMatcher(a=a, b=b, autojunk=False).get_opcodes():
+    matcher = difflib.SequenceMatcher(a=a[start:end_a], b=b[start:end_b], autojunk=False)
+    for tag, i1, i2, _, _ in matcher.get_opcodes():
         if tag != "equal":
-            touched.extend(range(i1 + 1, max(i2, i1 + 1) + 1))
+            touched.extend(range(start + i1 + 1, start + max(i2, i1 + 1) + 1))
     return touched
 
 

@@ -15,15 +15,11 @@ from typing import Callable
 from .agent import Step, run_agent
 from .check import Problem, check
 from .config import Settings
-from .edits import changed_lines, token_distance
 from .fastpath import try_fast_repair
+from .guard import edit_too_large
 from .languages import normalize
 from .llm.base import LLM
 from .tools.workspace import WorkingCopy
-
-# The minimal-edit guard: a repair that changes more than this is refused.
-MAX_CHANGED_LINES = 8
-MAX_TOKEN_DISTANCE = 40
 
 
 @dataclass
@@ -98,20 +94,12 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
     if not after.ok:
         result.reason = result.reason or "problems remain"
         return result
-    too_large = edit_too_large(source, final_source, language)
+    too_large = edit_too_large(source, final_source, language,
+                               max_lines=settings.max_changed_lines,
+                               max_tokens=settings.max_changed_tokens)
     if too_large:
         result.reason = f"edit too large ({too_large})"
         return result
     result.source, result.status, result.reason = final_source, "fixed", ""
     return result
 
-
-def edit_too_large(before: str, after: str, language: str) -> str:
-    """Why an edit breaks the minimal-edit guard, or "" when it is small enough."""
-    lines = changed_lines(before, after)
-    if len(lines) > MAX_CHANGED_LINES:
-        return f"{len(lines)} lines changed, limit {MAX_CHANGED_LINES}"
-    distance = token_distance(before, after, language, cap=MAX_TOKEN_DISTANCE + 1)
-    if distance > MAX_TOKEN_DISTANCE:
-        return f"more than {MAX_TOKEN_DISTANCE} tokens changed"
-    return ""

@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+from tinycode.check import check
+from tinycode.fastpath import try_fast_repair
+from tinycode.llm.fake import FakeLLM
+
+SEVERAL = "def f(values):\n    total = sum(values\n    return total\n"
+
+
+def _never():
+    raise AssertionError("the model must not be loaded")
+
+
+def test_nothing_to_do_without_complete_fixes():
+    source = "this is not python at all (\n"
+    assert try_fast_repair(source, "python", check(source, "python"), _never) is None
+
+
+def test_a_single_complete_fix_needs_no_model():
+    source = "    import os\n"
+    fast = try_fast_repair(source, "python", None, _never)
+    assert fast is not None and not fast.scored and fast.source_after == "import os\n"
+
+
+def test_the_model_chooses_among_several():
+    llm = FakeLLM(scorer=lambda prompt, text: 0.0 if "sum(values)\n" in text else -9.0)
+    fast = try_fast_repair(SEVERAL, "python", None, lambda: llm)
+    assert fast is not None and fast.scored and fast.alternatives >= 1
+    assert "total = sum(values)\n" in fast.source_after and check(fast.source_after, "python").ok
+    assert fast.margin == 9.0 and fast.prompt_tokens > 0
+
+
+def test_no_clear_winner_is_left_to_the_agent():
+    llm = FakeLLM(scorer=lambda prompt, text: -1.0)
+    assert try_fast_repair(SEVERAL, "python", None, lambda: llm, min_margin=0.5) is None
+
+
+def test_backend_without_scoring_takes_the_first():
+    fast = try_fast_repair(SEVERAL, "python", None, lambda: FakeLLM())
+    assert fast is not None and not fast.scored and check(fast.source_after, "python").ok

@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import pytest
+
+from tinycode.candidates import suggest
+from tinycode.llm.base import ScoringUnsupported
+from tinycode.llm.fake import FakeLLM
+from tinycode.rank import rank, scoring_texts
+
+SOURCE = "def f(values):\n    total = sum(values\n    return total\n"
+
+
+def test_windows_cover_the_same_span_and_share_the_prefix():
+    candidates = suggest(SOURCE, "python")
+    assert len(candidates) >= 2
+    prefix, windows = scoring_texts(SOURCE, "python", candidates)
+    assert prefix.startswith("# python\n") and "def f(values):" in prefix
+    spans = {(c.start_line, c.end_line) for c in candidates}
+    first, last = min(s for s, _ in spans), max(e for _, e in spans)
+    for c, window in zip(candidates, windows):
+        # Each window is that candidate's version of the same original lines.
+        assert c.new_text in window
+        lines = window.splitlines()
+        assert len(lines) == last - first + 1 + c.source_after.count("\n") - SOURCE.count("\n")
+
+
+def test_rank_orders_by_score_and_passes_the_windows():
+    candidates = suggest(SOURCE, "python")
+    wanted = next(c for c in candidates if "sum(values)" in c.source_after)
+    llm = FakeLLM(scorer=lambda prompt, text: 0.0 if "sum(values)\n" in text else -5.0 - len(text))
+    ranked = rank(llm, SOURCE, "python", candidates)
+    assert ranked[0][0] is wanted
+    assert [s for _, s in ranked] == sorted((s for _, s in ranked), reverse=True)
+    assert len(ranked) == len(candidates)
+
+
+def test_normalised_scores_divide_by_tokens():
+    candidates = suggest(SOURCE, "python")[:2]
+    llm = FakeLLM(scorer=lambda prompt, text: -float(len(text)))
+    raw = dict((id(c), s) for c, s in rank(llm, SOURCE, "python", candidates))
+    per_token = dict((id(c), s) for c, s in rank(llm, SOURCE, "python", candidates, normalise=True))
+    for c in candidates:
+        assert per_token[id(c)] == pytest.approx(raw[id(c)] / llm.count_tokens(
+            scoring_texts(SOURCE, "python", candidates)[1][candidates.index(c)]))
+
+
+def test_backend_without_scoring_raises():
+    with pytest.raises(ScoringUnsupported):
+        rank(FakeLLM(), SOURCE, "python", suggest(SOURCE, "python"))
+
+
+def test_no_candidates_no_call():
+    llm = FakeLLM()
+    assert rank(llm, SOURCE, "python", []) == [] and llm.prompts == []

@@ -1,0 +1,38 @@
+"""Ranking and the fast path with the real default model. Marked `model`; CI runs them."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tinycode.candidates import suggest
+from tinycode.fastpath import try_fast_repair
+from tinycode.rank import rank
+
+pytestmark = pytest.mark.model
+
+
+@pytest.fixture(scope="session")
+def real_llm(tmp_path_factory):
+    if not os.environ.get("TINYCODE_MODEL_CACHE"):
+        os.environ["TINYCODE_MODEL_CACHE"] = str(tmp_path_factory.mktemp("models"))
+    from tinycode.llm import load_llm
+    from tinycode.models import resolve_model_path
+
+    return load_llm(str(resolve_model_path(None, offline=True)))  # shared with other model tests
+
+
+def test_the_model_prefers_the_natural_fix(real_llm):
+    source = "def f(values):\n    total = sum(values\n    return total\n"
+    ranked = rank(real_llm, source, "python", suggest(source, "python"))
+    assert "total = sum(values)\n" in ranked[0][0].source_after
+    assert ranked[0][1] - ranked[1][1] > 3.0
+
+
+def test_fast_path_repairs_an_assignment_in_a_condition(real_llm):
+    source = "x = 2\nif x = 1:\n    print(x)\n"
+    fast = try_fast_repair(source, "python", None, lambda: real_llm)
+    assert fast is not None and fast.scored
+    assert fast.source_after == "x = 2\nif x == 1:\n    print(x)\n"
+    assert fast.seconds < 5 and fast.prompt_tokens > 0

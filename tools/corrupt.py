@@ -1,0 +1,111 @@
+"""Single-error cases made from clean files, so every language can be measured.
+
+One corruption per case: delete or duplicate a bracket, delete a colon, comma or
+semicolon, drop a closing quote, or break a line's indentation. A case is kept only
+when the checker then reports a problem.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from pathlib import Path
+
+from tinycode.check import check, source_lines
+from tinycode.languages import detect
+
+KINDS = ("delete bracket", "duplicate bracket", "delete punctuation", "drop closing quote", "break indentation")
+_BRACKETS = "()[]{}"
+_PUNCTUATION = ":,;"
+_STRING = re.compile(r"""("[^"\n\\]{1,40}")|('[^'\n\\]{1,40}')""")
+
+
+def corrupt(source: str, kind: str, rng: random.Random) -> str | None:
+    """``source`` with one corruption of ``kind`` at a random place, or None when the
+    file offers no place for it."""
+    if kind in ("delete bracket", "duplicate bracket", "delete punctuation"):
+        chars = _PUNCTUATION if kind == "delete punctuation" else _BRACKETS
+        spots = [i for i, ch in enumerate(source) if ch in chars]
+        if not spots:
+            return None
+        i = rng.choice(spots)
+        return source[:i] + source[i + 1:] if kind.startswith("delete") else source[:i + 1] + source[i:]
+    if kind == "drop closing quote":
+        spots = [m.end() - 1 for m in _STRING.finditer(source)]
+        if not spots:
+            return None
+        i = rng.choice(spots)
+        return source[:i] + source[i + 1:]
+    lines = source_lines(source)
+    indented = [n for n, line in enumerate(lines) if line.strip() and line[:1] in " \t"]
+    if not indented:
+        return None
+    n = rng.choice(indented)
+    line = lines[n]
+    lines[n] = line.lstrip() if rng.random() < 0.5 else "  " + line
+    return "\n".join(lines) + ("\n" if source.endswith("\n") else "")
+
+
+def cases_from_file(path: Path, per_file: int, rng: random.Random) -> list[dict[str, str]]:
+    """Up to ``per_file`` cases from one clean file (its language detected from its name)."""
+    text = path.read_text(encoding="utf-8")
+    language = detect(str(path), text[:200])
+    if not language or not check(text, language).ok:
+        return []
+    out: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for attempt in range(per_file * 6):
+        if len(out) >= per_file:
+            break
+        kind = KINDS[attempt % len(KINDS)]
+        broken = corrupt(text, kind, rng)
+        if broken is None or broken in seen or check(broken, language).ok:
+            continue
+        seen.add(broken)
+        out.append({"id": f"{path.parent.name}/{path.name}#{len(out)}", "broken": broken, "fixed": text,
+                    "lang": language, "category": kind})
+    return out
+
+
+def corrupt_cases(paths: list[Path], per_file: int = 6, seed: int = 0) -> list[dict[str, str]]:
+    """Cases from every clean file under ``paths`` (files or directories)."""
+    rng = random.Random(seed)
+    files: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            files += sorted(p for p in path.rglob("*") if p.is_file() and not p.name.startswith("broken."))
+        else:
+            files.append(path)
+    cases: list[dict[str, str]] = []
+    for file in files:
+        try:
+            cases += cases_from_file(file, per_file, rng)
+        except (UnicodeDecodeError, OSError):
+            continue
+        except Exception as exc:  # an unknown extension: not a source file we can measure
+            if type(exc).__name__ != "UnknownLanguageError":
+                raise
+    return cases
+
+
+def scaling_pair(clean: str, seed: int = 0) -> tuple[dict[str, str], dict[str, str]]:
+    """The same missing ``:`` in the middle of a ~100-line and of a ~5,000-line
+    Python file built from repeated copies of ``clean``."""
+    def build(lines_wanted: int) -> str:
+        block = clean.rstrip("\n") + "\n\n\n"
+        copies = max(1, lines_wanted // len(source_lines(block)))
+        return "".join(block.replace("def ", f"def v{n}_") for n in range(copies))
+
+    pair = []
+    for size in (100, 5000):
+        text = build(size)
+        lines = source_lines(text)
+        middle = len(lines) // 2
+        target = next(n for n in range(middle, len(lines)) if lines[n].rstrip().endswith(":")
+                      and lines[n].lstrip().startswith(("def ", "for ", "if ", "with ")))
+        # The same function of the block in both files.
+        broken_lines = list(lines)
+        broken_lines[target] = broken_lines[target].rstrip()[:-1]
+        pair.append({"id": f"scaling-{size}", "broken": "\n".join(broken_lines) + "\n", "fixed": text,
+                     "lang": "python", "category": "scaling"})
+    return pair[0], pair[1]
