@@ -113,7 +113,8 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
             raise ToolError("permanent", "no_backend", "no search backend configured",
                             "continue without search") from None
         try:
-            results = search_module.search(query, k=3, backend=web_backend, offline=offline)
+            results = search_module.search(query, k=3, backend=web_backend, offline=offline,
+                                           language=copy.language)
         except search_module.SearchError as exc:
             raise ToolError(exc.error_class, "search_failed", exc.detail, exc.hint) from None
         return Observation(search_module.format_results(results))
