@@ -119,6 +119,7 @@ def _missing_problem(node, lines: list[bytes]) -> Problem:
 
 
 def _error_problem(node, data: bytes, lines: list[bytes]) -> Problem:
+    node = _where_it_went_wrong(node, data)
     (row, col), (end_row, end_col) = node.start_point, node.end_point
     raw = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
     first_line = raw.strip().split("\n", 1)[0].strip()
@@ -126,6 +127,44 @@ def _error_problem(node, data: bytes, lines: list[bytes]) -> Problem:
     message = f"unexpected {text!r}" if text else "syntax error"
     return Problem(row + 1, _char_column(lines, row, col), end_row + 1,
                    _char_column(lines, end_row, end_col), message, text, "error")
+
+
+def _where_it_went_wrong(error, data: bytes):
+    """The part of a many-line ERROR node where parsing actually failed.
+
+    tree-sitter's recovery often wraps everything from the last construct it could not
+    close (an HTML element, a C++ function) up to the end in one ERROR node, so its start
+    can be many lines before the mistake. Inside it, a nested ERROR or MISSING node, or
+    else the first loose token after the complete constructs it still recognised, is
+    where the text stopped making sense.
+    """
+    if error.start_point.row == error.end_point.row or not error.child_count:
+        return error
+    starts_loose = error.children[0].child_count == 0
+    stack = list(reversed(error.children))
+    while stack:  # the first nested ERROR/MISSING in document order
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            if starts_loose and _first_on_its_line(node, data):
+                # `for x := range xs` + newline + `body`: the body's first token is where
+                # the parser gave up, but the statement the ERROR starts with is at fault.
+                return error
+            return node
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    if starts_loose:
+        return error
+    seen_complete = False
+    for child in error.children:
+        if child.child_count == 0 and seen_complete:
+            return child
+        seen_complete = seen_complete or (child.is_named and child.child_count > 0)
+    return error
+
+
+def _first_on_its_line(node, data: bytes) -> bool:
+    line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+    return not data[line_start:node.start_byte].strip()
 
 
 # --- language judges ----------------------------------------------------------
