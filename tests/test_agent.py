@@ -161,7 +161,7 @@ def test_repair_fast_path_scores_but_never_generates():
     llm = FakeLLM(scorer=lambda prompt, text: -len(text))
     result = repair("x = [1, 2, 3\n", "python", llm=llm)
     assert result.status == "fixed" and result.fast_path
-    assert llm.calls == [] and result.model_calls == 0
+    assert llm.calls == [] and result.model_calls == 1  # one scoring pass, no generation
     assert check(result.source, "python").ok
 
 

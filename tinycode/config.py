@@ -52,6 +52,7 @@ class Settings:
     exclude: list[str] = field(default_factory=list)  # glob patterns of files to skip
     max_changed_lines: int = 8        # minimal-edit guard: lines a repair may change
     max_changed_tokens: int = 40      # minimal-edit guard: token edit distance allowed
+    max_deleted_tokens: int = 6       # minimal-edit guard: code tokens a repair may remove, net
     config_path: Path | None = None   # the pyproject.toml the file values came from
 
     @property
@@ -179,7 +180,8 @@ def _from_text(key: str, text: object) -> object:
         if value.lower() in _FALSE:
             return False
         raise ValueError(f"expected 1/0, true/false, yes/no or on/off, got {value!r}")
-    if key in ("max_steps", "gpu_layers", "max_changed_lines", "max_changed_tokens"):
+    if key in ("max_steps", "gpu_layers", "max_changed_lines", "max_changed_tokens",
+               "max_deleted_tokens"):
         try:
             return int(value)
         except ValueError:
@@ -272,6 +274,7 @@ _VALIDATORS: dict[str, Callable[[object], object]] = {
     "exclude": _string_list,
     "max_changed_lines": _integer(1),
     "max_changed_tokens": _integer(1),
+    "max_deleted_tokens": _integer(0),
 }
 
 

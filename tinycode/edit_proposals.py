@@ -131,6 +131,9 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
     last = min(len(lines), max(problem.end_line, problem.line))
     for line_no in range(last, max(0, problem.line - QUOTE_LINES_BEFORE), -1):
         text = lines[line_no - 1]
+        for triple in ('"""', "'''"):  # an unclosed docstring: close it where its line ends
+            if text.count(triple) % 2:
+                yield _insert(text, line_no, len(text.rstrip()), triple)
         for quote in "\"'`":
             if (text.count(quote) - text.count("\\" + quote)) % 2:
                 for match in _WORD_END.finditer(text):

@@ -14,17 +14,27 @@ _LEXER = re.compile(r"""[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:\\.|[^"\\\n])*"
 
 def replace_lines(source: str, start: int, end: int, text: str) -> str:
     """``source`` with lines ``start..end`` (1-based, inclusive; ``end = start - 1``
-    inserts before ``start``) replaced by ``text``; the file's newline style is kept."""
-    newline = "\r\n" if "\r\n" in source else "\n"
-    lines = source.split(newline)
+    inserts before ``start``) replaced by ``text``. The new lines take the line ending
+    of the lines they replace (the file's dominant one for an insertion), so a file
+    with mixed endings keeps them everywhere else."""
+    lines = source.split("\n")  # a CRLF line keeps its "\r"
     trailing = len(lines) > 1 and lines[-1] == ""
     if trailing:
         lines.pop()
+    replaced = lines[start - 1:end]
+    if replaced:
+        cr = "\r" if replaced[-1].endswith("\r") or (len(replaced) > 1 and replaced[0].endswith("\r")) else ""
+    else:
+        crlf = source.count("\r\n")
+        cr = "\r" if crlf and crlf >= source.count("\n") - crlf else ""
     new = [] if text == "" and end >= start else text.replace("\r\n", "\n").split("\n")
     if text.endswith("\n") and new and new[-1] == "":
         new.pop()
-    lines[start - 1:end] = new
-    return newline.join(lines) + (newline if trailing or not lines else "")
+    endings = [cr] * len(new)
+    if new and not trailing and end >= len(lines):  # the new lines end a file with no final newline
+        endings[-1] = "\r" if replaced and replaced[-1].endswith("\r") else ""
+    lines[start - 1:end] = [line + ending for line, ending in zip(new, endings)]
+    return "\n".join(lines) + ("\n" if trailing or not lines else "")
 
 
 def unified_diff(before: str, after: str, path: str = "file") -> str:

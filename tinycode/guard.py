@@ -1,27 +1,48 @@
 """The minimal-edit guard: a repair may only be small.
 
 A repair that changes many lines or many tokens has stopped being a repair (the model
-rewrote or deleted code to make the parser happy), so it is refused and the input is
-left as it was. The limits come from the settings (`max-changed-lines`,
-`max-changed-tokens`).
+rewrote code to make the parser happy), and one that removes more than a few tokens
+deleted code the parser choked on, so both are refused and the input is left as it
+was. The limits come from the settings (`max-changed-lines`, `max-changed-tokens`,
+`max-deleted-tokens`).
 """
 
 from __future__ import annotations
 
-from .edits import changed_lines, token_distance
+from .edits import changed_lines, code_tokens, token_distance
 
 MAX_CHANGED_LINES = 8
 MAX_CHANGED_TOKENS = 40
+# Net tokens a repair may remove: a stray bracket, a duplicated word, a ">>>" prompt.
+# (On the StackOverflow dev set 96% of the human fixes remove at most 6.)
+MAX_DELETED_TOKENS = 6
 
 
 def edit_too_large(before: str, after: str, language: str, *,
                    max_lines: int = MAX_CHANGED_LINES,
-                   max_tokens: int = MAX_CHANGED_TOKENS) -> str:
+                   max_tokens: int = MAX_CHANGED_TOKENS,
+                   max_deleted: int = MAX_DELETED_TOKENS) -> str:
     """Why the edit from ``before`` to ``after`` breaks the guard, or "" when it is small enough."""
     lines = changed_lines(before, after)
+    before, after = _differing_middle(before, after)  # so the cost follows the edit, not the file
     if len(lines) > max_lines:
         return f"{len(lines)} lines changed, limit {max_lines}"
     distance = token_distance(before, after, language, cap=max_tokens + 1)
     if distance > max_tokens:
         return f"more than {max_tokens} tokens changed, limit {max_tokens}"
+    deleted = len(code_tokens(before, "other")) - len(code_tokens(after, "other"))
+    if deleted > max_deleted:
+        return f"{deleted} tokens of code deleted, limit {max_deleted}"
     return ""
+
+
+def _differing_middle(before: str, after: str) -> tuple[str, str]:
+    """The lines of each text from the first that differs to the last that differs."""
+    a, b = before.split("\n"), after.split("\n")
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end_a, end_b = len(a), len(b)
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a, end_b = end_a - 1, end_b - 1
+    return "\n".join(a[start:end_a]), "\n".join(b[start:end_b])

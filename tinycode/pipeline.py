@@ -70,14 +70,17 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
     if fast is not None:
         step = Step(1, kind="fast_path", thought="a verified small edit fixes every problem",
                     action="apply_fix", input={"description": fast.candidate.description},
-                    observation="No problems: the file parses.", ms=fast.seconds * 1000)
+                    observation="No problems: the file parses.", ms=fast.seconds * 1000,
+                    prompt_tokens=fast.prompt_tokens)
         if on_step:
             on_step(step)
         result.steps.append(step)
         result.fast_path = True
+        if fast.scored:  # one scoring pass, no generation
+            result.model_calls, result.prompt_tokens = 1, fast.prompt_tokens
         final_source = fast.candidate.source_after
     else:
-        copy = WorkingCopy(source, language)
+        copy = WorkingCopy(source, language, before)
         outcome = run_agent(get_llm(), copy, max_steps=max_steps or settings.max_steps,
                             deadline=deadline, on_step=on_step, web_backend=settings.web,
                             offline=settings.offline)
@@ -96,7 +99,8 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
         return result
     too_large = edit_too_large(source, final_source, language,
                                max_lines=settings.max_changed_lines,
-                               max_tokens=settings.max_changed_tokens)
+                               max_tokens=settings.max_changed_tokens,
+                               max_deleted=settings.max_deleted_tokens)
     if too_large:
         result.reason = f"edit too large ({too_large})"
         return result

@@ -8,6 +8,7 @@ is scored over the same span of the original file, so the scores compare.
 
 from __future__ import annotations
 
+import re
 from typing import Sequence
 
 from .candidates import Candidate
@@ -17,6 +18,12 @@ from .llm.base import LLM
 
 CONTEXT_BEFORE = 4  # lines of shared prefix
 CONTEXT_AFTER = 0  # lines after the last edited one, scored with each candidate (measured: no gain)
+# Summed log-likelihood favours the shorter text, so deleting the separator between two
+# names (``Counter(words`` -> ``Counterwords``)
+# can outscore the real fix. A name the file never had is rarely what a syntax repair
+# wants: such a candidate pays this many nats.
+NEW_NAME_PENALTY = 4.0
+_NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
 def rank(llm: LLM, source: str, language: str, candidates: Sequence[Candidate], *,
@@ -28,6 +35,8 @@ def rank(llm: LLM, source: str, language: str, candidates: Sequence[Candidate], 
         return []
     prefix, windows = scoring_texts(source, language, candidates)
     scores = llm.score(prefix, windows)
+    known = set(_NAME.findall(source))
+    scores = [s - NEW_NAME_PENALTY * bool(set(_NAME.findall(w)) - known) for s, w in zip(scores, windows)]
     if normalise:
         scores = [s / max(1, llm.count_tokens(w)) for s, w in zip(scores, windows)]
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))

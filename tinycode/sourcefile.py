@@ -87,6 +87,15 @@ def changed_on_disk(source: SourceFile) -> bool:
     return info.st_mtime_ns != source.mtime_ns or info.st_size != source.size
 
 
+def is_read_only(path: str) -> bool:
+    """True when the file's owner may not write it (checked by mode, so it holds for
+    root too: a read-only file is a statement, not an obstacle to route around)."""
+    try:
+        return not os.stat(path).st_mode & stat.S_IWUSR
+    except OSError:
+        return False
+
+
 def write_atomic(path: str, text: str, *, bom: bool = False) -> None:
     """Replace ``path`` with ``text`` atomically, keeping the file's permission bits."""
     real = os.path.realpath(path)  # write through symlinks, keep the link itself

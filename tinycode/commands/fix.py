@@ -12,7 +12,10 @@ import json
 import os
 import shutil
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..sourcefile import SourceFile
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,7 +44,6 @@ def run(args: argparse.Namespace) -> int:
     from ..edits import unified_diff
     from ..errors import TinycodeError
     from ..pipeline import repair
-    from ..sourcefile import changed_on_disk, write_atomic
     from .inputs import iter_inputs, resolve_language
 
     lang = resolve_language(args.lang)
@@ -91,14 +93,12 @@ def run(args: argparse.Namespace) -> int:
                         _print_diff(diff)
                 elif item.path == "-":
                     sys.stdout.write(result.source)
-                elif changed_on_disk(item.source):
-                    errors += 1
-                    print(f"tinycode: error: {item.path}: changed while being repaired; not written",
-                          file=sys.stderr)
                 else:
-                    if args.backup:
-                        shutil.copy2(item.path, item.path + ".orig")
-                    write_atomic(item.path, result.source, bom=item.source.bom)
+                    refused = _write_back(item.source, result.source, backup=args.backup)
+                    if refused:
+                        changed, errors = changed - 1, errors + 1
+                        result.status, result.reason = "error", refused
+                        print(f"tinycode: error: {item.path}: {refused}", file=sys.stderr)
             elif result.status == "failed":
                 remaining += 1
                 if item.path == "-" and not args.diff:
@@ -132,6 +132,24 @@ def run(args: argparse.Namespace) -> int:
     if remaining or (args.exit_non_zero_on_fix and changed):
         return 1
     return 0
+
+
+def _write_back(source: SourceFile, text: str, *, backup: bool) -> str:
+    """Write the repaired ``text`` over ``source``'s file; the reason it was not
+    written, or "" when it was."""
+    from ..sourcefile import changed_on_disk, is_read_only, write_atomic
+
+    if changed_on_disk(source):
+        return "changed while being repaired; not written"
+    if is_read_only(source.path):
+        return "read-only file; not written"
+    try:
+        if backup:
+            shutil.copy2(source.path, source.path + ".orig")
+        write_atomic(source.path, text, bom=source.bom)
+    except OSError as exc:
+        return f"cannot write ({exc.strerror or exc}); the file is unchanged"
+    return ""
 
 
 def _still(result):  # noqa: ANN001, ANN202 - a RepairResult

@@ -22,12 +22,13 @@ MAX_VIEW = 30  # lines per view_lines call
 class WorkingCopy:
     source: str
     language: str
-    result: CheckResult = field(init=False)
+    result: CheckResult | None = None  # the source's check, when the caller already has it
     edits: int = 0
     suggestions: list[Candidate] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self.result = check(self.source, self.language)
+        if self.result is None:
+            self.result = check(self.source, self.language)
 
     def problems_text(self) -> str:
         if self.result.ok:
