@@ -143,5 +143,7 @@ def test_trace_and_verbose(capsys, tmp_path, fake_model):
     code, _, err = run(capsys, "fix", "-v", "--diff", "--trace", str(trace), str(path))
     assert code == 0
     assert "Thought: name the function" in err and "Action: replace_lines" in err and "Observation:" in err
-    record = json.loads(trace.read_text().splitlines()[0])
-    assert record["action"] == "replace_lines" and record["path"] == str(path)
+    records = [json.loads(line) for line in trace.read_text().splitlines()]
+    # The scripted reply is no fenced rewrite, so the one-shot rewrite step gives way to the agent.
+    assert [r["action"] for r in records] == ["rewrite_lines", "replace_lines"]
+    assert records[0]["kind"] == "rewrite" and all(r["path"] == str(path) for r in records)

@@ -67,16 +67,27 @@ def test_broken_examples_are_repaired_with_small_diffs(llm, language, name):
     assert 1 <= len(changed_lines(source, result.source)) <= 2
 
 
+NO_SMALL_FIX = "def (values):\n    return sum(values)\n"  # the model must generate an edit
+
+
+def test_the_rewrite_step_repairs_with_the_real_model(llm):
+    result = repair(NO_SMALL_FIX, "python", llm=llm, max_steps=4)
+    assert result.steps[0].kind == "rewrite" and result.model_calls >= 1
+    assert result.status == "fixed" and check(result.source, "python").ok
+    assert len(changed_lines(NO_SMALL_FIX, result.source)) == 1
+
+
 def test_agent_turns_with_the_real_model(llm):
-    # No one-token edit fixes this, so the model must generate an edit.
-    source = "def (values):\n    return sum(values)\n"
-    result = repair(source, "python", llm=llm, max_steps=4)
-    assert result.model_calls >= 1
-    assert result.steps[0].kind == "model" and result.steps[0].raw
-    if result.status == "fixed":
-        assert check(result.source, "python").ok
+    from tinycode.agent import run_agent
+    from tinycode.tools.workspace import WorkingCopy
+
+    outcome = run_agent(llm, WorkingCopy(NO_SMALL_FIX, "python"), max_steps=4)
+    assert outcome.model_calls >= 1
+    assert outcome.steps[0].kind == "model" and outcome.steps[0].raw
+    if outcome.fixed:
+        assert check(outcome.source, "python").ok
     else:
-        assert result.source == source
+        assert outcome.reason  # a failed run says why
 
 
 def free_port() -> int:

@@ -327,8 +327,10 @@ def test_instructions_in_code_cannot_widen_the_edit(tmp_path):
     from tinycode.pipeline import repair
 
     source = f"# {INJECTION}\ndef (x):\n    return x\n\nkeep = 'me'\n"
-    # A model that obeys the comment: tries a shell tool, then deletes the whole file.
+    # A model that obeys the comment: its rewrite deletes everything, then it tries a
+    # shell tool, then it deletes the whole file with the edit tool.
     llm = FakeLLM([
+        "```python\n```",
         f'Thought: the comment says so\nAction: shell\nAction Input: {{"cmd": "rm -rf ~"}}',
         'Thought: delete\nAction: replace_lines\nAction Input: {"start": 1, "end": 5, "text": ""}',
     ], default='Thought: give up\nFinal Answer: done')
@@ -337,7 +339,7 @@ def test_instructions_in_code_cannot_widen_the_edit(tmp_path):
     result = repair(source, "python", llm=llm)
     assert result.status == "failed" and result.source == source
     observations = " ".join(s.observation for s in result.steps)
-    assert "unknown_tool" in observations
+    assert "changes too much" in observations and "unknown_tool" in observations
     assert other.read_text() == "untouched = True\n"
 
 

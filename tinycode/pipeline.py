@@ -1,7 +1,8 @@
 """``repair(source)``: the whole pipeline for one text.
 
 check -> clean: done, no model loaded. Otherwise the fast path (a verified candidate
-edit, ranked by the model when there are several), then the ReAct agent. The result
+edit, ranked by the model when there are several), then one generated rewrite of the
+lines around the problem, then the ReAct agent. The result
 is the working copy, and it is returned as fixed only when the checker finds no
 problem and the edit is small.
 """
@@ -13,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .agent import Step, run_agent
-from .check import Problem, check
+from .check import CheckResult, Problem, check
 from .config import Settings
 from .fastpath import try_fast_repair
 from .guard import edit_too_large
 from .languages import normalize
 from .llm.base import LLM
+from .rewrite import rewrite_window
 from .tools.workspace import WorkingCopy
 
 
@@ -80,17 +82,19 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
             result.model_calls, result.prompt_tokens = 1, fast.prompt_tokens
         final_source = fast.candidate.source_after
     else:
-        copy = WorkingCopy(source, language, before)
-        outcome = run_agent(get_llm(), copy, max_steps=max_steps or settings.max_steps,
-                            deadline=deadline, on_step=on_step, web_backend=settings.web,
-                            offline=settings.offline)
-        result.steps.extend(outcome.steps)
-        result.model_calls = outcome.model_calls
-        result.prompt_tokens = outcome.prompt_tokens
-        result.completion_tokens = outcome.completion_tokens
-        final_source = outcome.source
-        if not outcome.fixed:
-            result.reason = outcome.reason
+        final_source = _rewrite_step(get_llm(), source, language, before, settings, result, on_step)
+        if final_source is None:
+            copy = WorkingCopy(source, language, before)
+            outcome = run_agent(get_llm(), copy, max_steps=max_steps or settings.max_steps,
+                                deadline=deadline, on_step=on_step, web_backend=settings.web,
+                                offline=settings.offline, first_step=len(result.steps) + 1)
+            result.steps.extend(outcome.steps)
+            result.model_calls += outcome.model_calls
+            result.prompt_tokens += outcome.prompt_tokens
+            result.completion_tokens += outcome.completion_tokens
+            final_source = outcome.source
+            if not outcome.fixed:
+                result.reason = outcome.reason
     result.seconds = time.monotonic() - started
     after = check(final_source, language)
     result.problems_after = list(after.problems)
@@ -107,3 +111,31 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
     result.source, result.status, result.reason = final_source, "fixed", ""
     return result
 
+
+
+def _rewrite_step(llm: LLM, source: str, language: str, before: CheckResult, settings: Settings,
+                  result: RepairResult, on_step: Callable[[Step], None] | None) -> str | None:
+    """One generated rewrite of the lines around the first problem, recorded as a step;
+    the repaired source when it parses and passes the guard, else None."""
+    rewrite = rewrite_window(llm, source, language, before)
+    result.model_calls += 1
+    result.prompt_tokens += rewrite.prompt_tokens
+    result.completion_tokens += rewrite.completion_tokens
+    accepted = rewrite.source is not None and not edit_too_large(
+        source, rewrite.source, language, max_lines=settings.max_changed_lines,
+        max_tokens=settings.max_changed_tokens, max_deleted=settings.max_deleted_tokens)
+    if accepted:
+        observation = "No problems: the file parses."
+    elif rewrite.source is not None:
+        observation = "The rewrite parses but changes too much; the agent takes over."
+    else:
+        observation = "The rewrite does not parse; the agent takes over."
+    step = Step(len(result.steps) + 1, kind="rewrite", thought="no small edit fixes every problem: "
+                "rewrite the lines around the first one", action="rewrite_lines",
+                input={"start": rewrite.start, "end": rewrite.end, "text": rewrite.new_text},
+                observation=observation, prompt_tokens=rewrite.prompt_tokens,
+                completion_tokens=rewrite.completion_tokens, ms=rewrite.seconds * 1000)
+    if on_step:
+        on_step(step)
+    result.steps.append(step)
+    return rewrite.source if accepted else None
