@@ -177,6 +177,15 @@ def test_garbage_answers_are_model_errors():
             client(server.url).complete("x")
 
 
+def test_a_huge_answer_is_refused_not_read_whole():
+    from tinycode.llm import openai_http
+
+    huge = "x" * (openai_http.MAX_RESPONSE_BYTES + 100_000)
+    with Scripted((200, huge)) as server:
+        with pytest.raises(ModelError, match="sent more than"):
+            client(server.url).complete("x")
+
+
 def test_api_key_comes_from_the_environment(monkeypatch):
     with Scripted((200, TEXT_REPLY)) as server:
         client(server.url).complete("x")

@@ -8,6 +8,7 @@ ModelError.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from typing import Any, Sequence
@@ -17,6 +18,7 @@ from .base import Completion, Prompt, ScoringUnsupported
 
 RETRY_STATUS = {429, 500, 502, 503, 504}
 MAX_RETRY_AFTER = 10.0
+MAX_RESPONSE_BYTES = 4_000_000  # a completion is a few kilobytes
 
 
 class OpenAIHTTPLLM:
@@ -73,7 +75,9 @@ class OpenAIHTTPLLM:
             if attempt:
                 time.sleep(self.backoff * (2 ** (attempt - 1)))
             try:
-                response = self._session.request(method, url, json=payload, timeout=self.timeout)
+                response = self._session.request(method, url, json=payload, timeout=self.timeout,
+                                                 stream=True)
+                body = _read_capped(response, url)
             except requests.ConnectionError:
                 last = (f"cannot reach the model server at {self.root} "
                         "(is it running? see 'Using a model server' in the README)")
@@ -81,6 +85,9 @@ class OpenAIHTTPLLM:
             except requests.Timeout:
                 raise ModelError(f"the model server at {self.root} did not answer within "
                                  f"{self.timeout[1]:g} s") from None
+            except requests.RequestException:  # the connection dropped mid-answer
+                last = f"the model server at {self.root} dropped the connection"
+                continue
             if response.status_code in RETRY_STATUS:
                 last = f"the model server at {self.root} answered HTTP {response.status_code}"
                 wait = _retry_after(response)
@@ -89,9 +96,9 @@ class OpenAIHTTPLLM:
                 continue
             if response.status_code != 200:
                 raise ModelError(f"the model server answered HTTP {response.status_code} for {url}: "
-                                 f"{response.text[:200]}")
+                                 f"{body[:200].decode('utf-8', 'replace')}")
             try:
-                data = response.json()
+                data = json.loads(body)
             except ValueError:
                 raise ModelError(f"the model server at {url} did not answer JSON") from None
             if not isinstance(data, dict):
@@ -179,3 +186,17 @@ def _retry_after(response: Any) -> float:
         return min(MAX_RETRY_AFTER, max(0.0, float(value)))
     except ValueError:
         return 0.0
+
+
+def _read_capped(response: Any, url: str) -> bytes:
+    """The response body, refused past MAX_RESPONSE_BYTES (a broken or hostile server
+    must not fill the memory)."""
+    chunks, size = [], 0
+    for chunk in response.iter_content(65536):
+        size += len(chunk)
+        if size > MAX_RESPONSE_BYTES:
+            response.close()
+            raise ModelError(f"the model server at {url} sent more than {MAX_RESPONSE_BYTES:,} bytes; "
+                             "answer refused")
+        chunks.append(chunk)
+    return b"".join(chunks)
