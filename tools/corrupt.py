@@ -49,7 +49,7 @@ def corrupt(source: str, kind: str, rng: random.Random) -> str | None:
 def cases_from_file(path: Path, per_file: int, rng: random.Random) -> list[dict[str, str]]:
     """Up to ``per_file`` cases from one clean file (its language detected from its name)."""
     text = path.read_text(encoding="utf-8")
-    language = detect(str(path), text[:200])
+    language = detect(str(path), text[:200].encode("utf-8"))
     if not language or not check(text, language).ok:
         return []
     out: list[dict[str, str]] = []

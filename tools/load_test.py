@@ -41,7 +41,7 @@ def run_measured(argv: list[str]) -> tuple[subprocess.CompletedProcess[str], flo
 
 
 def fix_load(folder: Path, count: int, seed: int) -> bool:
-    cases = corrupt_cases([ROOT / "examples"], per_file=max(1, count // 18 + 1), seed=seed)
+    cases = corrupt_cases(sorted(ROOT.glob("examples/*/clean.*")), per_file=max(1, count // 18 + 1), seed=seed)
     random.Random(seed).shuffle(cases)
     cases = cases[:count - len(BAD_FILES)]
     paths, originals = [], {}
