@@ -21,6 +21,7 @@ def turn(action: str, arguments: str, thought: str = "fix the marked line") -> s
 
 
 def agent(replies, source=BROKEN, language="python", **kwargs):
+    kwargs.setdefault("lookup", False)  # the opening web_search has its own tests
     llm = FakeLLM(replies)
     copy = WorkingCopy(source, language)
     return run_agent(llm, copy, **kwargs), llm, copy
@@ -179,3 +180,52 @@ def test_failed_repair_returns_the_input_unchanged():
     source = "this is not python at all (\n"
     result = repair(source, "python", llm=llm, max_steps=2)
     assert result.status == "failed" and result.source == source and result.reason
+
+
+# --- the opening lookup: a web_search for the first message before the first turn ---
+
+def test_the_run_opens_with_a_lookup_of_the_first_message():
+    outcome, llm, copy = agent([turn("replace_lines", f'{{"start": 3, "end": 3, "text": "{FIXED_LINE}"}}')],
+                               lookup=True)
+    assert outcome.fixed and outcome.model_calls == 1
+    lookup, edit = outcome.steps
+    message = WorkingCopy(BROKEN, "python").result.problems[0].message
+    assert (lookup.number, lookup.kind, lookup.action) == (1, "lookup", "web_search")
+    assert lookup.input == {"query": message} and "expected ':'" in message
+    assert "<search_results" in lookup.observation and "kb:python/" in lookup.observation
+    assert (edit.number, edit.kind) == (2, "model")
+    # The model reads the lookup as its own earlier turn and the answer as its observation.
+    sent = llm.prompts[0]
+    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
+    assert sent[2]["content"].startswith("Thought: ") and "Action: web_search" in sent[2]["content"]
+    assert sent[3]["content"] == "Observation: " + lookup.observation
+
+
+def test_a_vague_message_is_not_looked_up():
+    source = "x = = 1\n"
+    assert WorkingCopy(source, "python").result.problems[0].message == "SyntaxError: invalid syntax"
+    outcome, llm, _ = agent([turn("replace_lines", '{"start": 1, "end": 1, "text": "x = 1"}')],
+                            source=source, lookup=True)
+    assert outcome.fixed and [s.kind for s in outcome.steps] == ["model"]
+    assert len(llm.prompts[0]) == 2
+
+
+def test_a_failed_lookup_is_shown_but_not_given_to_the_model():
+    outcome, llm, _ = agent([turn("replace_lines", f'{{"start": 3, "end": 3, "text": "{FIXED_LINE}"}}')],
+                            lookup=True, web_backend="duckduckgo", offline=True)
+    lookup = outcome.steps[0]
+    assert lookup.kind == "lookup" and "unavailable" in lookup.observation
+    assert outcome.fixed and len(llm.prompts[0]) == 2
+
+
+def test_repair_passes_the_lookup_setting_through():
+    from tinycode.config import Settings
+
+    reply = turn("replace_lines", f'{{"start": 3, "end": 3, "text": "{FIXED_LINE}"}}')
+    kinds = {}
+    for lookup in (True, False):
+        result = repair(BROKEN, "python", llm=FakeLLM([reply]),
+                        settings=Settings(agent_only=True, lookup=lookup))
+        kinds[lookup] = [s.kind for s in result.steps]
+        assert result.status == "fixed"
+    assert kinds == {True: ["lookup", "model"], False: ["model"]}

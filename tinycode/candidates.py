@@ -17,11 +17,10 @@ checked as whole files.
 from __future__ import annotations
 
 import time
-import warnings
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from .check import CheckResult, Problem, _tree_problems, check, source_lines
+from .check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
 from .edit_proposals import Edit, open_strings, proposals
 from .edits import code_tokens, token_distance
 from .languages import get_parser
@@ -303,21 +302,20 @@ class _TreeJudge:
 def _compile_error(text: str) -> tuple[int, int, str] | None:
     """(line, column, message) of CPython's first error, or None when ``text`` compiles."""
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings are not our verdict
-            compile(text, "<candidate>", "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return (exc.lineno or 1, max(exc.offset or 1, 1), f"{type(exc).__name__}: {exc.msg}")
-    except (ValueError, MemoryError, RecursionError, OverflowError) as exc:
-        return (1, 0, type(exc).__name__)
-    return None
+        error = compile_error(text)
+    except _NoVerdict:  # too deep or too large for CPython: not a verdict either way
+        return (1, 0, "RecursionError")
+    return None if error is None else (error.line, error.column, error.message)
 
 
 def _python_window(lines: list[str], problem: Problem) -> tuple[int, int, str] | None:
     """Lines ``start..end`` around the error that show the same error when compiled
     alone (after removing ``indent``); None when no such window is found."""
-    indent_of = [len(line) - len(line.lstrip()) if line.strip() else None for line in lines]
     line = min(max(problem.line, 1), len(lines))
+    # Only the lines the window can reach are measured: the cost must not grow with the file.
+    low, high = max(1, line - _WINDOW_ABOVE), min(len(lines), line + _WINDOW_BELOW)
+    indent_of = {n - 1: len(lines[n - 1]) - len(lines[n - 1].lstrip()) if lines[n - 1].strip() else None
+                 for n in range(low, high + 1)}
     # Start where the enclosing code is least indented: a statement boundary.
     start, best = line, indent_of[line - 1] if indent_of[line - 1] is not None else 10**6
     for n in range(line - 1, max(0, line - _WINDOW_ABOVE), -1):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import warnings
+from functools import lru_cache
+from typing import NamedTuple
 from dataclasses import asdict, dataclass, field
 
 from .languages import get_parser, normalize
@@ -169,8 +171,21 @@ def _first_on_its_line(node, data: bytes) -> bool:
 
 # --- language judges ----------------------------------------------------------
 
-def _python_problem(source: str) -> Problem | None:
-    """CPython's verdict: None when ``compile()`` accepts the source."""
+class CompileError(NamedTuple):
+    """CPython's first syntax error: where, and its message ("SyntaxError: ...")."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+
+
+@lru_cache(maxsize=16)
+def compile_error(source: str) -> CompileError | None:
+    """CPython's verdict on ``source``: None when ``compile()`` accepts it. Remembered for
+    a few texts: a repair is verified once by the candidate search and again at the end,
+    and compiling a long file is the largest cost of a repair that needs no model."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # SyntaxWarnings are not our verdict
@@ -180,21 +195,29 @@ def _python_problem(source: str) -> Problem | None:
         column = max(exc.offset or 1, 1)
         end_line = exc.end_lineno or line
         end_column = exc.end_offset if exc.end_offset and exc.end_offset > 0 else column
-        message = f"{type(exc).__name__}: {exc.msg}"
-        line_text = _source_line(source, line)
-        if end_line != line:
-            text = ""
-        elif end_column > column:
-            text = line_text[column - 1:end_column - 1]
-        else:  # a point, not a span: show the character there
-            text = line_text[column - 1:column]
-        return Problem(line, column, end_line, max(end_column, column), message,
-                       text[:_MAX_TEXT], "compiler", "python")
+        return CompileError(line, column, end_line, end_column, f"{type(exc).__name__}: {exc.msg}")
     except ValueError as exc:  # NUL bytes in the source
-        return Problem(1, 1, 1, 1, f"{type(exc).__name__}: {exc}", "", "compiler", "python")
+        return CompileError(1, 1, 1, 1, f"{type(exc).__name__}: {exc}")
     except (MemoryError, RecursionError, OverflowError):
         raise _NoVerdict from None
     return None
+
+
+def _python_problem(source: str) -> Problem | None:
+    """CPython's verdict as a problem: None when ``compile()`` accepts the source."""
+    error = compile_error(source)
+    if error is None:
+        return None
+    line, column, end_line, end_column, message = error
+    line_text = _source_line(source, line)
+    if end_line != line or message.startswith("ValueError"):
+        text = ""
+    elif end_column > column:
+        text = line_text[column - 1:end_column - 1]
+    else:  # a point, not a span: show the character there
+        text = line_text[column - 1:column]
+    return Problem(line, column, end_line, max(end_column, column), message,
+                   text[:_MAX_TEXT], "compiler", "python")
 
 
 def _json_problem(source: str) -> Problem | None:

@@ -53,6 +53,8 @@ class Settings:
     max_changed_lines: int = 8        # minimal-edit guard: lines a repair may change
     max_changed_tokens: int = 40      # minimal-edit guard: token edit distance allowed
     max_deleted_tokens: int = 6       # minimal-edit guard: code tokens a repair may remove, net
+    agent_only: bool = False          # skip the fast path and the rewrite: the agent does it all
+    lookup: bool = True               # the agent opens with a web_search for the first message
     config_path: Path | None = None   # the pyproject.toml the file values came from
 
     @property
@@ -174,7 +176,7 @@ def _apply(settings: Settings, values: Mapping[str, object], *, origin: str, keb
 def _from_text(key: str, text: object) -> object:
     """An environment variable's text as the type its field wants."""
     value = str(text).strip()
-    if key == "offline":
+    if key in ("offline", "agent_only", "lookup"):
         if value.lower() in _TRUE:
             return True
         if value.lower() in _FALSE:
@@ -275,6 +277,8 @@ _VALIDATORS: dict[str, Callable[[object], object]] = {
     "max_changed_lines": _integer(1),
     "max_changed_tokens": _integer(1),
     "max_deleted_tokens": _integer(0),
+    "agent_only": _boolean,
+    "lookup": _boolean,
 }
 
 

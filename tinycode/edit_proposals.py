@@ -28,6 +28,7 @@ _TOKEN = re.compile(r"""\s+|[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:\\.|[^"\\])
 _PRINT = re.compile(r"^(\s*)(print|exec)\b\s*(?!\()(.*?)\s*$")
 _STRAY = {",", ":", ";", ")", "]", "}", ".", "`", "$", "?", "\\"}  # deleted first where CPython points
 _WORD_END = re.compile(r"[^\s\"'(){}\[\],;:]+(?=[\s(){}\[\],;:>]|$)")
+MAX_BLOCK_LINES = 50  # a block shift longer than this is never a small repair
 _PROMPT = re.compile(r"^(>>> ?|\.\.\. ?|> |\$ )")  # interactive prompts, quoted lines
 _LINE_START_KEYWORDS = ("def", "for", "if", "while", "with", "class", "import", "return", "elif")
 _PY_KEYWORDS = tuple(sorted(set(keyword.kwlist) | {"print"}))
@@ -84,7 +85,9 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     if python and problems and problems[0].kind == "compiler":
         yield from _python_error_token_edits(lines, problems[0])
         yield from _close_bracket_edits(lines, problems[0])
-        if any(_PROMPT.match(line) for line in lines):
+        # A pasted interactive session fails at (or just after) its first prompt marker.
+        near = range(max(0, problems[0].line - 6), min(total, problems[0].line + 5))
+        if any(_PROMPT.match(lines[n]) for n in near):
             yield Edit(1, total, [_PROMPT.sub("", line, count=1) for line in lines],
                        f"lines 1-{total}: remove interactive prompt markers")
     for line_no in anchors:
@@ -279,6 +282,8 @@ def _block_indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
     end = line_no
     while end < len(lines) and (not lines[end].strip() or _indent_of(lines[end]).startswith(current)):
         end += 1
+        if end - line_no >= MAX_BLOCK_LINES:  # far more than any repair may change: not a candidate
+            return
     if end == line_no:
         return
     block = lines[line_no - 1:end]

@@ -68,7 +68,7 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
         return loaded[0]
 
     result = RepairResult(source, "failed", language, problems_before=list(before.problems))
-    fast = try_fast_repair(source, language, before, get_llm)
+    fast = None if settings.agent_only else try_fast_repair(source, language, before, get_llm)
     if fast is not None:
         step = Step(1, kind="fast_path", thought="a verified small edit fixes every problem",
                     action="apply_fix", input={"description": fast.candidate.description},
@@ -82,12 +82,14 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
             result.model_calls, result.prompt_tokens = 1, fast.prompt_tokens
         final_source = fast.candidate.source_after
     else:
-        final_source = _rewrite_step(get_llm(), source, language, before, settings, result, on_step)
+        final_source = (None if settings.agent_only else
+                        _rewrite_step(get_llm(), source, language, before, settings, result, on_step))
         if final_source is None:
             copy = WorkingCopy(source, language, before)
             outcome = run_agent(get_llm(), copy, max_steps=max_steps or settings.max_steps,
                                 deadline=deadline, on_step=on_step, web_backend=settings.web,
-                                offline=settings.offline, first_step=len(result.steps) + 1)
+                                offline=settings.offline, first_step=len(result.steps) + 1,
+                                lookup=settings.lookup)
             result.steps.extend(outcome.steps)
             result.model_calls += outcome.model_calls
             result.prompt_tokens += outcome.prompt_tokens

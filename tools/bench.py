@@ -49,11 +49,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     from tinycode.llm import load_llm
 
+    from tinycode.config import Settings
+
+    settings = Settings(agent_only=args.agent_only, lookup=args.lookup, offline=True)
     started = time.perf_counter()
     llm = load_llm(args.model, offline=True)
     runs: dict[str, list[dict[str, Any]]] = {"tinycode": []}
     systems: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = [
-        ("tinycode", lambda case: run_tinycode(llm, case, args.timeout))]
+        ("tinycode", lambda case: run_tinycode(llm, case, args.timeout, settings))]
     if args.baseline:
         runs[args.baseline] = []
         systems.append((args.baseline, lambda case: run_baseline_case(args.baseline, llm, case, args.seed)))
@@ -68,7 +71,8 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "config": {"data": str(args.data), "cases": len(cases), "model": llm.name, "seed": args.seed,
                    "baseline": args.baseline, "split": args.split, "limit": args.limit,
-                   "corrupt": args.corrupt, "machine": platform.platform(), "python": platform.python_version()},
+                   "corrupt": args.corrupt, "agent_only": args.agent_only, "lookup": args.lookup,
+                   "machine": platform.platform(), "python": platform.python_version()},
         "systems": {name: summarise(records) for name, records in runs.items()},
         "by_category": {name: grouped(records, "category") for name, records in runs.items()},
         "by_language": {name: grouped(records, "lang") for name, records in runs.items()},
@@ -103,6 +107,10 @@ def _parser() -> argparse.ArgumentParser:
                              "('examples' = examples/*/clean.*)")
     parser.add_argument("--per-file", type=int, default=6, help="corrupted cases per clean file")
     parser.add_argument("--scaling", action="store_true", help="time one error in a 100- and a 5,000-line file")
+    parser.add_argument("--agent-only", action="store_true",
+                        help="skip the fast path and the rewrite: measure the ReAct agent alone")
+    parser.add_argument("--no-lookup", dest="lookup", action="store_false",
+                        help="the agent does not open with a web_search for the first error")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per repair")
     parser.add_argument("--out", default="bench-out")
     parser.add_argument("--quiet", action="store_true")
@@ -153,16 +161,17 @@ def score(case: dict[str, Any], output: str) -> dict[str, Any]:
     return {"parsed": parsed, "distance": distance, "success": parsed and 1 <= distance <= 4, "exact": exact}
 
 
-def run_tinycode(llm, case: dict[str, Any], timeout: float) -> dict[str, Any]:
+def run_tinycode(llm, case: dict[str, Any], timeout: float, settings=None) -> dict[str, Any]:
     from tinycode import repair
 
     start = time.perf_counter()
-    result = repair(case["broken"], case["lang"], llm=llm, timeout=timeout)
+    result = repair(case["broken"], case["lang"], llm=llm, timeout=timeout, settings=settings)
     seconds = time.perf_counter() - start
     return {"seconds": seconds, "status": result.status, "reason": result.reason,
             "model_calls": result.model_calls, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "steps": len(result.steps),
-            "fast_path": bool(getattr(result, "fast_path", False)), **score(case, result.source)}
+            "fast_path": bool(getattr(result, "fast_path", False)),
+            "lookup": any(step.kind == "lookup" for step in result.steps), **score(case, result.source)}
 
 
 def run_baseline_case(kind: str, llm, case: dict[str, Any], seed: int) -> dict[str, Any]:

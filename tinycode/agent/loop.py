@@ -7,6 +7,7 @@ system prompt and tool list) comes first, so llama.cpp reuses its KV cache.
 
 from __future__ import annotations
 
+import json
 import time
 from dataclasses import dataclass, field
 from importlib import resources
@@ -21,6 +22,9 @@ from .trace import Step
 PROMPT_VERSION = "react_v1"
 STOP = ["Observation:", "\nObservation"]
 MAX_TURN_TOKENS = 160
+# A checker message this vague names no error to look up.
+VAGUE_MESSAGES = frozenset({"syntax error", "invalid syntax", "syntaxerror: invalid syntax"})
+LOOKUP_THOUGHT = "Look up what the checker's message means before editing."
 
 
 @dataclass
@@ -41,7 +45,11 @@ def system_prompt(language: str, tools_text: str) -> str:
 
 def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, deadline: float | None = None,
               token_budget: int = 12_000, on_step: Callable[[Step], None] | None = None,
-              web_backend: str = "offline", offline: bool = False, first_step: int = 1) -> AgentOutcome:
+              web_backend: str = "offline", offline: bool = False, first_step: int = 1,
+              lookup: bool = True) -> AgentOutcome:
+    """Repair ``copy`` in ReAct turns. With ``lookup``, the run opens with a web_search
+    for the first problem's message, so the model reads what the error means and the
+    usual fix before its first turn (a small model seldom chooses to search by itself)."""
     tools = build_tools(copy, web_backend=web_backend, offline=offline)
     guard = ToolGuard(tools)
     names = [t.name for t in tools]
@@ -50,6 +58,17 @@ def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, deadline: floa
         {"role": "user", "content": "Fix these problems (lines marked █):\n" + copy.problems_text()},
     ]
     outcome = AgentOutcome(copy.source, False)
+    if lookup:
+        opening = _opening_lookup(copy, guard, first_step)
+        if opening is not None:
+            step, found = opening
+            outcome.steps.append(step)
+            if on_step:
+                on_step(step)
+            first_step += 1
+            if found:
+                messages.append({"role": "assistant", "content": _turn_text(step)})
+                messages.append({"role": "user", "content": "Observation: " + step.observation})
     corrected = False
     stale_turns = 0
     for number in range(first_step, first_step + max_steps):
@@ -100,3 +119,26 @@ def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, deadline: floa
     if not outcome.fixed and not outcome.reason:
         outcome.reason = "problems remain"
     return outcome
+
+
+def _opening_lookup(copy: WorkingCopy, guard: ToolGuard, number: int) -> tuple[Step, bool] | None:
+    """The web_search step for the first problem's message, and whether it found anything;
+    None when the message is too vague to look up."""
+    if not copy.result.problems:
+        return None
+    query = copy.result.problems[0].message.strip()
+    if not query or query.lower() in VAGUE_MESSAGES:
+        return None
+    start = time.perf_counter()
+    observation = guard.call("web_search", {"query": query})
+    found = observation.error is None and "\n1. " in observation.text
+    step = Step(number, kind="lookup", thought=LOOKUP_THOUGHT, action="web_search",
+                input={"query": query}, observation=observation.render(),
+                ms=(time.perf_counter() - start) * 1000)
+    return step, found
+
+
+def _turn_text(step: Step) -> str:
+    """A step written as the model's own turn, so the conversation reads as if it chose it."""
+    return (f"Thought: {step.thought}\nAction: {step.action}\n"
+            f"Action Input: {json.dumps(step.input, ensure_ascii=False)}")

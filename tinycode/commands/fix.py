@@ -31,6 +31,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gpu-layers", type=int, help="layers on the GPU (-1 = all)")
     parser.add_argument("--web", choices=("offline", "duckduckgo", "searxng"), help="web_search backend")
     parser.add_argument("--offline", action="store_true", default=None, help="no network access at all")
+    parser.add_argument("--agent-only", action="store_true", default=None,
+                        help="skip the fast path and the rewrite: the ReAct agent does the repair")
+    parser.add_argument("--no-lookup", dest="lookup", action="store_false", default=None,
+                        help="do not open the agent's run with a web_search for the first error")
     parser.add_argument("--backup", action="store_true", help="keep FILE.orig before writing")
     parser.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when a file was changed")
     parser.add_argument("--trace", metavar="FILE", help="write every agent step as JSON lines")
@@ -49,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
     lang = resolve_language(args.lang)
     overrides = {"model": args.model, "backend": args.backend, "base_url": args.base_url,
                  "max_steps": args.max_steps, "timeout": args.timeout, "gpu_layers": args.gpu_layers,
-                 "web": args.web, "offline": args.offline}
+                 "web": args.web, "offline": args.offline, "agent_only": args.agent_only,
+                 "lookup": args.lookup}
     first = next((f for f in args.files if f != "-"), ".")
     settings = load_settings(overrides, start=os.path.dirname(os.path.abspath(first)))
     progress = sys.stderr.isatty() and not args.quiet
