@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tinycode import check, repair
@@ -21,7 +23,6 @@ def turn(action: str, arguments: str, thought: str = "fix the marked line") -> s
 
 
 def agent(replies, source=BROKEN, language="python", **kwargs):
-    kwargs.setdefault("lookup", False)  # the opening web_search has its own tests
     llm = FakeLLM(replies)
     copy = WorkingCopy(source, language)
     return run_agent(llm, copy, **kwargs), llm, copy
@@ -191,14 +192,14 @@ def test_the_run_opens_with_a_lookup_of_the_first_message():
     lookup, edit = outcome.steps
     message = WorkingCopy(BROKEN, "python").result.problems[0].message
     assert (lookup.number, lookup.kind, lookup.action) == (1, "lookup", "web_search")
-    assert lookup.input == {"query": message} and "expected ':'" in message
+    assert lookup.input == {"query": message, "k": 1} and "expected ':'" in message
     assert "<search_results" in lookup.observation and "kb:python/" in lookup.observation
     assert (edit.number, edit.kind) == (2, "model")
-    # The model reads the lookup as its own earlier turn and the answer as its observation.
+    assert lookup.observation.count("(kb:") == 1  # the top entry only: every token counts
+    # The model reads the answer beside the problems, not as a turn of its own to imitate.
     sent = llm.prompts[0]
-    assert [m["role"] for m in sent] == ["system", "user", "assistant", "user"]
-    assert sent[2]["content"].startswith("Thought: ") and "Action: web_search" in sent[2]["content"]
-    assert sent[3]["content"] == "Observation: " + lookup.observation
+    assert [m["role"] for m in sent] == ["system", "user"]
+    assert sent[1]["content"].endswith(lookup.observation) and "█3|" in sent[1]["content"]
 
 
 def test_a_vague_message_is_not_looked_up():
@@ -229,3 +230,22 @@ def test_repair_passes_the_lookup_setting_through():
         kinds[lookup] = [s.kind for s in result.steps]
         assert result.status == "fixed"
     assert kinds == {True: ["lookup", "model"], False: ["model"]}
+
+
+def test_an_end_past_the_file_replaces_as_many_lines_as_the_text_has():
+    # "line 3:23" read as lines 3 to 23: the one-line text replaces line 3 only.
+    outcome, _, copy = agent([turn("replace_lines", f'{{"start": 3, "end": 23, "text": "{FIXED_LINE}"}}')])
+    assert outcome.fixed and copy.source == BROKEN.replace("    for v in values\n", FIXED_LINE + "\n")
+
+
+def test_the_model_sees_line_numbers_without_columns():
+    _, llm, _ = agent([turn("replace_lines", f'{{"start": 3, "end": 3, "text": "{FIXED_LINE}"}}')])
+    first = llm.prompts[0][1]["content"]
+    assert "line 3: SyntaxError: expected ':'" in first and not re.search(r"\d:\d", first)
+
+
+def test_a_range_longer_than_the_text_is_fitted_when_that_alone_repairs():
+    # Lines 3-4 for one corrected line would delete line 4: refused; line 3 alone repairs.
+    outcome, _, copy = agent([turn("replace_lines", f'{{"start": 3, "end": 4, "text": "{FIXED_LINE}"}}')])
+    assert outcome.fixed and copy.source == BROKEN.replace("    for v in values\n", FIXED_LINE + "\n")
+    assert outcome.steps[0].observation.startswith("Applied to lines 3-3")

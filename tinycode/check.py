@@ -257,8 +257,9 @@ def render(result: CheckResult, source: str, *, context: int = 2, path: str | No
     shown = result.problems[:max_problems]
     header = []
     for p in shown:
-        where = f"{path}:" if path else "line "
-        header.append(f"{where}{p.line}:{p.column}: {p.message}")
+        # For a person, the compiler's "path:line:column:"; for the model, the line alone:
+        # a small model reads "line 2:28" as lines 2 to 28 (the █ marks the line).
+        header.append(f"{path}:{p.line}:{p.column}: {p.message}" if path else f"line {p.line}: {p.message}")
     if len(result.problems) > len(shown):
         header.append(f"... and {len(result.problems) - len(shown)} more problems")
     marked = {line for p in shown for line in range(p.line, min(p.end_line, p.line + 2) + 1)}

@@ -54,7 +54,7 @@ class Settings:
     max_changed_tokens: int = 40      # minimal-edit guard: token edit distance allowed
     max_deleted_tokens: int = 6       # minimal-edit guard: code tokens a repair may remove, net
     agent_only: bool = False          # skip the fast path and the rewrite: the agent does it all
-    lookup: bool = True               # the agent opens with a web_search for the first message
+    lookup: bool = False              # the agent opens with a web_search for the first message
     config_path: Path | None = None   # the pyproject.toml the file values came from
 
     @property

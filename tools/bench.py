@@ -109,8 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--scaling", action="store_true", help="time one error in a 100- and a 5,000-line file")
     parser.add_argument("--agent-only", action="store_true",
                         help="skip the fast path and the rewrite: measure the ReAct agent alone")
-    parser.add_argument("--no-lookup", dest="lookup", action="store_false",
-                        help="the agent does not open with a web_search for the first error")
+    parser.add_argument("--lookup", action="store_true",
+                        help="the agent opens with a web_search for the first error")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per repair")
     parser.add_argument("--out", default="bench-out")
     parser.add_argument("--quiet", action="store_true")

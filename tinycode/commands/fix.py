@@ -33,8 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--offline", action="store_true", default=None, help="no network access at all")
     parser.add_argument("--agent-only", action="store_true", default=None,
                         help="skip the fast path and the rewrite: the ReAct agent does the repair")
-    parser.add_argument("--no-lookup", dest="lookup", action="store_false", default=None,
-                        help="do not open the agent's run with a web_search for the first error")
+    parser.add_argument("--lookup", action="store_true", default=None,
+                        help="open the agent's run with a web_search for the first error")
     parser.add_argument("--backup", action="store_true", help="keep FILE.orig before writing")
     parser.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when a file was changed")
     parser.add_argument("--trace", metavar="FILE", help="write every agent step as JSON lines")

@@ -79,13 +79,34 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
         return Observation(copy.window(start, end))
 
     def replace_lines(start: int, text: str, end: int | None = None) -> Observation:
-        end = start if end is None else end
         total = len(source_lines(copy.source))
+        extra_lines = text.rstrip("\n").count("\n")
+        if end is None or (end > total >= start + extra_lines):
+            # Past the end of the file, "end" was not meant as a line (often the column
+            # of "line 2:28"): the text replaces as many lines as it has.
+            end = start + extra_lines
         if not 1 <= start <= max(total, 1) or end < start - 1 or end > total:
             raise ToolError("invalid_input", "bad_range", f"lines {start}-{end} are outside 1-{total}",
                             "use the line numbers shown in the observation")
-        text = _keep_indentation(copy.source, start, end, text)
-        return copy.try_edit(apply_line_edit(copy.source, start, end, text), start, end)
+        try:
+            return copy.try_edit(apply_line_edit(copy.source, start, end,
+                                                 _keep_indentation(copy.source, start, end, text)), start, end)
+        except ToolError as refused:
+            # A small model often gives a range longer than its text (lines 2-3 for one
+            # corrected line), which deletes code and is refused. The same text over as
+            # many lines as it has is tried once; the original refusal stands otherwise.
+            fitted_end = start + extra_lines
+            if refused.code not in ("edit_too_large", "edit_rejected") or fitted_end >= end:
+                raise
+            try:
+                observation = copy.try_edit(apply_line_edit(
+                    copy.source, start, fitted_end, _keep_indentation(copy.source, start, fitted_end, text)),
+                    start, fitted_end)
+            except ToolError:
+                raise refused from None
+            observation.text = f"Applied to lines {start}-{fitted_end} (as many as the text has). " \
+                + observation.text
+            return observation
 
     def suggest_fixes() -> Observation:
         copy.suggestions = suggest(copy.source, copy.language, limit=4, result=copy.result)
@@ -107,14 +128,14 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
         chosen = copy.suggestions[number - 1]
         return copy.try_edit(chosen.source_after, chosen.start_line, chosen.end_line)
 
-    def web_search(query: str) -> Observation:
+    def web_search(query: str, k: int = 3) -> Observation:
         try:
             from .. import search as search_module  # optional component
         except ImportError:
             raise ToolError("permanent", "no_backend", "no search backend configured",
                             "continue without search") from None
         try:
-            results = search_module.search(query, k=3, backend=web_backend, offline=offline,
+            results = search_module.search(query, k=k, backend=web_backend, offline=offline,
                                            language=copy.language)
         except search_module.SearchError as exc:
             raise ToolError(exc.error_class, "search_failed", exc.detail, exc.hint) from None
@@ -135,7 +156,8 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
              idempotent=False),
         Tool("view_lines", "show lines start..end", {"start": {"type": "integer"}, "end": {"type": "integer"}},
              view_lines, required=("start",), aliases=line_aliases),
-        Tool("web_search", "look up what an error message means", {"query": {"type": "string"}},
+        Tool("web_search", "look up what an error message means",
+             {"query": {"type": "string"}, "k": {"type": "integer"}},
              web_search, required=("query",), aliases={"q": "query", "text": "query"}, timeout=15.0,
              retries=1),
     ]
