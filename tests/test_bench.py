@@ -16,6 +16,7 @@ from corrupt import KINDS, corrupt_cases, scaling_pair  # noqa: E402
 from pngchart import grouped_bars  # noqa: E402
 
 from tinycode.check import check  # noqa: E402
+from tinycode.edits import token_distance  # noqa: E402
 from tinycode.llm.fake import FakeLLM  # noqa: E402
 
 BROKEN = "def area(w, h)\n    return w * h\n"
@@ -45,6 +46,15 @@ def test_corrupted_cases_are_broken_single_errors_of_clean_files(tmp_path):
     for case in cases:
         assert case["lang"] == "javascript" and case["fixed"] == clean.read_text()
         assert not check(case["broken"], "javascript").ok
+
+
+def test_a_corruption_its_own_original_could_not_repair_under_the_rule_is_left_out(tmp_path):
+    clean = tmp_path / "ok.js"
+    clean.write_text('const greeting = "hello there, my dear old friend";\nconst n = [1, 2];\n')
+    cases = corrupt_cases([tmp_path], per_file=20, seed=0)
+    assert cases and all(1 <= token_distance(c["broken"], c["fixed"], "javascript") <= 4 for c in cases)
+    # Dropping the long string's closing quote would need 7 tokens: never a case.
+    assert not any('"hello there, my dear old friend;' in c["broken"] for c in cases)
 
 
 def test_scaling_pair_has_the_same_error_in_both_sizes():

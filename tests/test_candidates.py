@@ -1,12 +1,15 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import pytest
 
 from tinycode.candidates import suggest
 from tinycode.check import check
 from tinycode.edits import replace_lines, token_distance
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _assert_consistent(source: str, language: str, candidates) -> None:
@@ -78,6 +81,24 @@ def test_javascript_missing_paren():
     found = suggest(source, "javascript")
     assert any("if (a > 1) {" in c.source_after for c in found)
     assert all(c.fixes_all for c in found)
+
+
+def test_an_unclosed_bracket_reported_elsewhere_is_closed_on_its_own_line():
+    # tree-sitter-ruby reports this as one ERROR from the first line of the file.
+    clean = (ROOT / "examples" / "ruby" / "clean.rb").read_text()
+    source = clean.replace("@items = []", "@items = [", 1)
+    assert check(source, "ruby").problems[0].line < source[:source.index("@items = [")].count("\n")
+    found = suggest(source, "ruby")
+    assert any(c.source_after == clean for c in found)
+    _assert_consistent(source, "ruby", found)
+
+
+def test_a_closer_with_no_opener_gets_one_before_it():
+    source = "const total = sum(values, 0));\nconsole.log(total);\n"
+    found = suggest(source, "javascript")
+    assert found and all(c.fixes_all for c in found)
+    assert any(c.source_after.startswith("const total = sum((values, 0));") or
+               c.source_after.startswith("const total = (sum(values, 0));") for c in found)
 
 
 @pytest.mark.parametrize("lines", [100, 5000])

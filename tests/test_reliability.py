@@ -216,6 +216,20 @@ def test_a_repair_that_deletes_code_is_refused():
     assert "deleted" in edit_too_large(source, "y = 1\nprint(y)\n", "python")
 
 
+def test_closing_a_quote_is_not_counted_as_deleting_code():
+    from tinycode.edits import token_distance
+    from tinycode.guard import edit_too_large
+
+    # The inserted quote regroups the rest of the line into other strings.
+    broken = 'printf \'%8d %s\\n\' "$(wc -c < "$f") "$f"\n'
+    fixed = 'printf \'%8d %s\\n\' "$(wc -c < "$f")" "$f"\n'
+    assert edit_too_large(broken, fixed, "bash") == ""
+    assert edit_too_large('<meta charset="utf-8>\n<title>Notes</title>\n',
+                          '<meta charset="utf-8">\n<title>Notes</title>\n', "html") == ""
+    # An unclosed quote is one token, as Python's tokenizer has it: closing it is small.
+    assert token_distance('f("total, x)\n', 'f("total", x)\n', "javascript") == 2
+
+
 def test_guard_limits_come_from_the_settings():
     from tinycode.config import Settings
     from tinycode.pipeline import repair

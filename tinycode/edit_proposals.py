@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Iterator
 
 from .check import Problem
+from .languages import comment_prefix
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
 REPLACEABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", "=", "==", ".")
@@ -35,6 +36,8 @@ _PY_KEYWORDS = tuple(sorted(set(keyword.kwlist) | {"print"}))
 QUOTE_LINES_BEFORE = 30  # lines before a problem searched for a dropped closing quote
 CLOSE_WITHIN = 40  # lines after an unclosed bracket where its closer is tried
 INNER_LINES = 16  # a multi-line problem up to this size has each of its lines tried
+BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched bracket
+_PAIRS = {"(": ")", "[": "]", "{": "}"}
 _WHOLE_LINE = 10**6  # end column of an edit that rewrites whole lines
 
 
@@ -107,6 +110,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from _token_edits(lines[line_no - 1], line_no, python)
     if problems:
         yield from _unbalanced_quote_edits(lines, problems[0])
+        if not python:  # CPython names an unclosed bracket itself
+            yield from _unmatched_bracket_edits(lines, problems[0], comment_prefix(language))
     if python:
         for line_no in anchors[:3]:
             yield from _python_keyword_edits(lines[line_no - 1], line_no)
@@ -142,6 +147,46 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
                 for match in _WORD_END.finditer(text):
                     yield replace(_insert(text, line_no, match.end(), quote),
                                   description=f"line {line_no}: insert {quote!r} after {match.group()!r}")
+
+
+def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
+    """A bracket left unmatched near the problem: its partner at each token boundary
+    after it (an opener) or before it (a closer) on its own line. tree-sitter often
+    reports such a mistake far from it, or as one ERROR over the whole file."""
+    first = max(1, problem.line - BRACKET_SCAN)
+    last = min(len(lines), max(problem.line, problem.end_line, first + BRACKET_SCAN) + BRACKET_SCAN)
+    for line_no, col, bracket in _unmatched_brackets(lines, first, last, comment):
+        text = lines[line_no - 1]
+        code_end = len(text.rstrip())
+        bounds = sorted({c for c, _ in tokens(text)} | {code_end})
+        if bracket in _PAIRS:
+            partner, spots = _PAIRS[bracket], [code_end] + [b for b in bounds if col < b < code_end]
+        else:
+            partner = next(o for o, c in _PAIRS.items() if c == bracket)
+            spots = [b for b in reversed(bounds) if b <= col]
+        for spot in spots:
+            yield _insert(text, line_no, spot, partner)
+
+
+def _unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
+    """(line, column, bracket) of brackets on lines ``first..last`` that have no partner
+    there, strings and line comments skipped: closers that close nothing or the wrong
+    opener, then openers never closed (the innermost first)."""
+    stack: list[tuple[int, int, str]] = []
+    stray: list[tuple[int, int, str]] = []
+    for line_no in range(first, last + 1):
+        text = lines[line_no - 1]
+        for col, tok in tokens(text):
+            if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
+                break  # a comment (a "#" inside a word, as in bash's ${#x}, is not one)
+            if tok in _PAIRS:
+                stack.append((line_no, col, tok))
+            elif tok in _PAIRS.values():
+                if stack and _PAIRS[stack[-1][2]] == tok:
+                    stack.pop()
+                else:
+                    stray.append((line_no, col, tok))
+    return stray + stack[::-1]
 
 
 def _inner_lines(problems: tuple[Problem, ...], total: int, anchors: list[int]) -> list[int]:

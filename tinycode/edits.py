@@ -9,7 +9,15 @@ import tokenize
 
 from .check import source_lines
 
-_LEXER = re.compile(r"""[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:\\.|[^"\\\n])*"?|'(?:\\.|[^'\\\n])*'?|\n[ \t]*|==|!=|<=|>=|->|=>|::|\*\*|//|&&|\|\||\S""")
+_WORDS_AND_SYMBOLS = r"""[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|\n[ \t]*|==|!=|<=|>=|->|=>|::|\*\*|//|&&|\|\||\S"""
+# A quote that never closes is one token and lexing goes on after it, as Python's own
+# tokenizer does (an ERRORTOKEN): closing it is a small edit, not one the size of the
+# rest of the line.
+_LEXER = re.compile(r""""(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|""" + _WORDS_AND_SYMBOLS)
+# For counting deleted code, quotes are tokens of their own and the words between them
+# count one by one: adding or moving a quote regroups the words of a line into other
+# strings, which deletes nothing.
+_LEXER_NO_STRINGS = re.compile(_WORDS_AND_SYMBOLS)
 
 
 def replace_lines(source: str, start: int, end: int, text: str) -> str:
@@ -61,7 +69,7 @@ def changed_lines(before: str, after: str) -> list[int]:
     return touched
 
 
-def code_tokens(source: str, language: str = "python") -> list[str]:
+def code_tokens(source: str, language: str = "python", *, strings: bool = True) -> list[str]:
     """Tokens of ``source`` for measuring edit size: Python's tokenizer for Python
     (indentation counts), a small lexer otherwise or when the tokenizer gives up."""
     if language == "python":
@@ -71,7 +79,8 @@ def code_tokens(source: str, language: str = "python") -> list[str]:
                     for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type not in skip]
         except (tokenize.TokenError, IndentationError, SyntaxError):
             pass
-    return [t if not t.startswith("\n") else "\n" + t.strip("\n") for t in _LEXER.findall(source)
+    lexer = _LEXER if strings else _LEXER_NO_STRINGS
+    return [t if not t.startswith("\n") else "\n" + t.strip("\n") for t in lexer.findall(source)
             if not t.startswith("\n") or t.strip("\n")]
 
 

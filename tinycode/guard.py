@@ -30,7 +30,7 @@ def edit_too_large(before: str, after: str, language: str, *,
     distance = token_distance(before, after, language, cap=max_tokens + 1)
     if distance > max_tokens:
         return f"more than {max_tokens} tokens changed, limit {max_tokens}"
-    deleted = len(code_tokens(before, "other")) - len(code_tokens(after, "other"))
+    deleted = len(code_tokens(before, "other", strings=False)) - len(code_tokens(after, "other", strings=False))
     if deleted > max_deleted:
         return f"{deleted} tokens of code deleted, limit {max_deleted}"
     return ""

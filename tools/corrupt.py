@@ -2,7 +2,9 @@
 
 One corruption per case: delete or duplicate a bracket, delete a colon, comma or
 semicolon, drop a closing quote, or break a line's indentation. A case is kept only
-when the checker then reports a problem.
+when the checker then reports a problem and the clean file itself would count as a
+successful repair (1-4 tokens away): a closing quote dropped after a long string makes
+the words up to the next quote part of the edit, and no repair could succeed there.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import re
 from pathlib import Path
 
 from tinycode.check import check, source_lines
+from tinycode.edits import token_distance
 from tinycode.languages import detect
 
 KINDS = ("delete bracket", "duplicate bracket", "delete punctuation", "drop closing quote", "break indentation")
@@ -60,6 +63,8 @@ def cases_from_file(path: Path, per_file: int, rng: random.Random) -> list[dict[
         kind = KINDS[attempt % len(KINDS)]
         broken = corrupt(text, kind, rng)
         if broken is None or broken in seen or check(broken, language).ok:
+            continue
+        if not 1 <= token_distance(broken, text, language, cap=5) <= 4:
             continue
         seen.add(broken)
         out.append({"id": f"{path.parent.name}/{path.name}#{len(out)}", "broken": broken, "fixed": text,
