@@ -92,6 +92,30 @@ def test_kv_prefix_is_reused_between_calls(llm):
 
 
 @pytest.mark.model
+def test_the_system_message_state_is_restored_in_a_new_instance(model_path, tinycode_home):
+    from tinycode.llm.llama_cpp import LlamaCppLLM
+
+    system = {"role": "system", "content": "You repair Python code. " + " ".join(f"Rule {i}: keep edits small."
+                                                                                    for i in range(12))}
+    question = [system, {"role": "user", "content": "Fix: print('a'"}]
+    plain = LlamaCppLLM(model_path, n_ctx=1024, prefix_cache=False).complete(question, max_tokens=12)
+    first = LlamaCppLLM(model_path, n_ctx=1024)
+    assert first.complete(question, max_tokens=12).text == plain.text
+    assert list((tinycode_home / "kv-cache").glob("*.kv"))
+    system_tokens = first.count_tokens(first.apply_chat_template([system]))
+    # A new instance (as in a new run) starts with the saved state, and answers the same.
+    second = LlamaCppLLM(model_path, n_ctx=1024)
+    again = second.complete(question, max_tokens=12)
+    assert again.cached_tokens >= system_tokens - 8 and again.text == plain.text
+    # After another prompt took the cache over, the state is put back from memory.
+    second.complete("def f():\n    return", max_tokens=2)
+    other = second.complete([system, {"role": "user", "content": "Fix: x = [1, 2"}], max_tokens=8)
+    assert other.cached_tokens >= system_tokens - 8
+    for model in (first, second):
+        model.close()
+
+
+@pytest.mark.model
 def test_grammar_constrains_the_output(llm):
     grammar = 'root ::= "line " [1-9] [0-9]? ": " ("insert" | "delete" | "replace")'
     result = llm.complete("Which line of `x = (1,\\nprint(x)` is broken and what fixes it?\nAnswer: ",

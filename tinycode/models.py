@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Callable, Iterator
 
 from .errors import ModelError
+from .paths import user_cache
 
 GGUF_MAGIC = b"GGUF"
 GGUF_VERSIONS = (2, 3)
@@ -104,10 +105,7 @@ def cache_dir() -> Path:
     else the user cache directory."""
     if os.environ.get("TINYCODE_MODEL_CACHE"):
         return Path(os.environ["TINYCODE_MODEL_CACHE"]).expanduser()
-    if os.environ.get("TINYCODE_HOME"):
-        return Path(os.environ["TINYCODE_HOME"]).expanduser() / "models"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tinycode" / "models"
+    return user_cache("models")
 
 
 def how_to_get(info: ModelInfo) -> str:

@@ -1,13 +1,16 @@
 """The default backend: llama.cpp in this process, through llama-cpp-python.
 
 llama-cpp-python keeps the KV cache of the longest common token prefix between
-consecutive calls, so callers put the stable part of a prompt first. ``score`` uses
-the same cache: the shared prefix is evaluated once, each continuation after it.
+consecutive calls, so callers put the stable part of a prompt first. A chat prompt's
+system message goes further: its KV state is saved (prefix_cache.py) and put back when
+a later call, or a later run, starts with it. ``score`` has its own cache: the shared
+prefix is evaluated once, each continuation after it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import time
 from pathlib import Path
@@ -15,11 +18,14 @@ from typing import Any, Iterator, Sequence
 
 from ..errors import ModelError
 from .base import Completion, Prompt
+from .prefix_cache import PrefixStates
 
 # Scoring batches: a logit row is n_vocab floats (0.6 MB for Qwen) per scored token,
 # so a batch of 128 keeps the output buffer under 80 MB.
 _SCORE_BATCH = 128
 _SCORE_SEQUENCES = 8  # KV sequences in the scoring context: the prefix and 7 continuations
+# A system message shorter than this is evaluated again rather than restored.
+MIN_SAVED_PREFIX = 32
 
 
 def physical_cores() -> int:
@@ -50,7 +56,7 @@ class LlamaCppLLM:
     llama.cpp was built with CUDA or Metal."""
 
     def __init__(self, model_path: str | Path, *, n_ctx: int = 4096, threads: int | None = None,
-                 gpu_layers: int = 0, seed: int = 0) -> None:
+                 gpu_layers: int = 0, seed: int = 0, prefix_cache: bool = True) -> None:
         try:
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - llama-cpp-python is a dependency
@@ -69,6 +75,7 @@ class LlamaCppLLM:
         self._grammars: dict[str, Any] = {}
         self._formatter: Any = None
         self._scorer: _Scorer | None = None
+        self._prefixes = PrefixStates(self._identity(gpu_layers)) if prefix_cache else None
         self.closed = False
 
     # -- generation ---------------------------------------------------------------
@@ -82,8 +89,10 @@ class LlamaCppLLM:
                                        grammar=self._grammar(grammar) if grammar else None)
         if temperature == 0.0:
             options["top_k"] = 1
-        cached = self._cached_prefix(prompt)
         start = time.perf_counter()
+        tokens = self._tokenize(prompt if isinstance(prompt, str) else self.apply_chat_template(prompt))
+        self._restore_prefix(prompt, tokens)
+        cached = self._cached_prefix(tokens)
         try:
             if isinstance(prompt, str):
                 response = self._llm.create_completion(prompt, **options)
@@ -120,15 +129,73 @@ class LlamaCppLLM:
             self._grammars[text] = LlamaGrammar.from_string(text, verbose=False)
         return self._grammars[text]
 
-    def _cached_prefix(self, prompt: Prompt) -> int:
+    def _cached_prefix(self, tokens: list[int]) -> int:
         """Prompt tokens llama-cpp-python will take from the KV cache (it always
         re-evaluates the last prompt token)."""
         llm = self._llm
         if llm.n_tokens == 0:
             return 0
-        text = prompt if isinstance(prompt, str) else self.apply_chat_template(prompt)
-        tokens = self._tokenize(text)
         return _common_prefix_length([tokens[:-1], llm.input_ids[: llm.n_tokens].tolist()])
+
+    # -- the saved system-message prefix ----------------------------------------------
+
+    def _identity(self, gpu_layers: int) -> str:
+        """What a saved KV state depends on: the model file, the build, where it ran."""
+        import llama_cpp
+
+        stat = os.stat(self.path)
+        return f"{self.path}|{stat.st_size}|{stat.st_mtime_ns}|{llama_cpp.__version__}|gpu={gpu_layers}"
+
+    def _restore_prefix(self, prompt: Prompt, tokens: list[int]) -> None:
+        """Have the KV cache hold the tokens of the prompt's system message: already
+        there, put back from a saved state, or evaluated now and saved."""
+        if self._prefixes is None or isinstance(prompt, str) or not prompt or prompt[0].get("role") != "system":
+            return
+        head = self._tokenize(self.apply_chat_template(list(prompt[:1])))
+        stable = _common_prefix_length([head, tokens[:-1]])
+        if stable < MIN_SAVED_PREFIX:
+            return
+        llm = self._llm
+        if _common_prefix_length([llm.input_ids[: llm.n_tokens].tolist(), tokens]) >= stable:
+            return
+        prefix = tokens[:stable]
+        data = self._prefixes.get(prefix)
+        if data is not None:
+            if self._load_sequence(prefix, data):
+                return
+            self._prefixes.forget(prefix)
+        try:
+            llm.reset()
+            llm.eval(prefix)
+        except (ValueError, RuntimeError):
+            llm.reset()
+            return  # the call itself reports what is wrong
+        data = self._save_sequence()
+        if data:
+            self._prefixes.put(prefix, data)
+
+    def _save_sequence(self) -> bytes:
+        import llama_cpp
+
+        ctx = self._llm._ctx.ctx
+        size = llama_cpp.llama_state_seq_get_size(ctx, 0)
+        buffer = (ctypes.c_uint8 * size)()
+        written = llama_cpp.llama_state_seq_get_data(ctx, buffer, size, 0)
+        return ctypes.string_at(buffer, written) if 0 < written <= size else b""
+
+    def _load_sequence(self, tokens: list[int], data: bytes) -> bool:
+        import llama_cpp
+
+        llm = self._llm
+        llm.reset()
+        llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        buffer = (ctypes.c_uint8 * len(data)).from_buffer_copy(data)
+        if llama_cpp.llama_state_seq_set_data(llm._ctx.ctx, buffer, len(data), 0) != len(data):
+            llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+            return False
+        llm.input_ids[: len(tokens)] = tokens
+        llm.n_tokens = len(tokens)
+        return True
 
     def _tokenize(self, text: str) -> list[int]:
         """Tokens as llama-cpp-python's own calls make them (BOS only if the model wants one)."""

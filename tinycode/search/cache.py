@@ -13,6 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from ..paths import user_cache
 from .base import SearchResult
 
 TTL = 7 * 24 * 3600.0  # seconds a cached answer stays good
@@ -20,10 +21,7 @@ ENV_TTL = "TINYCODE_SEARCH_CACHE_TTL"
 
 
 def cache_dir() -> Path:
-    if os.environ.get("TINYCODE_HOME"):
-        return Path(os.environ["TINYCODE_HOME"]).expanduser() / "search-cache"
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tinycode" / "search-cache"
+    return user_cache("search-cache")
 
 
 def normalise(query: str) -> str:
