@@ -93,6 +93,20 @@ def test_an_unclosed_bracket_reported_elsewhere_is_closed_on_its_own_line():
     _assert_consistent(source, "ruby", found)
 
 
+@pytest.mark.parametrize("broken_line, fixed_line", [
+    ("    steps\n", "    steps:\n"),  # a lost colon: the next line is deeper for no reason
+    ("      steps:\n", "    steps:\n"),  # a key pushed in under a plain value
+    ("        - run: python -m pytest\n", "      - run: python -m pytest\n"),  # a second value
+])
+def test_yaml_indentation_mistakes_reported_lines_earlier_are_found(broken_line, fixed_line):
+    clean = (ROOT / "examples" / "yaml" / "clean.yaml").read_text()
+    source = clean.replace(fixed_line, broken_line, 1)
+    assert source != clean and check(source, "yaml").problems[0].line < 8  # tree-sitter points at "jobs:"
+    found = suggest(source, "yaml")
+    assert any(c.source_after == clean for c in found)
+    _assert_consistent(source, "yaml", found)
+
+
 def test_a_closer_with_no_opener_gets_one_before_it():
     source = "const total = sum(values, 0));\nconsole.log(total);\n"
     found = suggest(source, "javascript")

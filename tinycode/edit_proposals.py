@@ -80,6 +80,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
             elif p.line >= 1:
                 yield _insert(lines[p.line - 1], p.line, p.column - 1, token)
     anchors = _anchor_lines(lines, problems)
+    if language == "yaml" and problems:  # tree-sitter-yaml reports such a mistake lines earlier
+        anchors += [n for n in _yaml_unexpected_indents(lines, problems[0]) if n not in anchors]
     if python:
         for line_no in anchors:
             rewritten = _python_print(lines[line_no - 1])
@@ -187,6 +189,32 @@ def _unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -
                 else:
                     stray.append((line_no, col, tok))
     return stray + stack[::-1]
+
+
+def _yaml_unexpected_indents(lines: list[str], problem: Problem) -> list[int]:
+    """Lines near the problem indented deeper than the line before them although that
+    line opens no block (it does not end with ':', '|' or '>', nor start a '- ' item
+    whose content they continue), each with the line before it."""
+    out: list[int] = []
+    previous = 0
+    first = max(1, problem.line - BRACKET_SCAN)
+    for n in range(first, min(len(lines), problem.end_line + 2 * BRACKET_SCAN) + 1):
+        code = lines[n - 1].split(" #")[0].rstrip()
+        if not code.strip() or code.lstrip().startswith("#"):
+            continue
+        if previous:
+            before = lines[previous - 1].split(" #")[0].rstrip()
+            indent = len(code) - len(code.lstrip())
+            opens = re.search(r"(:|[|>][-+0-9]*)$", before) is not None
+            deeper = indent > len(before) - len(before.lstrip())
+            # Where the content of each "- " on the line before begins; a new "- " item
+            # lined up with the innermost content would be a second value.
+            items = [m.end() for m in re.finditer(r"- +", re.match(r"\s*(?:- +)*", before).group())]
+            lined_up = indent in items and not (indent == items[-1] and code.lstrip().startswith("- "))
+            if deeper and not opens and not lined_up:
+                out += [m for m in (n, previous) if m not in out]
+        previous = n
+    return out
 
 
 def _inner_lines(problems: tuple[Problem, ...], total: int, anchors: list[int]) -> list[int]:
