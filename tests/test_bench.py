@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 import bench  # noqa: E402
-from corrupt import KINDS, corrupt_cases, scaling_pair  # noqa: E402
+from corrupt import KINDS, SCALING_ERRORS, corrupt_cases, scaling_pair  # noqa: E402
 from pngchart import grouped_bars  # noqa: E402
 
 from tinycode.check import check  # noqa: E402
@@ -57,8 +57,9 @@ def test_a_corruption_its_own_original_could_not_repair_under_the_rule_is_left_o
     assert not any('"hello there, my dear old friend;' in c["broken"] for c in cases)
 
 
-def test_scaling_pair_has_the_same_error_in_both_sizes():
-    small, large = scaling_pair((ROOT / "examples" / "python" / "clean.py").read_text())
+@pytest.mark.parametrize("error", list(SCALING_ERRORS))
+def test_scaling_pair_has_the_same_error_in_both_sizes(error):
+    small, large = scaling_pair((ROOT / "examples" / "python" / "clean.py").read_text(), error)
     assert 80 <= small["broken"].count("\n") <= 130 and 4500 <= large["broken"].count("\n") <= 5500
     assert check(small["broken"], "python").problems[0].message == check(large["broken"], "python").problems[0].message
     assert check(small["fixed"], "python").ok and check(large["fixed"], "python").ok
@@ -99,6 +100,22 @@ def test_a_small_run_writes_every_report(tmp_path, monkeypatch):
     assert theirs["success"] == pytest.approx(1 / 3)  # the scripted answer fits case 1 only
     assert "| tinycode | 3 |" in (out / "bench.md").read_text()
     assert (out / "bench.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_scaling_report_gives_time_and_model_cost_per_size(tmp_path, monkeypatch):
+    fake = FakeLLM(default="x", scorer=lambda prompt, text: -float(len(text)))
+    import tinycode.llm
+
+    monkeypatch.setattr(tinycode.llm, "load_llm", lambda *a, **k: fake)
+    assert bench.main(["--data", "none", "--scaling", "--out", str(tmp_path), "--quiet"]) == 0
+    scaling = json.loads((tmp_path / "bench.json").read_text())["scaling"]
+    assert set(scaling) == set(SCALING_ERRORS)
+    for row in scaling.values():
+        assert row["100"]["success"] and row["5000"]["success"] and row["ratio"] > 0
+        assert row["100"]["prompt_tokens"] == row["5000"]["prompt_tokens"]
+    assert scaling["')' dropped"]["5000"]["model_calls"] == 1  # ranked: the model was asked
+    text = (tmp_path / "bench.md").read_text()
+    assert "| missing ':' | " in text and "| ')' dropped | " in text
 
 
 def test_a_crashing_case_is_recorded_not_raised():

@@ -115,6 +115,28 @@ def test_a_closer_with_no_opener_gets_one_before_it():
                c.source_after.startswith("const total = (sum(values, 0));") for c in found)
 
 
+def test_a_long_file_is_compiled_whole_only_for_the_first_fix_of_its_window(monkeypatch):
+    import builtins
+
+    block = "def f{n}(text):\n    counts = count(words(text.read()))\n    return counts\n\n\n"
+    blocks = [block.replace("{n}", str(n)) for n in range(1000)]
+    blocks[500] = blocks[500].replace("read()))", "read())")
+    source = "".join(blocks)
+    whole: list[int] = []
+    real_compile = builtins.compile
+
+    def counting(text, *args, **kwargs):
+        if isinstance(text, str) and text.count("\n") > 1000:
+            whole.append(1)
+        return real_compile(text, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "compile", counting)
+    found = suggest(source, "python")
+    assert len([c for c in found if c.fixes_all]) >= 2  # several ways to close the bracket
+    assert len(whole) <= 2  # the broken file's own verdict is remembered; then one fix
+    assert all(check(c.source_after, "python").ok for c in found if c.fixes_all)
+
+
 @pytest.mark.parametrize("lines", [100, 5000])
 def test_cost_does_not_grow_with_the_file(lines):
     block = "def f{n}(x):\n    if x > {n}:\n        return x\n    return -x\n\n\n"

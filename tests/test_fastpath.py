@@ -38,3 +38,18 @@ def test_no_clear_winner_is_left_to_the_agent():
 def test_backend_without_scoring_takes_the_first():
     fast = try_fast_repair(SEVERAL, "python", None, lambda: FakeLLM())
     assert fast is not None and not fast.scored and check(fast.source_after, "python").ok
+
+
+def test_ranking_stops_at_the_scored_token_budget(monkeypatch):
+    import tinycode.fastpath as fastpath
+
+    offered: list[int] = []
+    llm = FakeLLM(scorer=lambda prompt, text: offered.append(1) or -float(len(text)))
+    monkeypatch.setattr(fastpath, "MAX_SCORED_TOKENS", None)
+    assert try_fast_repair(SEVERAL, "python", None, lambda: llm) is not None
+    everything = len(offered)
+    assert everything > 2
+    offered.clear()
+    monkeypatch.setattr(fastpath, "MAX_SCORED_TOKENS", 1)  # two are always kept
+    fast = try_fast_repair(SEVERAL, "python", None, lambda: llm)
+    assert len(offered) == 2 and fast is not None and fast.alternatives == 1

@@ -209,6 +209,10 @@ class _PythonJudge:
         first = node.problems[0]
         self.error = (first.line, first.column)
         self.window = _python_window(node.lines, first) if len(node.lines) > WINDOW_FROM else None
+        # Fixes judged on the window alone, and whether the file around the window has
+        # compiled with one of them: then it does with any other (see ``confirm``).
+        self.fixed_in_window: set[int] = set()
+        self.rest_compiles = False
 
     def verdict(self, edit: Edit) -> str | None:
         lines = self.node.lines
@@ -223,6 +227,9 @@ class _PythonJudge:
             edited = [line[len(indent):] if line.startswith(indent) else line for line in edited]
         error = _compile_error("\n".join(edited) + "\n")
         if error is None:
+            if self.window is not None and all(not line.strip() or line.startswith(indent)
+                                               for line in edit.new_lines):
+                self.fixed_in_window.add(id(edit))
             return FIXED
         return PROGRESS if self._progress((error[0] + start - 1, error[1]), edit) else None
 
@@ -239,8 +246,16 @@ class _PythonJudge:
         return error > old and error > (last, edit.end_column)
 
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
+        """The problems of the whole edited file. The window is complete statements at
+        one indentation, so once the file compiled around one fix of it, another fix
+        that compiles as the window needs no whole-file compile (the cost on a long
+        file); the fast path still compiles the fix it picks."""
+        within = id(edit) in self.fixed_in_window
+        if within and self.rest_compiles:
+            return ()
         error = _compile_error(text)
         if error is None:
+            self.rest_compiles = self.rest_compiles or within
             return ()
         if not self._progress(error[:2], edit):
             return None

@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 
 from baselines import BASELINES, run_baseline  # noqa: E402
-from corrupt import corrupt_cases, scaling_pair  # noqa: E402
+from corrupt import SCALING_ERRORS, corrupt_cases, scaling_pair  # noqa: E402
 from pngchart import grouped_bars  # noqa: E402
 
 from tinycode.check import check  # noqa: E402
@@ -233,19 +233,21 @@ def grouped(records: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]
 
 
 def run_scaling(llm, timeout: float, repeats: int = 3) -> dict[str, Any]:
+    """Each scaling error in the small and the large file: median seconds, the model's
+    prompt tokens (they must not grow with the file) and the large/small time ratio."""
     clean = (ROOT / "examples" / "python" / "clean.py").read_text(encoding="utf-8")
     out: dict[str, Any] = {}
-    for case in scaling_pair(clean):
-        case["category"] = "scaling"
-        times, records = [], []
-        for _ in range(repeats):
-            record = _guarded(lambda c: run_tinycode(llm, c, timeout), case)
-            records.append(record)
-            times.append(record["seconds"])
-        out[case["id"]] = {"lines": case["broken"].count("\n"), "median_seconds": statistics.median(times),
-                           "success": all(r["success"] for r in records)}
-    small, large = out["scaling-100"]["median_seconds"], out["scaling-5000"]["median_seconds"]
-    out["ratio"] = large / small if small else None
+    for error in SCALING_ERRORS:
+        row: dict[str, Any] = {}
+        for case in scaling_pair(clean, error):
+            records = [_guarded(lambda c: run_tinycode(llm, c, timeout), case) for _ in range(repeats)]
+            row[case["id"].split("-")[1]] = {
+                "lines": case["broken"].count("\n"), "median_seconds": statistics.median(r["seconds"] for r in records),
+                "prompt_tokens": records[0]["prompt_tokens"], "model_calls": records[0]["model_calls"],
+                "success": all(r["success"] for r in records)}
+        small, large = row["100"]["median_seconds"], row["5000"]["median_seconds"]
+        row["ratio"] = large / small if small else None
+        out[error] = row
     return out
 
 
@@ -274,11 +276,14 @@ def markdown(report: dict[str, Any]) -> str:
                 cells.append(f"{g['success']:.0%} | {g['exact']:.0%} | {g['median_seconds']:.2f}" if g else "- | - | -")
             lines.append(f"| {group} | {s['n']} | " + " | ".join(cells) + " |")
     if "scaling" in report:
-        sc = report["scaling"]
-        lines += ["", "## Scaling", "", "| file | lines | median s | success |", "| --- | ---: | ---: | --- |"]
-        for name in ("scaling-100", "scaling-5000"):
-            lines.append(f"| {name} | {sc[name]['lines']} | {sc[name]['median_seconds']:.2f} | {sc[name]['success']} |")
-        lines.append(f"\n5,000-line / 100-line time: {sc['ratio']:.2f}x" if sc["ratio"] else "")
+        lines += ["", "## Scaling", "", "| error | lines | median s | model calls | prompt tok | success | large / small |",
+                  "| --- | ---: | ---: | ---: | ---: | --- | ---: |"]
+        for error, row in report["scaling"].items():
+            for size in ("100", "5000"):
+                r = row[size]
+                ratio = f"{row['ratio']:.2f}x" if size == "5000" and row["ratio"] else ""
+                lines.append(f"| {error} | {r['lines']} | {r['median_seconds']:.3f} | {r['model_calls']} | "
+                             f"{r['prompt_tokens']} | {r['success']} | {ratio} |")
     lines += ["", f"Peak RSS: {report['peak_rss_mb']:.0f} MB; wall time {report['wall_seconds']:.0f} s."]
     return "\n".join(lines) + "\n"
 

@@ -93,24 +93,34 @@ def corrupt_cases(paths: list[Path], per_file: int = 6, seed: int = 0) -> list[d
     return cases
 
 
-def scaling_pair(clean: str, seed: int = 0) -> tuple[dict[str, str], dict[str, str]]:
-    """The same missing ``:`` in the middle of a ~100-line and of a ~5,000-line
-    Python file built from repeated copies of ``clean``."""
+SCALING_ERRORS = {
+    # The fast path alone: one candidate, no model.
+    "missing ':'": (lambda line: line.rstrip().endswith(":")
+                    and line.lstrip().startswith(("def ", "for ", "if ", "with ")),
+                    lambda line: line.rstrip()[:-1]),
+    # Several candidates: the model ranks them.
+    "')' dropped": (lambda line: line.rstrip().endswith("))"), lambda line: line.rstrip()[:-1]),
+}
+
+
+def scaling_pair(clean: str, error: str = "missing ':'") -> tuple[dict[str, str], dict[str, str]]:
+    """The same ``error`` (a key of SCALING_ERRORS) in the middle of a ~100-line and of a
+    ~5,000-line Python file built from repeated copies of ``clean``."""
     def build(lines_wanted: int) -> str:
         block = clean.rstrip("\n") + "\n\n\n"
         copies = max(1, lines_wanted // len(source_lines(block)))
         return "".join(block.replace("def ", f"def v{n}_") for n in range(copies))
 
+    wanted, corrupt_line = SCALING_ERRORS[error]
     pair = []
     for size in (100, 5000):
         text = build(size)
         lines = source_lines(text)
         middle = len(lines) // 2
-        target = next(n for n in range(middle, len(lines)) if lines[n].rstrip().endswith(":")
-                      and lines[n].lstrip().startswith(("def ", "for ", "if ", "with ")))
+        target = next(n for n in range(middle, len(lines)) if wanted(lines[n]))
         # The same function of the block in both files.
         broken_lines = list(lines)
-        broken_lines[target] = broken_lines[target].rstrip()[:-1]
+        broken_lines[target] = corrupt_line(broken_lines[target])
         pair.append({"id": f"scaling-{size}", "broken": "\n".join(broken_lines) + "\n", "fixed": text,
                      "lang": "python", "category": "scaling"})
     return pair[0], pair[1]
