@@ -127,6 +127,10 @@ def _expand(node: _Node, language: str, deadline: float) -> list[_Node]:
         if len(fixing) >= MAX_SURVIVORS or (fixing and prior > fixing[0][0] + LOOK_FURTHER) \
                 or (prior % 16 == 0 and time.perf_counter() > deadline):
             break
+        # Past the first level the likeliest edits come first (the kind that helped
+        # before): with a partial repair in hand, look only a little further.
+        if node.edits and not fixing and progressing and prior > progressing[-1][0] + LOOK_FURTHER:
+            break
         if len(fixing) == 1 and not alternatives_until:
             alternatives_until = min(deadline, time.perf_counter() + ALTERNATIVES_SECONDS)
             deadline = alternatives_until

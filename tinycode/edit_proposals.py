@@ -9,6 +9,7 @@ from __future__ import annotations
 import keyword
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Iterator
 
 from .check import Problem
@@ -58,9 +59,11 @@ def open_strings(text: str) -> int:
     return sum(1 for _, tok in tokens(text) if tok[0] in "\"'" and (len(tok) == 1 or tok[-1] != tok[0]))
 
 
-def tokens(text: str) -> list[tuple[int, str]]:
-    """(column, token) pairs of one line, whitespace included."""
-    return [(m.start(), m.group()) for m in _TOKEN.finditer(text)]
+@lru_cache(maxsize=4096)
+def tokens(text: str) -> tuple[tuple[int, str], ...]:
+    """(column, token) pairs of one line, whitespace included. Remembered: the search
+    asks about the same few lines thousands of times."""
+    return tuple((m.start(), m.group()) for m in _TOKEN.finditer(text))
 
 
 def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
