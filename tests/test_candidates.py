@@ -107,6 +107,21 @@ def test_yaml_indentation_mistakes_reported_lines_earlier_are_found(broken_line,
     _assert_consistent(source, "yaml", found)
 
 
+def test_a_lost_closing_quote_is_tried_early_when_the_unexpected_text_holds_a_quote():
+    from tinycode.check import source_lines
+    from tinycode.edit_proposals import proposals
+
+    clean = (ROOT / "examples" / "php" / "clean.php").read_text()
+    source = clean.replace("'-', $slug", "'-, $slug", 1)
+    problems = check(source, "php").problems
+    assert "'" in problems[0].text or '"' in problems[0].text
+    lines = source_lines(source)
+    order = [e for e in proposals(lines, problems, "php")]
+    fixed = [n for n, e in enumerate(order)
+             if "\n".join(lines[:e.line - 1] + e.new_lines + lines[e.line - 1 + e.span:]) + "\n" == clean]
+    assert fixed and fixed[0] < 60  # before the hundreds of token edits on the anchor lines
+
+
 def test_a_closer_with_no_opener_gets_one_before_it():
     source = "const total = sum(values, 0));\nconsole.log(total);\n"
     found = suggest(source, "javascript")

@@ -109,12 +109,18 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
             before = lines[anchors[1] - 1]
             for token in INSERTABLE:
                 yield _insert(before, anchors[1], len(before.rstrip()), token)
+    # Unexpected text that holds a quote: a string ended in the wrong place, most often
+    # because a closing quote lines before it was lost; try that before token edits here.
+    quoted = bool(problems) and any(q in problems[0].text for q in "\"'`")
+    if quoted:
+        yield from _unbalanced_quote_edits(lines, problems[0])
     for line_no in anchors:
         yield from _token_edits(lines[line_no - 1], line_no, python)
     for line_no in _inner_lines(problems, total, anchors):
         yield from _token_edits(lines[line_no - 1], line_no, python)
     if problems:
-        yield from _unbalanced_quote_edits(lines, problems[0])
+        if not quoted:
+            yield from _unbalanced_quote_edits(lines, problems[0])
         if not python:  # CPython names an unclosed bracket itself
             yield from _unmatched_bracket_edits(lines, problems[0], comment_prefix(language))
     if python:
