@@ -34,6 +34,8 @@ ENV_VARS: dict[str, str] = {
     "TINYCODE_GPU_LAYERS": "gpu_layers",
     "TINYCODE_WEB": "web",
     "TINYCODE_OFFLINE": "offline",
+    "TINYCODE_MAX_FILE_SIZE": "max_file_size",
+    "TINYCODE_MAX_CHECK_SIZE": "max_check_size",
 }
 
 
@@ -53,6 +55,8 @@ class Settings:
     max_changed_lines: int = 8        # minimal-edit guard: lines a repair may change
     max_changed_tokens: int = 40      # minimal-edit guard: token edit distance allowed
     max_deleted_tokens: int = 6       # minimal-edit guard: code tokens a repair may remove, net
+    max_file_size: int = 2 * 1024 * 1024    # bytes: larger files are skipped by `fix`
+    max_check_size: int = 8 * 1024 * 1024   # bytes: larger files are skipped by `check`
     agent_only: bool = False          # skip the fast path and the rewrite: the agent does it all
     lookup: bool = False              # the agent opens with a web_search for the first message
     config_path: Path | None = None   # the pyproject.toml the file values came from
@@ -183,7 +187,7 @@ def _from_text(key: str, text: object) -> object:
             return False
         raise ValueError(f"expected 1/0, true/false, yes/no or on/off, got {value!r}")
     if key in ("max_steps", "gpu_layers", "max_changed_lines", "max_changed_tokens",
-               "max_deleted_tokens"):
+               "max_deleted_tokens", "max_file_size", "max_check_size"):
         try:
             return int(value)
         except ValueError:
@@ -279,6 +283,8 @@ _VALIDATORS: dict[str, Callable[[object], object]] = {
     "max_deleted_tokens": _integer(0),
     "agent_only": _boolean,
     "lookup": _boolean,
+    "max_file_size": _integer(1),
+    "max_check_size": _integer(1),
 }
 
 
