@@ -7,13 +7,14 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def tinycode_home(tmp_path_factory, monkeypatch):
-    """Point TINYCODE_HOME at a fresh temporary folder for every test.
+    """Point TINYCODE_HOME (and the user config) at a fresh temporary folder for every test.
 
     The model cache is the exception: tests marked ``model`` need the real weights,
     so TINYCODE_MODEL_CACHE (if the developer or CI set it) is left alone.
     """
     home = tmp_path_factory.mktemp("tinycode-home")
     monkeypatch.setenv("TINYCODE_HOME", str(home))
+    monkeypatch.setenv("TINYCODE_CONFIG", str(home / "config.toml"))  # the user config: none
     for name in ("TINYCODE_MODEL", "TINYCODE_OFFLINE", "TINYCODE_SEARXNG_URL", "TINYCODE_WEB"):
         monkeypatch.delenv(name, raising=False)
     return home

@@ -53,7 +53,7 @@ def test_defaults_without_any_config(tmp_path):
 
 def test_full_example_is_read_and_normalised(tmp_path):
     path = write_project(tmp_path, FULL)
-    settings = load_settings(None, tmp_path)
+    settings = load_settings({"trust_project": True}, tmp_path)
     assert settings.config_path == path
     assert settings.model == "qwen2.5-coder-1.5b"
     assert settings.backend == "openai"
@@ -75,7 +75,7 @@ def test_readme_example_is_valid(tmp_path):
     settings = load_settings(None, tmp_path)
     documented = {line.split("=", 1)[0].strip() for line in block.splitlines()
                   if "=" in line and not line.lstrip().startswith("#")}
-    assert documented == {f.replace("_", "-") for f in vars(Settings()) if f != "config_path"}
+    assert documented == {f.replace("_", "-") for f in vars(Settings()) if f not in ("config_path", "notes")}
     assert settings != Settings(config_path=settings.config_path)
 
 
@@ -153,7 +153,7 @@ def test_relative_start_and_model_path_relative_to_the_file(tmp_path, monkeypatc
     write_project(tmp_path, "[tool.tinycode]\nmodel = \"weights/mine.gguf\"\n")
     (tmp_path / "src").mkdir()
     monkeypatch.chdir(tmp_path / "src")
-    settings = load_settings(None, ".")
+    settings = load_settings({"trust_project": True}, ".")
     assert settings.model == str((tmp_path / "weights" / "mine.gguf").resolve())
 
 

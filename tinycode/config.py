@@ -1,15 +1,26 @@
-"""Settings for ``tinycode fix`` and friends: defaults < ``[tool.tinycode]`` < env < CLI flags.
+"""Settings for ``tinycode fix`` and friends:
+defaults < user config < ``[tool.tinycode]`` < environment < CLI flags.
 
-The file is the nearest ``pyproject.toml`` with a ``[tool.tinycode]`` table, found by
-walking up from the file or folder being worked on and stopping at the root of the
-git repository (like ruff and black). Keys are kebab-case in TOML; an unknown key or
-a bad value raises ``ConfigError`` naming the file (or variable, or flag) and the key.
+The project file is the nearest ``pyproject.toml`` with a ``[tool.tinycode]`` table,
+found by walking up from the file or folder being worked on and stopping at the root
+of the git repository or the user's home (like ruff and black); a file owned by
+another user, or in a folder others may write, is not read. Keys are kebab-case in
+TOML; an unknown key or a bad value raises ``ConfigError`` naming the file (or
+variable, or flag) and the key.
+
+Trust follows who wrote it (git's rule for repository config): flags, environment and
+the user config (``$TINYCODE_CONFIG``, else ``$XDG_CONFIG_HOME/tinycode/config.toml``)
+are the user's. A repository's ``pyproject.toml`` is its author's: it may not choose
+where code is sent, which weights are loaded or widen the guard (:data:`RESTRICTED`)
+unless the user lists the project in ``trusted-projects`` or passes ``--trust-project``;
+such keys are ignored with a note.
 """
 
 from __future__ import annotations
 
 import fnmatch
 import os
+import stat
 import sys
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -36,6 +47,7 @@ ENV_VARS: dict[str, str] = {
     "TINYCODE_OFFLINE": "offline",
     "TINYCODE_MAX_FILE_SIZE": "max_file_size",
     "TINYCODE_MAX_CHECK_SIZE": "max_check_size",
+    "TINYCODE_MAX_PROBLEM_DISTANCE": "max_problem_distance",
 }
 
 
@@ -55,11 +67,13 @@ class Settings:
     max_changed_lines: int = 8        # minimal-edit guard: lines a repair may change
     max_changed_tokens: int = 40      # minimal-edit guard: token edit distance allowed
     max_deleted_tokens: int = 6       # minimal-edit guard: code tokens a repair may remove, net
+    max_problem_distance: int = 6     # locality guard: lines a change may lie from a problem
     max_file_size: int = 2 * 1024 * 1024    # bytes: larger files are skipped by `fix`
     max_check_size: int = 8 * 1024 * 1024   # bytes: larger files are skipped by `check`
     agent_only: bool = False          # skip the fast path and the rewrite: the agent does it all
     lookup: bool = False              # the agent opens with a web_search for the first message
     config_path: Path | None = None   # the pyproject.toml the file values came from
+    notes: tuple[str, ...] = ()       # project keys ignored because the project is not trusted
 
     @property
     def root(self) -> Path:
@@ -84,44 +98,142 @@ class Settings:
 
 def load_settings(overrides: Mapping[str, object] | None = None, start: str | os.PathLike[str] = ".",
                   *, environ: Mapping[str, str] | None = None) -> Settings:
-    """Settings for files under ``start``: defaults, then ``[tool.tinycode]``, then the
-    environment, then ``overrides`` (CLI flags by field name; ``None`` = not given)."""
-    settings = Settings()
-    found = _find(start)
+    """Settings for files under ``start``: defaults, the user config, then
+    ``[tool.tinycode]`` (restricted keys only if the project is trusted), then the
+    environment, then ``overrides`` (CLI flags by field name; ``None`` = not given;
+    ``trust_project=True`` trusts the project config found)."""
+    env = os.environ if environ is None else environ
+    given = {key.replace("-", "_"): value for key, value in (overrides or {}).items() if value is not None}
+    trust_flag = bool(given.pop("trust_project", False))
+    settings, trusted = _user_settings(user_config_path(env))
+    notes: list[str] = []
+    found = _find(start, notes)
     if found is not None:
         path, table = found
-        settings = _apply(settings, table, origin=str(path), kebab=True, base=path.parent)
-        settings.config_path = path
-    env = os.environ if environ is None else environ
+        project = _apply(settings, table, origin=str(path), kebab=True, base=path.parent)
+        if not (trust_flag or _is_trusted(path.parent, trusted)):
+            project = _without_restricted(project, settings, table, path, notes, env)
+        settings = replace(project, config_path=path)
     for var, name in ENV_VARS.items():
         if env.get(var, "").strip():
             settings = _apply(settings, {name: env[var]}, origin=var, from_text=True)
-    given = {key.replace("-", "_"): value for key, value in (overrides or {}).items() if value is not None}
     for key, value in given.items():
         settings = _apply(settings, {key: value}, origin="--" + key.replace("_", "-"))
-    return settings
+    return replace(settings, notes=tuple(notes))
+
+
+def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
+    """The user's own config file: ``$TINYCODE_CONFIG``, else
+    ``$XDG_CONFIG_HOME/tinycode/config.toml`` (``~/.config`` by default)."""
+    env = os.environ if environ is None else environ
+    if env.get("TINYCODE_CONFIG", "").strip():
+        return Path(env["TINYCODE_CONFIG"].strip()).expanduser()
+    base = env.get("XDG_CONFIG_HOME", "").strip() or os.path.join(os.path.expanduser("~"), ".config")
+    return Path(base) / "tinycode" / "config.toml"
 
 
 def find_config(start: str | os.PathLike[str] = ".") -> Path | None:
     """The nearest ``pyproject.toml`` with a ``[tool.tinycode]`` table at or above
-    ``start``, not looking past the folder holding ``.git`` (nor the filesystem root)."""
-    found = _find(start)
+    ``start``, not looking past the folder holding ``.git`` or the user's home."""
+    found = _find(start, [])
     return found[0] if found is not None else None
 
 
-def _find(start: str | os.PathLike[str]) -> tuple[Path, dict[str, object]] | None:
+# Settings a project's config may set only when the user trusts the project: they
+# choose where code goes, which weights or programs run, or how far the guard reaches.
+RESTRICTED = ("backend", "base_url", "web", "model", "gpu_layers", "max_changed_lines",
+              "max_changed_tokens", "max_deleted_tokens", "max_problem_distance",
+              "max_file_size", "max_check_size")
+
+
+def _widens(key: str, value: object, user: object) -> bool:
+    """True when a project's ``value`` for ``key`` reaches further than the user's."""
+    if key not in RESTRICTED or value == user:
+        return False
+    if key == "backend":
+        return value != "llama_cpp"
+    if key == "web":
+        return value != "offline"
+    if key == "model":
+        return _looks_like_path(str(value))
+    if key == "gpu_layers":
+        return False
+    if key == "base_url":
+        return True
+    return isinstance(value, int) and isinstance(user, int) and value > user
+
+
+def _without_restricted(project: Settings, user: Settings, table: Mapping[str, object], path: Path,
+                        notes: list[str], env: Mapping[str, str]) -> Settings:
+    """``project`` with every restricted key the project widened set back to the user's value."""
+    kept: dict[str, object] = {}
+    for raw_key in table:
+        key = raw_key.replace("-", "_")
+        if _widens(key, getattr(project, key), getattr(user, key)):
+            kept[key] = getattr(user, key)
+            notes.append(f"{path}: ignored {raw_key} = {table[raw_key]!r}: an untrusted project may not "
+                         f"set it (trust it with trusted-projects in {user_config_path(env)} or "
+                         "--trust-project)")
+    return replace(project, **kept)
+
+
+def _user_settings(path: Path) -> tuple[Settings, list[Path]]:
+    """The user config's settings and its ``trusted-projects`` folders."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings(), []
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc}") from None
+    try:
+        table = dict(_toml_loads(text))
+    except ValueError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    table.pop("tool", None)  # tolerate a pasted [tool.tinycode] header's parent
+    raw_trusted = table.pop("trusted-projects", [])
+    try:
+        trusted = [Path(p).expanduser().resolve() for p in _string_list(raw_trusted)] if raw_trusted else []
+    except ValueError as exc:
+        raise ConfigError(f"{path}: trusted-projects: {exc}") from None
+    return _apply(Settings(), table, origin=str(path), kebab=True, base=path.parent), trusted
+
+
+def _is_trusted(folder: Path, trusted: list[Path]) -> bool:
+    here = folder.resolve()
+    return any(here == t or t in here.parents for t in trusted)
+
+
+def _find(start: str | os.PathLike[str], notes: list[str]) -> tuple[Path, dict[str, object]] | None:
     here = Path(start).absolute()
     if not here.is_dir():
         here = here.parent
+    home = Path(os.path.expanduser("~")).absolute()
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
-            table = _read_table(candidate)
-            if table is not None:
-                return candidate, table
-        if (folder / ".git").exists():
+            foreign = _foreign(candidate)
+            if foreign:
+                notes.append(f"{candidate}: not read ({foreign})")
+            else:
+                table = _read_table(candidate)
+                if table is not None:
+                    return candidate, table
+        if (folder / ".git").exists() or folder == home:
             return None
     return None
+
+
+def _foreign(path: Path) -> str:
+    """Why ``path`` may have been written by someone else, or "" when it is the user's."""
+    try:
+        info = path.stat()
+    except OSError:
+        return ""
+    if info.st_uid not in (os.getuid(), 0):
+        return f"owned by another user (uid {info.st_uid})"
+    if info.st_mode & stat.S_IWOTH:
+        return "writable by every user"
+    return ""
 
 
 def _toml_loads(text: str) -> dict:
@@ -157,7 +269,7 @@ def _read_table(path: Path) -> dict[str, object] | None:
 def _apply(settings: Settings, values: Mapping[str, object], *, origin: str, kebab: bool = False,
            from_text: bool = False, base: Path | None = None) -> Settings:
     """A copy of ``settings`` with ``values`` validated and set; errors name ``origin``."""
-    known = {f.name for f in fields(Settings)} - {"config_path"}
+    known = {f.name for f in fields(Settings)} - {"config_path", "notes"}
     changes: dict[str, object] = {}
     for raw_key, value in values.items():
         key = raw_key.replace("-", "_") if kebab else raw_key
@@ -187,7 +299,7 @@ def _from_text(key: str, text: object) -> object:
             return False
         raise ValueError(f"expected 1/0, true/false, yes/no or on/off, got {value!r}")
     if key in ("max_steps", "gpu_layers", "max_changed_lines", "max_changed_tokens",
-               "max_deleted_tokens", "max_file_size", "max_check_size"):
+               "max_deleted_tokens", "max_file_size", "max_check_size", "max_problem_distance"):
         try:
             return int(value)
         except ValueError:
@@ -283,6 +395,7 @@ _VALIDATORS: dict[str, Callable[[object], object]] = {
     "max_deleted_tokens": _integer(0),
     "agent_only": _boolean,
     "lookup": _boolean,
+    "max_problem_distance": _integer(0),
     "max_file_size": _integer(1),
     "max_check_size": _integer(1),
 }

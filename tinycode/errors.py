@@ -25,3 +25,7 @@ class ConfigError(UsageError):
 
 class ModelError(TinycodeError):
     """A model cannot be found, verified, loaded or reached."""
+
+
+class ModelUnavailable(ModelError):
+    """The model could not be loaded at all: every file would fail the same way."""

@@ -22,6 +22,10 @@ MAX_RANKED = 5
 # the first 200 even-id dev snippets: 300 kept success and exact as they were without a
 # limit (94.5%, 58.0%) with fewer prompt tokens; 200 lost half a point of each.
 MAX_SCORED_TOKENS: int | None = 300
+# A backend that does not say how large its context is is assumed to hold this many
+# tokens; a scored text keeps this many free (a token merged at the seam, the BOS).
+DEFAULT_CONTEXT = 4096
+CONTEXT_MARGIN = 8
 # Log-likelihood lead (nats) the best candidate needs over the runner-up; below it the
 # choice is left to the agent.
 MIN_MARGIN = 0.0
@@ -58,10 +62,13 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
 
     llm = get_llm()
     complete = _affordable(llm, source, language, complete)
+    if len(complete) < 2:  # the candidates' windows do not fit the context together
+        return None
     try:
         ranked = rank(llm, source, language, complete)
     except ScoringUnsupported:
-        return FastRepair(complete[0], len(complete) - 1, 0.0, time.perf_counter() - start, False)
+        # Without likelihoods the choice would be blind: the rewrite or the agent decides.
+        return None
     (best, best_score), (_, second_score) = ranked[0], ranked[1]
     margin = best_score - second_score
     if margin < min_margin:
@@ -72,15 +79,18 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
 
 
 def _affordable(llm: LLM, source: str, language: str, complete: list[Candidate]) -> list[Candidate]:
-    """The candidates, in the search's order, whose windows fit MAX_SCORED_TOKENS."""
-    if MAX_SCORED_TOKENS is None:
-        return complete
+    """The candidates, in the search's order, that the model can score together: the
+    first two if their texts fit its context, more while the windows fit MAX_SCORED_TOKENS."""
     from .rank import scoring_texts
 
-    kept = complete[:2]
-    for candidate in complete[2:]:
-        _, windows = scoring_texts(source, language, kept + [candidate])
-        if sum(llm.count_tokens(w) for w in windows) > MAX_SCORED_TOKENS:
+    context = int(getattr(llm, "n_ctx", 0) or DEFAULT_CONTEXT) - CONTEXT_MARGIN
+    kept: list[Candidate] = []
+    for candidate in complete:
+        prefix, windows = scoring_texts(source, language, kept + [candidate])
+        sizes = [llm.count_tokens(w) for w in windows]
+        if llm.count_tokens(prefix) + max(sizes) > context:
+            break
+        if len(kept) >= 2 and MAX_SCORED_TOKENS is not None and sum(sizes) > MAX_SCORED_TOKENS:
             break
         kept.append(candidate)
     return kept

@@ -4,7 +4,12 @@ check -> clean: done, no model loaded. Otherwise the fast path (a verified candi
 edit, ranked by the model when there are several), then one generated rewrite of the
 lines around the problem, then the ReAct agent. The result
 is the working copy, and it is returned as fixed only when the checker finds no
-problem and the edit is small.
+problem and the edit is small and near the problems found at the start.
+
+Every stage works within one deadline per file (``tinycode.deadline``). A failure of
+the model while repairing this file (a server error, a context overflow, the deadline)
+ends this file as failed with the reason; only a model that cannot be loaded at all
+(``ModelUnavailable``) is raised, since every other file would fail the same way.
 """
 
 from __future__ import annotations
@@ -16,12 +21,17 @@ from typing import Callable
 from .agent import Step, run_agent
 from .check import CheckResult, Problem, check
 from .config import Settings
+from .deadline import DeadlineExceeded, remaining, until
+from .errors import ModelError, ModelUnavailable
 from .fastpath import try_fast_repair
 from .guard import edit_too_large
 from .languages import normalize
 from .llm.base import LLM
 from .rewrite import rewrite_window
 from .tools.workspace import WorkingCopy
+
+# Wall-time cap of the candidate search; the file's deadline can make it shorter.
+FAST_PATH_SECONDS = 0.5
 
 
 @dataclass
@@ -62,13 +72,44 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
         if not loaded:
             from .llm import load_llm
 
-            loaded.append(load_llm(model or settings.model, backend=settings.backend,
-                                   base_url=settings.base_url, gpu_layers=settings.gpu_layers,
-                                   offline=settings.offline))
+            try:
+                loaded.append(load_llm(model or settings.model, backend=settings.backend,
+                                       base_url=settings.base_url, gpu_layers=settings.gpu_layers,
+                                       offline=settings.offline))
+            except ModelError as exc:
+                raise ModelUnavailable(str(exc)) from None
         return loaded[0]
 
     result = RepairResult(source, "failed", language, problems_before=list(before.problems))
-    fast = None if settings.agent_only else try_fast_repair(source, language, before, get_llm)
+    try:
+        with until(deadline):
+            final_source = _stages(source, language, before, get_llm, settings, result, deadline,
+                                   max_steps, on_step)
+    except ModelUnavailable:
+        raise
+    except (ModelError, DeadlineExceeded) as exc:
+        result.reason = str(exc) if isinstance(exc, DeadlineExceeded) else f"model error: {exc}"
+        final_source = source
+    result.seconds = time.monotonic() - started
+    after = check(final_source, language)
+    result.problems_after = list(after.problems)
+    if not after.ok:
+        result.reason = result.reason or "problems remain"
+        return result
+    too_large = _guard(source, final_source, language, settings, before)
+    if too_large:
+        result.reason = f"edit too large ({too_large})"
+        return result
+    result.source, result.status, result.reason = final_source, "fixed", ""
+    return result
+
+
+def _stages(source: str, language: str, before: CheckResult, get_llm: Callable[[], LLM],
+            settings: Settings, result: RepairResult, deadline: float, max_steps: int | None,
+            on_step: Callable[[Step], None] | None) -> str:
+    """The fast path, then the rewrite, then the agent; the working copy they end with."""
+    fast = None if settings.agent_only else try_fast_repair(
+        source, language, before, get_llm, time_budget=min(FAST_PATH_SECONDS, remaining()))
     if fast is not None:
         step = Step(1, kind="fast_path", thought="a verified small edit fixes every problem",
                     action="apply_fix", input={"description": fast.candidate.description},
@@ -80,39 +121,33 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
         result.fast_path = True
         if fast.scored:  # one scoring pass, no generation
             result.model_calls, result.prompt_tokens = 1, fast.prompt_tokens
-        final_source = fast.candidate.source_after
-    else:
-        final_source = (None if settings.agent_only else
-                        _rewrite_step(get_llm(), source, language, before, settings, result, on_step))
-        if final_source is None:
-            copy = WorkingCopy(source, language, before)
-            outcome = run_agent(get_llm(), copy, max_steps=max_steps or settings.max_steps,
-                                deadline=deadline, on_step=on_step, web_backend=settings.web,
-                                offline=settings.offline, first_step=len(result.steps) + 1,
-                                lookup=settings.lookup)
-            result.steps.extend(outcome.steps)
-            result.model_calls += outcome.model_calls
-            result.prompt_tokens += outcome.prompt_tokens
-            result.completion_tokens += outcome.completion_tokens
-            final_source = outcome.source
-            if not outcome.fixed:
-                result.reason = outcome.reason
-    result.seconds = time.monotonic() - started
-    after = check(final_source, language)
-    result.problems_after = list(after.problems)
-    if not after.ok:
-        result.reason = result.reason or "problems remain"
-        return result
-    too_large = edit_too_large(source, final_source, language,
-                               max_lines=settings.max_changed_lines,
-                               max_tokens=settings.max_changed_tokens,
-                               max_deleted=settings.max_deleted_tokens)
-    if too_large:
-        result.reason = f"edit too large ({too_large})"
-        return result
-    result.source, result.status, result.reason = final_source, "fixed", ""
-    return result
+        return fast.candidate.source_after
+    final_source = (None if settings.agent_only else
+                    _rewrite_step(get_llm(), source, language, before, settings, result, on_step))
+    if final_source is not None:
+        return final_source
+    copy = WorkingCopy(source, language, before, max_distance=settings.max_problem_distance)
+    outcome = run_agent(get_llm(), copy, max_steps=max_steps or settings.max_steps,
+                        deadline=deadline, on_step=on_step, web_backend=settings.web,
+                        offline=settings.offline, first_step=len(result.steps) + 1,
+                        lookup=settings.lookup)
+    result.steps.extend(outcome.steps)
+    result.model_calls += outcome.model_calls
+    result.prompt_tokens += outcome.prompt_tokens
+    result.completion_tokens += outcome.completion_tokens
+    if not outcome.fixed:
+        result.reason = outcome.reason
+    return outcome.source
 
+
+def _guard(before_source: str, after_source: str, language: str, settings: Settings,
+           before: CheckResult) -> str:
+    """The minimal-edit and locality guard with the settings' limits."""
+    return edit_too_large(before_source, after_source, language,
+                          max_lines=settings.max_changed_lines,
+                          max_tokens=settings.max_changed_tokens,
+                          max_deleted=settings.max_deleted_tokens,
+                          problems=before.problems, max_distance=settings.max_problem_distance)
 
 
 def _rewrite_step(llm: LLM, source: str, language: str, before: CheckResult, settings: Settings,
@@ -123,9 +158,8 @@ def _rewrite_step(llm: LLM, source: str, language: str, before: CheckResult, set
     result.model_calls += 1
     result.prompt_tokens += rewrite.prompt_tokens
     result.completion_tokens += rewrite.completion_tokens
-    accepted = rewrite.source is not None and not edit_too_large(
-        source, rewrite.source, language, max_lines=settings.max_changed_lines,
-        max_tokens=settings.max_changed_tokens, max_deleted=settings.max_deleted_tokens)
+    accepted = rewrite.source is not None and not _guard(source, rewrite.source, language,
+                                                         settings, before)
     if accepted:
         observation = "No problems: the file parses."
     elif rewrite.source is not None:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
+from ..deadline import expired, ensure_time_left
 from ..errors import ModelError
 from .base import Completion, Prompt
 from .prefix_cache import PrefixStates
@@ -84,9 +85,11 @@ class LlamaCppLLM:
                  grammar: str | None = None, temperature: float = 0.0,
                  seed: int | None = 0) -> Completion:
         self._require_open()
+        ensure_time_left("a model call")
         options: dict[str, Any] = dict(stop=list(stop) or None, max_tokens=max_tokens,
                                        temperature=temperature, seed=seed,
-                                       grammar=self._grammar(grammar) if grammar else None)
+                                       grammar=self._grammar(grammar) if grammar else None,
+                                       stopping_criteria=_stop_at_deadline())
         if temperature == 0.0:
             options["top_k"] = 1
         start = time.perf_counter()
@@ -230,6 +233,7 @@ class LlamaCppLLM:
         self._require_open()
         if not continuations:
             return []
+        ensure_time_left("a scoring pass")
         text = prompt if isinstance(prompt, str) else self.apply_chat_template(prompt)
         prompt_tokens = self._tokenize(text)
         sequences = [self._tokenize(text + c) for c in continuations]
@@ -257,6 +261,13 @@ class LlamaCppLLM:
     def __del__(self) -> None:
         with contextlib.suppress(Exception):
             self.close()
+
+
+def _stop_at_deadline() -> Any:
+    """Stops generation once the file's deadline has passed (checked every token)."""
+    from llama_cpp import StoppingCriteriaList
+
+    return StoppingCriteriaList([lambda _ids, _logits: expired()])
 
 
 def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import atexit
 import threading
 
-from ..errors import ModelError
+from ..errors import ModelError, ModelUnavailable
 from .base import LLM
 
 BACKENDS = ("llama_cpp", "openai")
@@ -28,7 +28,7 @@ def load_llm(model: str | None = None, *, backend: str = "llama_cpp", base_url: 
 
         if not base_url:
             raise ModelError("the openai backend needs a base URL (--base-url or TINYCODE_BASE_URL)")
-        return OpenAIHTTPLLM(base_url, model=model)
+        return OpenAIHTTPLLM(base_url, model=model, offline=offline)
     if backend != "llama_cpp":
         raise ModelError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
     if n_ctx < 256:
@@ -75,7 +75,12 @@ class LazyLLM:
         if self._llm is None:
             from . import load_llm as load  # looked up at call time, so tests can substitute it
 
-            self._llm = load(**self._options)
+            try:
+                self._llm = load(**self._options)
+            except ModelUnavailable:
+                raise
+            except ModelError as exc:
+                raise ModelUnavailable(str(exc)) from None
         return self._llm
 
     @property

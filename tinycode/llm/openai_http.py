@@ -3,7 +3,9 @@
 
 Many tinycode clients can share one server this way. Transient failures (429, 5xx,
 dropped connections) are retried with backoff; an unreachable server is a clear
-ModelError.
+ModelError. Redirects are not followed (the answer must come from the server the user
+named), offline mode allows loopback servers only, and the API key never travels over
+plain http off this machine (``tinycode.network``).
 """
 
 from __future__ import annotations
@@ -13,7 +15,9 @@ import os
 import time
 from typing import Any, Sequence
 
+from ..deadline import ensure_time_left, remaining
 from ..errors import ModelError
+from ..network import refusal
 from .base import Completion, Prompt, ScoringUnsupported
 
 RETRY_STATUS = {429, 500, 502, 503, 504}
@@ -27,9 +31,13 @@ class OpenAIHTTPLLM:
 
     def __init__(self, base_url: str, *, model: str | None = None, api_key_env: str = "TINYCODE_API_KEY",
                  connect_timeout: float = 5.0, read_timeout: float = 120.0, retries: int = 3,
-                 backoff: float = 0.5) -> None:
+                 backoff: float = 0.5, offline: bool = False) -> None:
         import requests
 
+        key = os.environ.get(api_key_env)
+        refused = refusal(base_url, offline=offline, sends_secret=bool(key))
+        if refused:
+            raise ModelError(refused)
         root = base_url.rstrip("/")
         if root.endswith("/v1"):
             root = root[: -len("/v1")]
@@ -40,7 +48,6 @@ class OpenAIHTTPLLM:
         self.retries = retries
         self.backoff = backoff
         self._session = requests.Session()
-        key = os.environ.get(api_key_env)
         if key:
             self._session.headers["Authorization"] = f"Bearer {key}"
         self._tokenizer: str | None = None  # which tokenize endpoint answered, "" = none
@@ -73,10 +80,13 @@ class OpenAIHTTPLLM:
         last = ""
         for attempt in range(attempts):
             if attempt:
-                time.sleep(self.backoff * (2 ** (attempt - 1)))
+                time.sleep(min(self.backoff * (2 ** (attempt - 1)), remaining()))
+            ensure_time_left(f"a request to {self.root}")
+            left = remaining()
+            timeout = (min(self.timeout[0], left), min(self.timeout[1], left))
             try:
-                response = self._session.request(method, url, json=payload, timeout=self.timeout,
-                                                 stream=True)
+                response = self._session.request(method, url, json=payload, timeout=timeout,
+                                                 stream=True, allow_redirects=False)
                 body = _read_capped(response, url)
             except requests.ConnectionError:
                 last = (f"cannot reach the model server at {self.root} "
@@ -84,7 +94,7 @@ class OpenAIHTTPLLM:
                 continue
             except requests.Timeout:
                 raise ModelError(f"the model server at {self.root} did not answer within "
-                                 f"{self.timeout[1]:g} s") from None
+                                 f"{timeout[1]:g} s") from None
             except requests.RequestException:  # the connection dropped mid-answer
                 last = f"the model server at {self.root} dropped the connection"
                 continue
@@ -92,8 +102,12 @@ class OpenAIHTTPLLM:
                 last = f"the model server at {self.root} answered HTTP {response.status_code}"
                 wait = _retry_after(response)
                 if wait and attempt + 1 < attempts:
-                    time.sleep(wait)
+                    time.sleep(min(wait, remaining()))
                 continue
+            if 300 <= response.status_code < 400:
+                raise ModelError(f"the model server at {self.root} redirected to "
+                                 f"{response.headers.get('Location', '?')!r}; not followed "
+                                 "(set --base-url to the server itself)")
             if response.status_code != 200:
                 raise ModelError(f"the model server answered HTTP {response.status_code} for {url}: "
                                  f"{body[:200].decode('utf-8', 'replace')}")
@@ -193,6 +207,7 @@ def _read_capped(response: Any, url: str) -> bytes:
     must not fill the memory)."""
     chunks, size = [], 0
     for chunk in response.iter_content(65536):
+        ensure_time_left(f"the answer from {url} arrived")
         size += len(chunk)
         if size > MAX_RESPONSE_BYTES:
             response.close()

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from ..candidates import Candidate, suggest
 from ..check import CheckResult, check, number_lines, render, source_lines
 from ..edits import replace_lines as apply_line_edit
-from ..edits import rewrites_too_much
+from ..edits import changed_lines, rewrites_too_much
+from ..guard import MAX_PROBLEM_DISTANCE, far_from_problems
 from .base import Observation, Tool, ToolError
 
 MAX_VIEW = 30  # lines per view_lines call
@@ -25,10 +26,12 @@ class WorkingCopy:
     result: CheckResult | None = None  # the source's check, when the caller already has it
     edits: int = 0
     suggestions: list[Candidate] = field(default_factory=list)
+    max_distance: int = MAX_PROBLEM_DISTANCE  # the locality guard: how far from a problem an edit may reach
 
     def __post_init__(self) -> None:
         if self.result is None:
             self.result = check(self.source, self.language)
+        self.original, self.original_result = self.source, self.result
 
     def problems_text(self) -> str:
         if self.result.ok:
@@ -48,6 +51,12 @@ class WorkingCopy:
             raise ToolError("invalid_input", "edit_too_large",
                             "the edit rewrites the lines instead of fixing them, so it was undone",
                             "copy the marked line and change only the broken characters")
+        far = far_from_problems(changed_lines(self.original, new_source), self.original_result.problems,
+                                self.max_distance)
+        if far:
+            raise ToolError("invalid_input", "edit_too_far",
+                            f"the edit changes code far from every problem ({far}), so it was undone",
+                            "edit only the lines around the marked problem")
         after = check(new_source, self.language)
         old = {(p.message) for p in self.result.problems}
         added = [p for p in after.problems if p.message not in old]
