@@ -24,6 +24,17 @@ def test_windows_cover_the_same_span_and_share_the_prefix():
         assert len(lines) == last - first + 1 + c.source_after.count("\n") - SOURCE.count("\n")
 
 
+def test_edits_every_candidate_shares_stay_out_of_the_window():
+    # Two errors 300 lines apart: every complete fix closes the far 'def' the same way,
+    # so only the lines where the candidates differ are scored.
+    filler = "".join(f"    step_{i} = compute(values, {i})  # keep the pipeline moving\n" for i in range(300))
+    source = SOURCE.replace("    return total\n", filler + "    return total\n") + "def g(x)\n    return x\n"
+    candidates = [c for c in suggest(source, "python") if c.fixes_all]
+    assert len(candidates) >= 2
+    prefix, windows = scoring_texts(source, "python", candidates)
+    assert all(len(w.splitlines()) <= 2 for w in windows) and len(prefix.splitlines()) <= 5
+
+
 def test_rank_orders_by_score_and_passes_the_windows():
     candidates = suggest(SOURCE, "python")
     wanted = next(c for c in candidates if "sum(values)" in c.source_after)

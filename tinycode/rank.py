@@ -17,7 +17,6 @@ from .languages import comment_prefix
 from .llm.base import LLM
 
 CONTEXT_BEFORE = 4  # lines of shared prefix
-CONTEXT_AFTER = 0  # lines after the last edited one, scored with each candidate (measured: no gain)
 # Summed log-likelihood favours the shorter text, so deleting the separator between two
 # names (``Counter(words`` -> ``Counterwords``)
 # can outscore the real fix. A name the file never had is rarely what a syntax repair
@@ -45,17 +44,19 @@ def rank(llm: LLM, source: str, language: str, candidates: Sequence[Candidate], 
 
 def scoring_texts(source: str, language: str, candidates: Sequence[Candidate]) -> tuple[str, list[str]]:
     """The shared prompt (a language line and the lines before the window) and each
-    candidate's version of the window."""
-    original = source_lines(source)
-    first = min(c.start_line for c in candidates)
-    last = min(len(original), max(c.end_line for c in candidates) + CONTEXT_AFTER)
-    before = original[max(0, first - 1 - CONTEXT_BEFORE):first - 1]
+    candidate's version of the window: the lines where the candidates differ from each
+    other. Edits they all make lie outside it, so a fix that repairs three distant
+    errors is scored where the choice is, not over every line in between."""
+    texts = [source_lines(c.source_after) for c in candidates]
+    shortest = min(len(t) for t in texts)
+    head = 0
+    while head < shortest and all(t[head] == texts[0][head] for t in texts):
+        head += 1
+    tail = 0
+    while tail < shortest - head and all(t[len(t) - 1 - tail] == texts[0][-1 - tail] for t in texts):
+        tail += 1
+    before = texts[0][max(0, head - CONTEXT_BEFORE):head]
     marker = comment_prefix(language)
     header = f"{marker} {language}\n" if marker else ""
     prefix = header + "".join(line + "\n" for line in before)
-    windows = []
-    for c in candidates:
-        lines = source_lines(c.source_after)
-        end = last + len(lines) - len(original)  # every edit lies inside the window
-        windows.append("\n".join(lines[first - 1:max(first - 1, end)]) + "\n")
-    return prefix, windows
+    return prefix, ["\n".join(t[head:len(t) - tail]) + "\n" for t in texts]

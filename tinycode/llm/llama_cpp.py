@@ -89,7 +89,7 @@ class LlamaCppLLM:
         options: dict[str, Any] = dict(stop=list(stop) or None, max_tokens=max_tokens,
                                        temperature=temperature, seed=seed,
                                        grammar=self._grammar(grammar) if grammar else None,
-                                       stopping_criteria=_stop_at_deadline())
+                                       logits_processor=_end_at_deadline(self._llm.token_eos()))
         if temperature == 0.0:
             options["top_k"] = 1
         start = time.perf_counter()
@@ -263,11 +263,20 @@ class LlamaCppLLM:
             self.close()
 
 
-def _stop_at_deadline() -> Any:
-    """Stops generation once the file's deadline has passed (checked every token)."""
-    from llama_cpp import StoppingCriteriaList
+def _end_at_deadline(eos: int) -> Any:
+    """Once the file's deadline has passed, only the end-of-text token can be sampled,
+    so generation ends at the next token (a logits processor, because llama-cpp-python's
+    chat completion takes no stopping criteria)."""
+    from llama_cpp import LogitsProcessorList
 
-    return StoppingCriteriaList([lambda _ids, _logits: expired()])
+    def processor(_ids: Any, logits: Any) -> Any:
+        if expired():
+            eos_logit = logits[eos]
+            logits[:] = -float("inf")
+            logits[eos] = max(eos_logit, 0.0)
+        return logits
+
+    return LogitsProcessorList([processor])
 
 
 def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
