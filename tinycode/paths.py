@@ -7,8 +7,13 @@ import os
 from pathlib import Path
 
 
-def user_cache(name: str) -> Path:
+def home() -> Path:
+    """The tinycode home: ``$TINYCODE_HOME``, else ``<user cache>/tinycode``."""
     if os.environ.get("TINYCODE_HOME"):
-        return Path(os.environ["TINYCODE_HOME"]).expanduser() / name
+        return Path(os.environ["TINYCODE_HOME"]).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "tinycode" / name
+    return Path(base) / "tinycode"
+
+
+def user_cache(name: str) -> Path:
+    return home() / name

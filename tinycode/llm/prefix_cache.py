@@ -5,7 +5,9 @@ its kind, and on a CPU evaluating it is most of a short call's cost. Its KV stat
 saved the first time it is evaluated and put back when a later call, in this process
 or the next one, starts with the same tokens. Files live in ``$TINYCODE_HOME/kv-cache``
 (else the user cache directory), keyed by the model file, the llama.cpp build and the
-tokens; a file that cannot be read or written is skipped, never an error.
+tokens. They go straight into llama.cpp, so each is sealed with this user's key
+(``private.py``): a file that is not private, fails its tag or cannot be read or
+written is a miss, never loaded and never an error.
 """
 
 from __future__ import annotations
@@ -13,20 +15,21 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
-import tempfile
 from collections import OrderedDict
 from pathlib import Path
 from typing import Sequence
 
 from ..paths import user_cache
+from ..private import read_sealed, state_dir, write_sealed
 
 MAX_IN_MEMORY = 4  # states kept in this process (a few MB each)
 MAX_FILES = 16  # states kept on disk; the least recently used go first
-_MAGIC = b"tinycode-kv 1\n"
+FOLDER = "kv-cache"
+PURPOSE = "kv-state"
 
 
 def cache_dir() -> Path:
-    return user_cache("kv-cache")
+    return user_cache(FOLDER)
 
 
 class PrefixStates:
@@ -45,7 +48,7 @@ class PrefixStates:
         key = self.key(tokens)
         data = self._memory.get(key)
         if data is None and self.on_disk:
-            data = _read(cache_dir() / f"{key}.kv")
+            data = _read(key)
             if data is not None:
                 self._remember(key, data)
         elif data is not None:
@@ -56,7 +59,7 @@ class PrefixStates:
         key = self.key(tokens)
         self._remember(key, data)
         if self.on_disk:
-            _write(cache_dir(), f"{key}.kv", data)
+            _write(key, data)
 
     def forget(self, tokens: Sequence[int]) -> None:
         """Drop a state that could not be restored (say, written by another build)."""
@@ -72,42 +75,32 @@ class PrefixStates:
             self._memory.popitem(last=False)
 
 
-def _read(path: Path) -> bytes | None:
-    """The state in ``path``, or None when it is missing, truncated or damaged."""
-    try:
-        blob = path.read_bytes()
-    except OSError:
+def _read(key: str) -> bytes | None:
+    """The state saved for ``key``, or None when it is missing, damaged or not ours."""
+    directory = state_dir(FOLDER)
+    if directory is None:
         return None
-    header = len(_MAGIC) + 32
-    if len(blob) < header or not blob.startswith(_MAGIC):
-        return None
-    digest, data = blob[len(_MAGIC):header], blob[header:]
-    if hashlib.sha256(data).digest() != digest:
-        return None
-    with contextlib.suppress(OSError):
-        os.utime(path)  # recently used: pruned last
+    path = directory / f"{key}.kv"
+    data = read_sealed(path, PURPOSE, key)
+    if data is not None:
+        with contextlib.suppress(OSError):
+            os.utime(path, follow_symlinks=False)  # recently used: pruned last
     return data
 
 
-def _write(directory: Path, name: str, data: bytes) -> None:
+def _write(key: str, data: bytes) -> None:
+    directory = state_dir(FOLDER)
+    if directory is None:
+        return
     try:
-        directory.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=directory, suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(_MAGIC + hashlib.sha256(data).digest() + data)
-            os.replace(tmp, directory / name)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_sealed(directory, f"{key}.kv", PURPOSE, key, data)
         _prune(directory)
     except OSError:
         pass  # a cache that cannot be written is only slower
 
 
 def _prune(directory: Path) -> None:
-    files = sorted(directory.glob("*.kv"), key=lambda p: p.stat().st_mtime, reverse=True)
+    files = sorted(directory.glob("*.kv"), key=lambda p: p.lstat().st_mtime, reverse=True)
     for old in files[MAX_FILES:]:
         with contextlib.suppress(OSError):
             old.unlink()

@@ -1,7 +1,8 @@
 """Online results cached on disk, keyed by backend and normalised query, with an expiry.
 
-Files live in ``$TINYCODE_HOME/search-cache`` (else the user cache directory). A cache
-that cannot be read or written is skipped, never an error.
+Files live in ``$TINYCODE_HOME/search-cache`` (else the user cache directory), sealed
+with this user's key (``private.py``) since their text reaches the model. A file that is
+not private, fails its tag, or cannot be read or written is skipped, never an error.
 """
 
 from __future__ import annotations
@@ -9,27 +10,33 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 import time
 from pathlib import Path
 
 from ..paths import user_cache
+from ..private import read_sealed, state_dir, write_sealed
 from .base import SearchResult
 
 TTL = 7 * 24 * 3600.0  # seconds a cached answer stays good
 ENV_TTL = "TINYCODE_SEARCH_CACHE_TTL"
+FOLDER = "search-cache"
+PURPOSE = "search"
 
 
 def cache_dir() -> Path:
-    return user_cache("search-cache")
+    return user_cache(FOLDER)
 
 
 def normalise(query: str) -> str:
     return " ".join(query.lower().split())
 
 
+def _key(backend: str, query: str) -> str:
+    return f"{backend}\n{normalise(query)}"
+
+
 def path_for(backend: str, query: str) -> Path:
-    digest = hashlib.sha256(f"{backend}\n{normalise(query)}".encode()).hexdigest()
+    digest = hashlib.sha256(_key(backend, query).encode()).hexdigest()
     return cache_dir() / f"{digest[:32]}.json"
 
 
@@ -41,16 +48,21 @@ def ttl() -> float:
 
 
 def load(backend: str, query: str, *, now: float | None = None) -> list[SearchResult] | None:
-    """The cached results, or None if absent, expired, or unreadable."""
+    """The cached results, or None if absent, expired, unreadable or not authentic."""
     path = path_for(backend, query)
+    if state_dir(FOLDER) is None:
+        return None
+    payload = read_sealed(path, PURPOSE, _key(backend, query))
+    if payload is None:
+        return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(payload.decode("utf-8"))
         if data["backend"] != backend or data["query"] != normalise(query):
             return None
         if (time.time() if now is None else now) - float(data["time"]) > ttl():
             return None
         return [SearchResult.from_dict(item) for item in data["results"]]
-    except (OSError, ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError):
         return None
 
 
@@ -59,15 +71,10 @@ def store(backend: str, query: str, results: list[SearchResult], *, now: float |
     record = {"backend": backend, "query": normalise(query),
               "time": time.time() if now is None else now,
               "results": [r.to_dict() for r in results]}
+    if state_dir(FOLDER) is None:
+        return
+    payload = json.dumps(record, ensure_ascii=False).encode("utf-8")
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(record, handle, ensure_ascii=False)
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        write_sealed(path.parent, path.name, PURPOSE, _key(backend, query), payload)
     except OSError:
         pass
