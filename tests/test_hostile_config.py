@@ -156,3 +156,13 @@ def test_server_redirect_is_not_followed(monkeypatch):
             with pytest.raises(ModelError, match="redirected"):
                 OpenAIHTTPLLM(server.url, model="m", backoff=0.01).complete("x")
         assert elsewhere.requests == []
+
+
+def test_cli_says_what_it_ignored_and_trust_project_lifts_it(tmp_path, capsys):
+    root = project(tmp_path / "repo", "max-changed-lines = 50\n")
+    (root / "a.py").write_text("x = 1\n", encoding="utf-8")
+    assert main(["check", str(root / "a.py")]) == 0
+    err = capsys.readouterr().err
+    assert "tinycode: note:" in err and "ignored max-changed-lines = 50" in err
+    assert main(["check", "--trust-project", str(root / "a.py")]) == 0
+    assert "note" not in capsys.readouterr().err

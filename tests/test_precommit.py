@@ -146,8 +146,9 @@ def test_hook_manifest_is_valid_and_covers_the_languages():
     hooks = {hook["id"]: hook for hook in manifest}
     assert set(hooks) == {"tinycode-fix", "tinycode-check"}
     assert hooks["tinycode-fix"]["require_serial"] is True
-    assert hooks["tinycode-fix"]["entry"] == "tinycode fix"
-    assert hooks["tinycode-check"]["entry"] == "tinycode check"
+    # `--` last: a staged file named like an option stays a file name.
+    assert hooks["tinycode-fix"]["entry"] == "tinycode fix --ignore-unknown --"
+    assert hooks["tinycode-check"]["entry"] == "tinycode check --ignore-unknown --"
     for hook in hooks.values():
         assert hook["language"] == "python"
         assert set(hook["types_or"]) <= identify.ALL_TAGS
@@ -238,3 +239,48 @@ def test_example_config_fix_hook_repairs_then_the_retry_passes(project, hook_rep
     assert head(project) != committed_before
     shown = git(project, "show", "HEAD:broken.py", env=dict(os.environ)).stdout
     assert shown == repaired
+
+
+def both_hooks(hook_repo: tuple[str, str]) -> dict:
+    path, sha = hook_repo
+    return {"repos": [{"repo": path, "rev": sha,
+                       "hooks": [{"id": "tinycode-fix"}, {"id": "tinycode-check"}]}]}
+
+
+def test_staged_file_named_like_an_option_is_only_a_file_name(project, hook_repo, tmp_path, monkeypatch):
+    """A committed ``--trace=victim.py`` once reached tinycode as an option and truncated victim.py."""
+    marker = poison_llama_cpp(tmp_path, monkeypatch)
+    use_hooks(project, both_hooks(hook_repo))
+    (project / "victim.py").write_text("SECRET = 1\n", encoding="utf-8")
+    (project / "--trace=victim.py").write_text(CLEAN_PY, encoding="utf-8")
+    git(project, "add", "--", "victim.py", "--trace=victim.py", env=dict(os.environ))
+
+    result = commit(project)
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert (project / "victim.py").read_text(encoding="utf-8") == "SECRET = 1\n"
+    assert (project / "--trace=victim.py").read_text(encoding="utf-8") == CLEAN_PY
+    assert head(project) is not None
+    assert not marker.exists(), output
+
+
+def test_hooks_skip_unknown_types_and_honour_the_project_exclude(project, hook_repo, tmp_path, monkeypatch):
+    """types_or lets Pipfile, .babelrc and *.gyp through; [tool.tinycode] exclude holds for both hooks."""
+    marker = poison_llama_cpp(tmp_path, monkeypatch)
+    use_hooks(project, both_hooks(hook_repo))
+    (project / "pyproject.toml").write_text('[tool.tinycode]\nexclude = ["vendor"]\n', encoding="utf-8")
+    (project / "Pipfile").write_text("[packages]\nrequests = '*'\n", encoding="utf-8")
+    (project / ".babelrc").write_text('{"presets": []}\n', encoding="utf-8")
+    (project / "binding.gyp").write_text("{'targets': []}\n", encoding="utf-8")
+    (project / "vendor").mkdir()
+    broken = (ROOT / "examples" / "python" / "broken.py").read_text(encoding="utf-8")
+    (project / "vendor" / "broken.py").write_text(broken, encoding="utf-8")
+    (project / "app.py").write_text(CLEAN_PY, encoding="utf-8")
+
+    result = commit(project, "pyproject.toml", "Pipfile", ".babelrc", "binding.gyp", "vendor/broken.py",
+                    "app.py")
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output
+    assert head(project) is not None
+    assert (project / "vendor" / "broken.py").read_text(encoding="utf-8") == broken
+    assert not marker.exists(), output

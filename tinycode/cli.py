@@ -10,9 +10,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from typing import Sequence
+from typing import NoReturn, Sequence
 
 from . import __version__
+from .commands.display import printable
 from .errors import TinycodeError
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
@@ -26,8 +27,16 @@ COMMANDS: dict[str, str] = {
 }
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with the arguments it quotes in errors (file names) made safe to print."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(2, printable(f"{self.prog}: error: {message}") + "\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="tinycode",
         description="Repair syntax errors in source files with a small local language model.")
     parser.add_argument("--version", action="version", version=f"tinycode {__version__}")
@@ -51,7 +60,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.run(args))
     except TinycodeError as exc:
-        print(f"tinycode: error: {exc}", file=sys.stderr)
+        print(printable(f"tinycode: error: {exc}"), file=sys.stderr)
         return EXIT_ERROR
     except KeyboardInterrupt:
         print("tinycode: interrupted", file=sys.stderr)
