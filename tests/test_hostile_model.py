@@ -53,6 +53,23 @@ def test_injected_edit_far_from_the_error_is_refused():
                           max_distance=1000) == ""
 
 
+def test_errors_reported_one_at_a_time_each_count_as_they_surface():
+    # CPython reports the first error only; the second surfaces once it is fixed.
+    body = "".join(f"    step({i})\n" for i in range(20))
+    source = "def a(x)\n" + body + "def b(y)\n    return y\n"
+    assert len(check(source, "python").problems) == 1
+    fixed = source.replace("def a(x)\n", "def a(x):\n").replace("def b(y)\n", "def b(y):\n")
+    problems = check(source, "python").problems
+    assert edit_too_large(source, fixed, "python", problems=problems) == ""
+    tampered = fixed.replace("    step(10)\n", "    step(-10)\n")
+    assert "line 12 changed" in edit_too_large(source, tampered, "python", problems=problems)
+    # Far from every problem, a line may gain a closing bracket and nothing else.
+    unclosed = "total = sum([\n" + "".join(f"    {i},\n" for i in range(20)) + "]\n"
+    closed = unclosed.replace("]\n", "])\n")
+    assert check(closed, "python").ok
+    assert edit_too_large(unclosed, closed, "python", problems=check(unclosed, "python").problems) == ""
+
+
 class SmallContextLLM(FakeLLM):
     """Scores like the real backend: a text longer than its context is an error."""
 

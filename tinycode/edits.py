@@ -50,8 +50,9 @@ def unified_diff(before: str, after: str, path: str = "file") -> str:
                                         f"a/{path}", f"b/{path}"))
 
 
-def changed_lines(before: str, after: str) -> list[int]:
-    """1-based numbers of the lines of ``before`` that the edit touched (or inserted at)."""
+def changed_hunks(before: str, after: str) -> list[tuple[int, list[str], list[str]]]:
+    """Each run of changed lines: (its first line in ``before``, 1-based, or the line it
+    is inserted before; the lines it replaces; the lines that replace them)."""
     a, b = source_lines(before), source_lines(after)
     # Only the middle that differs goes to difflib: it is slow on long, repetitive files.
     start = 0
@@ -61,12 +62,15 @@ def changed_lines(before: str, after: str) -> list[int]:
     while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
         end_a -= 1
         end_b -= 1
-    touched: list[int] = []
     matcher = difflib.SequenceMatcher(a=a[start:end_a], b=b[start:end_b], autojunk=False)
-    for tag, i1, i2, _, _ in matcher.get_opcodes():
-        if tag != "equal":
-            touched.extend(range(start + i1 + 1, start + max(i2, i1 + 1) + 1))
-    return touched
+    return [(start + i1 + 1, a[start + i1:start + i2], b[start + j1:start + j2])
+            for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def changed_lines(before: str, after: str) -> list[int]:
+    """1-based numbers of the lines of ``before`` that the edit touched (or inserted at)."""
+    return [line for first, old, _ in changed_hunks(before, after)
+            for line in range(first, first + max(len(old), 1))]
 
 
 def code_tokens(source: str, language: str = "python", *, strings: bool = True) -> list[str]:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ..candidates import Candidate, suggest
 from ..check import CheckResult, check, number_lines, render, source_lines
 from ..edits import replace_lines as apply_line_edit
-from ..edits import changed_lines, rewrites_too_much
+from ..edits import rewrites_too_much
 from ..guard import MAX_PROBLEM_DISTANCE, far_from_problems
 from .base import Observation, Tool, ToolError
 
@@ -51,7 +51,7 @@ class WorkingCopy:
             raise ToolError("invalid_input", "edit_too_large",
                             "the edit rewrites the lines instead of fixing them, so it was undone",
                             "copy the marked line and change only the broken characters")
-        far = far_from_problems(changed_lines(self.original, new_source), self.original_result.problems,
+        far = far_from_problems(self.original, new_source, self.language, self.original_result.problems,
                                 self.max_distance)
         if far:
             raise ToolError("invalid_input", "edit_too_far",
