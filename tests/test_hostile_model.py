@@ -156,3 +156,15 @@ def test_generation_stops_at_the_deadline():
     with until(time.monotonic() - 1):
         with pytest.raises(DeadlineExceeded):
             llm.complete(prompt, max_tokens=5)
+
+
+def test_web_search_requests_respect_the_file_deadline():
+    from tinycode.deadline import until
+    from tinycode.search import SearchError
+    from tinycode.search.http import get
+
+    with Scripted((200, {"results": []}, 8)) as server:
+        started = time.monotonic()
+        with until(time.monotonic() + 1.0), pytest.raises(SearchError):
+            get(server.url + "/search")
+        assert time.monotonic() - started < 4  # the server takes 8 s; the search allows 12

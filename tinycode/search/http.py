@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Mapping
 
 from .. import __version__
+from ..deadline import remaining as time_left
 from .base import TRANSIENT, UNAVAILABLE, SearchError
 
 CONNECT_TIMEOUT = 3.0
@@ -38,6 +39,7 @@ def get(url: str, *, params: Mapping[str, str] | None = None,
     import requests
 
     cap = MAX_BYTES if max_bytes is None else max_bytes
+    budget = min(DEADLINE, time_left())  # the file's deadline, when one is set, is the outer bound
     sent_headers = {"User-Agent": USER_AGENT, "Accept-Language": "en"}
     sent_headers.update(headers or {})
     start = time.monotonic()
@@ -45,10 +47,13 @@ def get(url: str, *, params: Mapping[str, str] | None = None,
     for attempt in range(RETRIES + 1):
         if attempt:
             delay = BACKOFF * 2 ** (attempt - 1)
-            if time.monotonic() - start + delay >= DEADLINE:
+            if time.monotonic() - start + delay >= budget:
                 break
             time.sleep(delay)
-        remaining = DEADLINE - (time.monotonic() - start)
+        remaining = budget - (time.monotonic() - start)
+        if remaining <= 0:
+            problem = "the file's time budget is spent"
+            break
         timeout = (min(CONNECT_TIMEOUT, remaining), min(READ_TIMEOUT, remaining))
         try:
             with requests.get(url, params=params, headers=sent_headers, timeout=timeout,
@@ -58,7 +63,7 @@ def get(url: str, *, params: Mapping[str, str] | None = None,
                     continue
                 if reply.status_code >= 400:
                     raise SearchError(UNAVAILABLE, f"{_host(url)} answered HTTP {reply.status_code}")
-                body, truncated = _read(reply, cap, start)
+                body, truncated = _read(reply, cap, start, budget)
                 return Response(reply.status_code, _decode(body, reply.headers.get("Content-Type", "")),
                                 reply.url, reply.headers.get("Content-Type", ""), truncated)
         except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
@@ -79,7 +84,7 @@ class _Overtime(Exception):
     """The server kept the body trickling past the deadline."""
 
 
-def _read(reply, cap: int, start: float) -> tuple[bytes, bool]:
+def _read(reply, cap: int, start: float, budget: float = DEADLINE) -> tuple[bytes, bool]:
     chunks: list[bytes] = []
     size = 0
     for chunk in reply.iter_content(chunk_size=65536):
@@ -87,7 +92,7 @@ def _read(reply, cap: int, start: float) -> tuple[bytes, bool]:
         size += len(chunk)
         if size > cap:
             return b"".join(chunks)[:cap], True
-        if time.monotonic() - start > DEADLINE:
+        if time.monotonic() - start > budget:
             raise _Overtime()
     return b"".join(chunks), False
 
