@@ -35,11 +35,11 @@ def test_clean_file_exits_zero(capsys, files):
 
 
 def test_problem_file_exits_one_and_shows_context(capsys, files):
-    code, out, _ = run(capsys, "check", str(files[0]), str(files[1]))
+    code, out, err = run(capsys, "check", str(files[0]), str(files[1]))
     assert code == 1
     assert f"{files[1]}:1:7: SyntaxError: invalid syntax" in out
     assert "█1| def f(:" in out
-    assert "Found 1 problem in 1 of 2 files." in out
+    assert "Found 1 problem in 1 of 2 files." in err and "Found" not in out  # summaries: stderr
 
 
 def test_json_output(capsys, files):
@@ -81,9 +81,15 @@ def test_bad_input_is_one_clear_line(capsys, tmp_path, name, content, message):
     assert "Traceback" not in err + out
 
 
-def test_directory_is_refused(capsys, tmp_path):
-    code, _, err = run(capsys, "check", str(tmp_path))
-    assert code == 2 and "is a directory" in err
+def test_directory_is_walked(capsys, tmp_path, files):
+    code, out, err = run(capsys, "check", str(tmp_path))
+    assert code == 1 and f"{files[1]}:1:7" in out and "1 of 2 files" in err
+
+
+def test_empty_directory_is_clean_with_a_warning(capsys, tmp_path):
+    (tmp_path / "notes.txt").write_text("hello")  # unknown type found by a walk: skipped
+    code, out, err = run(capsys, "check", str(tmp_path))
+    assert code == 0 and out == "" and "no files to check" in err
 
 
 def test_unknown_lang_is_a_usage_error(capsys, files):
@@ -91,9 +97,23 @@ def test_unknown_lang_is_a_usage_error(capsys, files):
     assert code == 2 and "unknown --lang 'cobol'" in err
 
 
-def test_no_files_is_a_usage_error(capsys):
-    code, _, err = run(capsys, "check")
-    assert code == 2 and "usage:" in err
+def test_no_paths_means_the_current_folder(capsys, tmp_path, monkeypatch, files):
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = run(capsys, "check")
+    assert code == 1 and out.startswith("bad.py:1:7: SyntaxError")
+
+
+def test_stdin_filename_gives_language_and_config(capsys, tmp_path, monkeypatch):
+    import io
+
+    (tmp_path / "pyproject.toml").write_text('[tool.tinycode]\nexclude = ["generated"]\n')
+    (tmp_path / "generated").mkdir()
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x = (\n")))
+    code, out, _ = run(capsys, "check", "--stdin-filename", str(tmp_path / "src" / "a.py"))
+    assert code == 1 and out.startswith(f"{tmp_path / 'src' / 'a.py'}:1:5: SyntaxError")
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"x = (\n")))
+    code, out, _ = run(capsys, "check", "--stdin-filename", str(tmp_path / "generated" / "a.py"), "-")
+    assert code == 0 and out == ""  # excluded by that project's config
 
 
 def test_empty_file_is_clean(capsys, tmp_path):

@@ -271,10 +271,11 @@ def test_empty_file_is_clean(capsys, tmp_path, model):
 def test_unknown_language_and_missing_file_and_directory(capsys, tmp_path, model):
     (tmp_path / "notes.xyz").write_text("hello")
     for arg, text in [(str(tmp_path / "notes.xyz"), "cannot tell the language"),
-                      (str(tmp_path / "missing.py"), "no such file"),
-                      (str(tmp_path), "is a directory")]:
+                      (str(tmp_path / "missing.py"), "no such file")]:
         code, _, err = run(capsys, "fix", arg)
         assert code == 2 and text in one_error_line(err)
+    code, _, err = run(capsys, "fix", str(tmp_path))  # a folder is walked; notes.xyz is skipped
+    assert code == 0 and "no files to repair" in err and model["loads"] == 0
 
 
 def test_unreadable_file(capsys, tmp_path, model):

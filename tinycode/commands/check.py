@@ -1,7 +1,8 @@
-"""``tinycode check FILE... | -``: report syntax problems; exit 0 clean, 1 problems, 2 errors.
+"""``tinycode check [PATH...] | -``: report syntax problems; exit 0 clean, 1 problems, 2 errors.
 
-Reads the same configuration as ``fix`` (``exclude``, language lists, the size cap
-``max-check-size``), and never loads model code."""
+Folders are walked as ruff does (``.gitignore``, ``exclude``; see ``tinycode/walk.py``);
+the default path is ``.``. Each file gets the configuration nearest to it (``exclude``,
+language lists, the size cap ``max-check-size``), and model code is never loaded."""
 
 from __future__ import annotations
 
@@ -9,26 +10,33 @@ import argparse
 import sys
 
 from ..check import check, render
-from .display import json_text, printable
-from .inputs import add_input_arguments, iter_inputs, resolve_language, settings_for
+from ..errors import UsageError
+from .display import printable
+from .inputs import RunSettings, add_input_arguments, default_paths, iter_inputs, resolve_language
+from .output import add_output_arguments, render_report
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="files to check; - reads stdin")
+    parser.add_argument("files", nargs="*", metavar="PATH",
+                        help="files and folders to check (default: .); - reads stdin")
     add_input_arguments(parser, size_default="8M, or max-check-size in the config")
-    parser.add_argument("--json", action="store_true", help="print a JSON report on stdout")
+    add_output_arguments(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing; use the exit code")
     parser.add_argument("-v", "--verbose", action="store_true", help="say which files were skipped and why")
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.statistics and args.output_format not in ("text", "json"):
+        raise UsageError("--statistics goes with --output-format text or json")
     lang = resolve_language(args.lang)
-    settings = settings_for(args.files, {"max_check_size": args.max_file_size,
-                                         "trust_project": args.trust_project})
+    paths = default_paths(args.files, args.stdin_filename)
+    settings = RunSettings({"max_check_size": args.max_file_size, "trust_project": args.trust_project})
+    settings.first(paths, args.stdin_filename)  # a bad config stops the run before any output
+    streaming = args.output_format == "text" and not args.statistics
     reports: list[dict[str, object]] = []
     files_with_problems = problems = errors = 0
-    for item in iter_inputs(args.files, lang, settings=settings, max_size=settings.max_check_size,
-                            ignore_unknown=args.ignore_unknown):
+    for item in iter_inputs(paths, lang, settings=settings, max_size="max_check_size",
+                            ignore_unknown=args.ignore_unknown, stdin_filename=args.stdin_filename):
         if item.skipped is not None:
             if args.verbose:
                 print(printable(f"tinycode: note: {item.path}: skipped ({item.skipped})"), file=sys.stderr)
@@ -44,14 +52,17 @@ def run(args: argparse.Namespace) -> int:
         if not result.ok:
             files_with_problems += 1
             problems += len(result)
-            if not args.json and not args.quiet:
+            if streaming and not args.quiet:
                 print(printable(render(result, item.source.text, path=item.path)))
                 print()
-    if args.json:
-        sys.stdout.write(json_text(reports) + "\n")
-    elif not args.quiet and problems:
-        noun = "problem" if problems == 1 else "problems"
-        print(f"Found {problems} {noun} in {files_with_problems} of {len(reports)} files.")
+    if not streaming:
+        sys.stdout.write(render_report(reports, args.output_format, with_statistics=args.statistics))
+    if not args.quiet:
+        if problems:
+            noun = "problem" if problems == 1 else "problems"
+            print(f"Found {problems} {noun} in {files_with_problems} of {len(reports)} files.", file=sys.stderr)
+        elif not reports and not errors:
+            print("tinycode: warning: no files to check under the given paths", file=sys.stderr)
     if errors:
         return 2
     return 1 if problems else 0

@@ -1,4 +1,9 @@
-"""``tinycode fix FILE... | -``: repair files in place, or show a diff, or filter stdin.
+"""``tinycode fix [PATH...] | -``: repair files in place, or show a diff, or filter stdin.
+
+Folders are walked as by ``check`` (``.gitignore``, ``exclude``; default ``.``). Each
+file is repaired with the configuration nearest to it (steps, timeout, guard limits);
+the model and its backend are chosen once per run, from the configuration nearest the
+first path.
 
 Exit codes as ruff: 0 every file is clean at the end, 1 some file still has problems
 (or, with ``--exit-non-zero-on-fix``, was changed), 2 usage, model or I/O errors.
@@ -14,8 +19,9 @@ import stat
 import sys
 from typing import TYPE_CHECKING, Any, Callable, TextIO
 
-from .display import json_text, printable
+from .display import printable
 from .inputs import add_input_arguments
+from .output import add_output_arguments, render_report
 
 if TYPE_CHECKING:
     from ..llm.base import LLM
@@ -23,9 +29,10 @@ if TYPE_CHECKING:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("files", nargs="+", metavar="FILE", help="files to repair; - reads stdin")
+    parser.add_argument("files", nargs="*", metavar="PATH",
+                        help="files and folders to repair (default: .); - reads stdin")
     parser.add_argument("--diff", action="store_true", help="print a unified diff; write nothing")
-    parser.add_argument("--json", action="store_true", help="print one JSON report per file")
+    add_output_arguments(parser, statistics=False)
     add_input_arguments(parser, size_default="2M, or max-file-size in the config")
     parser.add_argument("--model", help="registry name or alias, or a path to a .gguf file")
     parser.add_argument("--backend", choices=("llama_cpp", "openai"), help="model backend")
@@ -53,17 +60,22 @@ def run(args: argparse.Namespace) -> int:
     from ..edits import unified_diff
     from ..errors import ModelUnavailable, TinycodeError, UsageError
     from ..pipeline import repair
-    from .inputs import iter_inputs, resolve_language, settings_for
+    from .inputs import RunSettings, default_paths, iter_inputs, resolve_language
 
     lang = resolve_language(args.lang)
+    paths = default_paths(args.files, args.stdin_filename)
+    args.json = args.output_format != "text"  # stdout holds the report, not diffs or sources
+    if args.json and args.diff and args.output_format != "json":
+        raise UsageError(f"--diff goes with --output-format text or json, not {args.output_format}")
     overrides = {"model": args.model, "backend": args.backend, "base_url": args.base_url,
                  "max_steps": args.max_steps, "timeout": args.timeout, "gpu_layers": args.gpu_layers,
                  "web": args.web, "offline": args.offline, "agent_only": args.agent_only,
                  "lookup": args.lookup, "max_file_size": args.max_file_size,
                  "trust_project": args.trust_project}
-    settings = settings_for(args.files, overrides)
+    run_settings = RunSettings(overrides)
+    settings = run_settings.first(paths, args.stdin_filename)
     if args.trace:  # checked before anything is opened or repaired
-        refused = unsafe_output(args.trace, args.files)
+        refused = unsafe_output(args.trace, paths)
         if refused:
             raise UsageError(f"--trace {args.trace}: {refused}")
     progress = sys.stderr.isatty() and not args.quiet
@@ -76,11 +88,13 @@ def run(args: argparse.Namespace) -> int:
     remaining = changed = errors = model_errors = 0
     said_unavailable = False
     try:
-        for item in iter_inputs(args.files, lang, settings=settings, max_size=settings.max_file_size,
-                                ignore_unknown=args.ignore_unknown):
+        for item in iter_inputs(paths, lang, settings=run_settings, max_size="max_file_size",
+                                ignore_unknown=args.ignore_unknown, stdin_filename=args.stdin_filename):
             if item.skipped is not None:
                 if args.verbose:
                     _say(f"tinycode: note: {item.path}: skipped ({item.skipped})")
+                if item.stdin and item.source is not None and not args.diff and not args.json:
+                    sys.stdout.write(item.source.text)  # a filter never loses its input
                 continue
             if item.error is not None:
                 errors += 1
@@ -95,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
                     _say(f"--- {path}\n{step.describe()}")
             model.failure = None
             try:
-                result = repair(text, item.language, llm=model, settings=settings, on_step=on_step)
+                result = repair(text, item.language, llm=model, settings=item.settings or settings,
+                                on_step=on_step)
             except TinycodeError as exc:  # the model could not be loaded or reached: this file only
                 errors, model_errors = errors + 1, model_errors + 1
                 repeated = isinstance(exc, ModelUnavailable) and said_unavailable
@@ -104,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
                      + ("not repaired (the model is unavailable, see above)" if repeated else str(exc)))
                 reports.append({"path": item.path, "language": item.language, "status": "error",
                                 "reason": str(exc), "error": str(exc)})
-                if item.path == "-" and not args.diff:
+                if item.stdin and not args.diff and not args.json:
                     sys.stdout.write(text)  # a filter never loses its input
                 continue
             if result.status == "failed" and model.failure is not None:
@@ -120,8 +135,9 @@ def run(args: argparse.Namespace) -> int:
                 if args.diff:
                     if not args.json:
                         _print_diff(diff)
-                elif item.path == "-":
-                    sys.stdout.write(result.source)
+                elif item.stdin:
+                    if not args.json:
+                        sys.stdout.write(result.source)
                 else:
                     refused, note = _write_back(item.source, result.source, backup=args.backup)
                     if refused:
@@ -135,7 +151,7 @@ def run(args: argparse.Namespace) -> int:
                 if not args.quiet and not args.json:
                     _say(f"{item.path}: not fixed ({result.reason})")
                     _say(render(_still(result), text, path=item.path))
-            if result.status != "fixed" and item.path == "-" and not args.diff:
+            if result.status != "fixed" and item.stdin and not args.diff and not args.json:
                 sys.stdout.write(text)  # a filter never loses its input
             if progress:
                 _say(f"{item.path}: {result.status} ({len(result.steps)} steps, {result.seconds:.1f} s)")
@@ -154,9 +170,11 @@ def run(args: argparse.Namespace) -> int:
         if trace is not None:
             trace.close()
     if args.json:
-        sys.stdout.write(json_text(reports) + "\n")
+        sys.stdout.write(render_report(reports, args.output_format))
+    if not reports and not errors and not args.quiet:
+        _say("tinycode: warning: no files to repair under the given paths")
     elif (not args.quiet and not progress and (changed or remaining or model_errors)
-          and not (args.files == ["-"])):
+            and not (paths == ["-"])):
         stopped = f"; {model_errors} stopped by a model error" if model_errors else ""
         _say(f"Fixed {changed} of {changed + remaining + model_errors} files with problems{stopped}.")
     if errors:

@@ -20,15 +20,19 @@ if TYPE_CHECKING:
 
 @dataclass
 class Input:
-    """One FILE argument: its source and language, the error that stopped it, or
-    why it was left alone (``skipped``: excluded by config, or of an unknown type
-    with ``--ignore-unknown``)."""
+    """One file: its source and language, the error that stopped it, or why it was
+    left alone (``skipped``: excluded by config or ignore rules, or of an unknown type
+    found by a walk or with ``--ignore-unknown``). ``stdin``: read from stdin (``path``
+    is then ``-`` or the ``--stdin-filename``); ``settings``: the configuration
+    nearest the file."""
 
     path: str
     source: SourceFile | None = None
     language: str | None = None
     error: str | None = None
     skipped: str | None = None
+    stdin: bool = False
+    settings: Settings | None = None
 
 
 def add_input_arguments(parser: argparse.ArgumentParser, *, size_default: str) -> None:
@@ -39,6 +43,9 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, size_default: str) -
                              "suffixes K, M, G)")
     parser.add_argument("--ignore-unknown", action="store_true",
                         help="skip files of an unknown language quietly (for hooks)")
+    parser.add_argument("--stdin-filename", metavar="NAME",
+                        help="read stdin as if it were the file NAME: its language, config "
+                             "and exclude rules (for editors)")
     parser.add_argument("--trust-project", action="store_true", default=None,
                         help="let this project's [tool.tinycode] choose servers, weights and "
                              "wider guard limits too (see 'Whose settings count' in the README)")
@@ -58,17 +65,57 @@ def byte_size(text: str) -> int:
     return size
 
 
-def settings_for(files: list[str], overrides: Mapping[str, object]) -> Settings:
-    """The settings for a run over ``files``: the config found from the first file's
-    folder. Project keys ignored for want of trust are said once on stderr."""
-    from ..config import load_settings
-    from .display import printable
+class RunSettings:
+    """The settings of one run, per project: each file gets the configuration nearest
+    to it (as ruff does), loaded once per folder. Project keys ignored for want of
+    trust are said once each on stderr."""
 
-    first = next((f for f in files if f != "-"), ".")
-    settings = load_settings(overrides, start=os.path.dirname(os.path.abspath(first)))
-    for note in settings.notes:
-        print(f"tinycode: note: {printable(note)}", file=sys.stderr)
-    return settings
+    def __init__(self, overrides: Mapping[str, object]) -> None:
+        self._overrides = dict(overrides)
+        self._by_folder: dict[str, Settings] = {}
+        self._said: set[str] = set()
+
+    def at(self, path: str) -> Settings:
+        """The settings for the file (or, for an existing folder, the files in) ``path``."""
+        absolute = os.path.abspath(path)
+        folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        settings = self._by_folder.get(folder)
+        if settings is None:
+            from ..config import load_settings
+            from .display import printable
+
+            settings = load_settings(self._overrides, start=folder)
+            self._by_folder[folder] = settings
+            for note in settings.notes:
+                if note not in self._said:
+                    self._said.add(note)
+                    print(f"tinycode: note: {printable(note)}", file=sys.stderr)
+        return settings
+
+    def first(self, paths: list[str], stdin_filename: str | None = None) -> Settings:
+        """The run's settings for what is chosen once (the model, the server): those of
+        the first path, or of ``--stdin-filename``, else of the current folder."""
+        named = [p for p in paths if p != "-"]
+        if stdin_filename and (not named or paths[0] == "-"):
+            return self.at(stdin_filename)
+        return self.at(named[0] if named else ".")
+
+    def skips_folder(self, path: str) -> bool:
+        """True if the configuration nearest ``path`` (a folder) excludes it."""
+        return self.at(os.path.dirname(os.path.abspath(path))).skips(path)
+
+
+def settings_for(files: list[str], overrides: Mapping[str, object]) -> Settings:
+    """The settings for a run over ``files``: the config nearest the first one."""
+    return RunSettings(overrides).first(files)
+
+
+def default_paths(paths: list[str], stdin_filename: str | None) -> list[str]:
+    """The paths to work on: those given, else stdin with ``--stdin-filename``, else
+    ``.`` (as ruff)."""
+    if paths:
+        return list(paths)
+    return ["-"] if stdin_filename else ["."]
 
 
 def resolve_language(lang: str | None) -> str | None:
@@ -82,36 +129,67 @@ def resolve_language(lang: str | None) -> str | None:
     return name
 
 
-def iter_inputs(paths: list[str], lang: str | None, *, settings: Settings | None = None,
-                max_size: int | None = None, ignore_unknown: bool = False) -> Iterator[Input]:
-    """Read each path (``-`` is stdin) and find its language; errors are carried, not raised.
+def iter_inputs(paths: list[str], lang: str | None, *, settings: RunSettings | Settings | None = None,
+                max_size: int | str | None = None, ignore_unknown: bool = False,
+                stdin_filename: str | None = None) -> Iterator[Input]:
+    """Read each file under ``paths`` (``-`` is stdin; folders are walked, see
+    :mod:`tinycode.walk`) and find its language; errors are carried, not raised.
 
     A file the settings exclude is skipped before it is read; a file over ``max_size``
-    bytes is an error, found before it is read."""
-    for path in paths:
+    bytes (a number, or the name of the Settings field holding it) is an error, found
+    before it is read. A file of unknown type found by a walk is skipped quietly."""
+    from ..walk import walk
+
+    run = settings if isinstance(settings, RunSettings) else None
+    skip_folder = run.skips_folder if run is not None else (
+        settings.skips if settings is not None else None)
+    for entry in walk(paths, skip_folder=skip_folder):
+        if entry.skipped is not None:
+            yield Input(entry.path, skipped=entry.skipped)
+            continue
+        if entry.error is not None:
+            yield Input(entry.path, error=entry.error)
+            continue
+        path = entry.path
         try:
-            if path == "-":
-                yield _stdin(lang, max_size)
+            if path == "-" and stdin_filename:
+                own = run.at(stdin_filename) if run is not None else settings
             else:
-                yield _file(path, lang, settings, max_size, ignore_unknown)
+                own = run.at(path) if run is not None else settings
+            limit = getattr(own, max_size) if isinstance(max_size, str) and own is not None else max_size
+            if path == "-":
+                item = _stdin(lang, limit, own, stdin_filename)
+            else:
+                item = _file(path, lang, own, limit, ignore_unknown or not entry.explicit,
+                             walked=not entry.explicit)
         except (InputError, TinycodeError) as exc:
-            yield Input(path, error=str(exc))
+            item = Input(stdin_filename or path if path == "-" else path, error=str(exc), stdin=path == "-")
+        item.settings = own
+        yield item
 
 
-def _stdin(lang: str | None, max_size: int | None) -> Input:
+def _stdin(lang: str | None, max_size: int | None, settings: Settings | None,
+           filename: str | None) -> Input:
     source = read_stdin(max_size=max_size)
-    language = lang or languages.detect("-", source.text[:200].encode("utf-8", "replace"))
+    name = filename or "-"
+    language = lang or languages.detect(name, source.text[:200].encode("utf-8", "replace"))
     if language is None:
-        raise UnknownLanguageError("-: cannot tell the language (pass --lang)")
-    return Input("-", source, language)
+        raise UnknownLanguageError(f"{name}: cannot tell the language (pass --lang)")
+    if filename and settings is not None and settings.skips(filename, language):
+        return Input(name, source, language, skipped="excluded by the configuration", stdin=True)
+    return Input(name, source, language, stdin=True)
 
 
 def _file(path: str, lang: str | None, settings: Settings | None, max_size: int | None,
-          ignore_unknown: bool) -> Input:
+          ignore_unknown: bool, walked: bool = False) -> Input:
     language = lang or languages.detect(path)
     if settings is not None and settings.skips(path, language):
         return Input(path, skipped="excluded by the configuration")
     if language is None and ignore_unknown:
+        # A walk reads the first line only of files without an extension (scripts);
+        # a named file is always worth a look.
+        if walked and os.path.splitext(os.path.basename(path))[1]:
+            return Input(path, skipped="unknown file type")
         language = languages.detect_shebang(read_head(path))
         if language is None:
             return Input(path, skipped="unknown file type")
