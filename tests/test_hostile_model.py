@@ -168,3 +168,11 @@ def test_web_search_requests_respect_the_file_deadline():
         with until(time.monotonic() + 1.0), pytest.raises(SearchError):
             get(server.url + "/search")
         assert time.monotonic() - started < 4  # the server takes 8 s; the search allows 12
+
+
+def test_stray_characters_deleted_one_by_one_are_not_a_repair():
+    # Each deletion is verified progress, but six of them in one place are garbage
+    # removal, not a repair: the loop stops at four edits a place.
+    result = repair("this is $$$ not ??? python\n", "python", llm=FakeLLM(default="no"),
+                    settings=Settings(max_steps=1))
+    assert result.status == "failed" and result.source == "this is $$$ not ??? python\n"

@@ -29,7 +29,7 @@ def test_edits_every_candidate_shares_stay_out_of_the_window():
     # so only the lines where the candidates differ are scored.
     filler = "".join(f"    step_{i} = compute(values, {i})  # keep the pipeline moving\n" for i in range(300))
     source = SOURCE.replace("    return total\n", filler + "    return total\n") + "def g(x)\n    return x\n"
-    candidates = [c for c in suggest(source, "python") if c.fixes_all]
+    candidates = [c for c in suggest(source, "python", time_budget=30) if c.fixes_all]
     assert len(candidates) >= 2
     prefix, windows = scoring_texts(source, "python", candidates)
     assert all(len(w.splitlines()) <= 2 for w in windows) and len(prefix.splitlines()) <= 5

@@ -47,13 +47,18 @@ class FastRepair:
 
 def try_fast_repair(source: str, language: str, result: CheckResult | None,
                     get_llm: Callable[[], LLM], *, time_budget: float = 0.5,
-                    min_margin: float = MIN_MARGIN) -> FastRepair | None:
-    """A complete, verified fix chosen without generation, or None. ``get_llm`` is
-    called only when there are several complete fixes to choose from."""
+                    min_margin: float = MIN_MARGIN, partial: bool = False) -> FastRepair | None:
+    """A complete, verified fix chosen without generation, or None. With ``partial``,
+    failing that, a verified edit that makes progress (fewer problems and none new,
+    or CPython's first error moved past it). ``get_llm`` is called only when there are
+    several to choose from."""
     start = time.perf_counter()
     result = result or check(source, language)
-    complete = [c for c in suggest(source, language, limit=MAX_RANKED, time_budget=time_budget,
-                                   result=result) if c.fixes_all]
+    found = suggest(source, language, limit=MAX_RANKED, time_budget=time_budget, result=result)
+    complete = [c for c in found if c.fixes_all]
+    if not complete and partial and found:
+        fewest = min(c.problems_after for c in found)
+        complete = [c for c in found if c.problems_after == fewest]
     if not complete:
         return None
     if len(complete) == 1:

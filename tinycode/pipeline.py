@@ -14,7 +14,9 @@ ends this file as failed with the reason; only a model that cannot be loaded at 
 
 from __future__ import annotations
 
+import re
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -30,8 +32,13 @@ from .llm.base import LLM
 from .rewrite import rewrite_window
 from .tools.workspace import WorkingCopy
 
-# Wall-time cap of the candidate search; the file's deadline can make it shorter.
+# Wall-time cap of one candidate search; the file's deadline can make it shorter.
 FAST_PATH_SECONDS = 0.5
+# Kept steps of the repair loop before what remains goes to the agent.
+MAX_LOOP_STEPS = 12
+# Candidate edits one place may take in all (the candidate search's own depth).
+MAX_EDITS_PER_REGION = 4
+_EDIT_LINE = re.compile(r"(?:^|; )line (\d+):")
 
 
 @dataclass
@@ -107,26 +114,25 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
 def _stages(source: str, language: str, before: CheckResult, get_llm: Callable[[], LLM],
             settings: Settings, result: RepairResult, deadline: float, max_steps: int | None,
             on_step: Callable[[Step], None] | None) -> str:
-    """The fast path, then the rewrite, then the agent; the working copy they end with."""
-    fast = None if settings.agent_only else try_fast_repair(
-        source, language, before, get_llm, time_budget=min(FAST_PATH_SECONDS, remaining()))
-    if fast is not None:
-        step = Step(1, kind="fast_path", thought="a verified small edit fixes every problem",
-                    action="apply_fix", input={"description": fast.candidate.description},
-                    observation="No problems: the file parses.", ms=fast.seconds * 1000,
-                    prompt_tokens=fast.prompt_tokens)
-        if on_step:
-            on_step(step)
-        result.steps.append(step)
-        result.fast_path = True
-        if fast.scored:  # one scoring pass, no generation
-            result.model_calls, result.prompt_tokens = 1, fast.prompt_tokens
-        return fast.candidate.source_after
-    final_source = (None if settings.agent_only else
-                    _rewrite_step(get_llm(), source, language, before, settings, result, on_step))
-    if final_source is not None:
-        return final_source
-    copy = WorkingCopy(source, language, before, max_distance=settings.max_problem_distance)
+    """The repair loop: observe, act on the next problem with a verified candidate edit
+    or else a rewrite of its window, keep the step when it removes that problem and
+    adds none, repeat; what no step can repair goes to the agent. The working copy
+    the loop ends with is returned."""
+    working, current = source, before
+    edited_lines: list[int] = []  # one entry per candidate edit kept, at its line
+    if not settings.agent_only:
+        for _ in range(MAX_LOOP_STEPS):
+            kept = (_candidate_step(source, working, current, language, get_llm, settings, before,
+                                    result, on_step, edited_lines)
+                    or _rewrite_step(source, working, current, language, get_llm, settings, before,
+                                     result, on_step))
+            if kept is None:
+                break
+            working, current = kept
+            if current.ok:
+                return working
+    copy = WorkingCopy(working, language, current, max_distance=settings.max_problem_distance,
+                       original=source, original_result=before)
     outcome = run_agent(get_llm(), copy, max_steps=max_steps or settings.max_steps,
                         deadline=deadline, on_step=on_step, web_backend=settings.web,
                         offline=settings.offline, first_step=len(result.steps) + 1,
@@ -140,6 +146,100 @@ def _stages(source: str, language: str, before: CheckResult, get_llm: Callable[[
     return outcome.source
 
 
+def _candidate_step(source: str, working: str, current: CheckResult, language: str,
+                    get_llm: Callable[[], LLM], settings: Settings, before: CheckResult,
+                    result: RepairResult, on_step: Callable[[Step], None] | None,
+                    edited_lines: list[int]) -> tuple[str, CheckResult] | None:
+    """One verified candidate edit (ranked by the model when there are several) that
+    repairs every problem or makes progress; recorded as a step. One place in the file
+    takes at most MAX_EDITS_PER_REGION such edits, however many steps they come in:
+    six stray characters deleted one by one are not a repair."""
+    fast = try_fast_repair(working, language, current, get_llm,
+                           time_budget=min(FAST_PATH_SECONDS, remaining()), partial=True)
+    if fast is None:
+        return None
+    lines = [int(n) for n in _EDIT_LINE.findall(fast.candidate.description)] or [fast.candidate.start_line]
+    for line in lines:
+        near = [n for n in edited_lines + lines if abs(n - line) <= settings.max_problem_distance]
+        if len(near) > MAX_EDITS_PER_REGION:
+            return None
+    after = check(fast.source_after, language)
+    if _guard(source, fast.source_after, language, settings, before):
+        return None
+    edited_lines.extend(lines)
+    where = current.problems[0]
+    thought = ("a verified small edit fixes every problem" if after.ok else
+               f"a verified small edit removes the problem at line {where.line}")
+    _record(result, on_step, Step(len(result.steps) + 1, kind="fast_path", thought=thought,
+                                  action="apply_fix", input={"description": fast.candidate.description},
+                                  observation=_observed(after), ms=fast.seconds * 1000,
+                                  prompt_tokens=fast.prompt_tokens))
+    if fast.scored:  # one scoring pass, no generation
+        result.model_calls += 1
+        result.prompt_tokens += fast.prompt_tokens
+    result.fast_path = after.ok and len(result.steps) == 1
+    return fast.source_after, after
+
+
+def _rewrite_step(source: str, working: str, current: CheckResult, language: str,
+                  get_llm: Callable[[], LLM], settings: Settings, before: CheckResult,
+                  result: RepairResult, on_step: Callable[[Step], None] | None
+                  ) -> tuple[str, CheckResult] | None:
+    """One generated rewrite of the lines around the next problem, recorded as a step;
+    kept when the file then parses, or when the problem went and none came, within the
+    guard."""
+    rewrite = rewrite_window(get_llm(), working, language, current)
+    result.model_calls += 1
+    result.prompt_tokens += rewrite.prompt_tokens
+    result.completion_tokens += rewrite.completion_tokens
+    kept: tuple[str, CheckResult] | None = None
+    if rewrite.edited is None or rewrite.edited_result is None:
+        observation = "The rewrite changes nothing usable; the agent takes over."
+    else:
+        new_lines = rewrite.new_text.count("\n") + 1
+        delta = new_lines - (rewrite.end - rewrite.start + 1)
+        if not _progress(current, rewrite.edited_result, rewrite.start + new_lines - 1, delta):
+            observation = "The rewrite does not remove the problem; the agent takes over."
+        elif _guard(source, rewrite.edited, language, settings, before):
+            observation = "The rewrite changes too much; the agent takes over."
+        else:
+            kept = rewrite.edited, rewrite.edited_result
+            observation = _observed(rewrite.edited_result)
+    _record(result, on_step, Step(len(result.steps) + 1, kind="rewrite",
+                                  thought=f"no small edit repairs line {current.problems[0].line}: "
+                                  "rewrite the lines around it", action="rewrite_lines",
+                                  input={"start": rewrite.start, "end": rewrite.end, "text": rewrite.new_text},
+                                  observation=observation, prompt_tokens=rewrite.prompt_tokens,
+                                  completion_tokens=rewrite.completion_tokens, ms=rewrite.seconds * 1000))
+    return kept
+
+
+def _progress(before: CheckResult, after: CheckResult, edit_end: int, delta: int) -> bool:
+    """The step removed a problem and added none. CPython reports one error at a time:
+    there, progress is the first error moving past both the edit and where it was."""
+    if after.ok:
+        return True
+    if before.problems[0].source == "python":
+        first = after.problems[0]
+        return first.line > edit_end and first.line > before.problems[0].line + delta
+    old = Counter(p.message for p in before.problems)
+    new = Counter(p.message for p in after.problems)
+    return len(after.problems) < len(before.problems) and not new - old
+
+
+def _observed(after: CheckResult) -> str:
+    if after.ok:
+        return "No problems: the file parses."
+    first = after.problems[0]
+    return f"{len(after.problems)} problem(s) left; next at line {first.line}: {first.message}"
+
+
+def _record(result: RepairResult, on_step: Callable[[Step], None] | None, step: Step) -> None:
+    if on_step:
+        on_step(step)
+    result.steps.append(step)
+
+
 def _guard(before_source: str, after_source: str, language: str, settings: Settings,
            before: CheckResult) -> str:
     """The minimal-edit and locality guard with the settings' limits."""
@@ -148,30 +248,3 @@ def _guard(before_source: str, after_source: str, language: str, settings: Setti
                           max_tokens=settings.max_changed_tokens,
                           max_deleted=settings.max_deleted_tokens,
                           problems=before.problems, max_distance=settings.max_problem_distance)
-
-
-def _rewrite_step(llm: LLM, source: str, language: str, before: CheckResult, settings: Settings,
-                  result: RepairResult, on_step: Callable[[Step], None] | None) -> str | None:
-    """One generated rewrite of the lines around the first problem, recorded as a step;
-    the repaired source when it parses and passes the guard, else None."""
-    rewrite = rewrite_window(llm, source, language, before)
-    result.model_calls += 1
-    result.prompt_tokens += rewrite.prompt_tokens
-    result.completion_tokens += rewrite.completion_tokens
-    accepted = rewrite.source is not None and not _guard(source, rewrite.source, language,
-                                                         settings, before)
-    if accepted:
-        observation = "No problems: the file parses."
-    elif rewrite.source is not None:
-        observation = "The rewrite parses but changes too much; the agent takes over."
-    else:
-        observation = "The rewrite does not parse; the agent takes over."
-    step = Step(len(result.steps) + 1, kind="rewrite", thought="no small edit fixes every problem: "
-                "rewrite the lines around the first one", action="rewrite_lines",
-                input={"start": rewrite.start, "end": rewrite.end, "text": rewrite.new_text},
-                observation=observation, prompt_tokens=rewrite.prompt_tokens,
-                completion_tokens=rewrite.completion_tokens, ms=rewrite.seconds * 1000)
-    if on_step:
-        on_step(step)
-    result.steps.append(step)
-    return rewrite.source if accepted else None

@@ -4,8 +4,9 @@ When no small verified edit fixes the file, the cheapest thing that often works 
 one a person would try: show the model the broken lines and the checker's message and
 take the lines back corrected. Only a window around the problem is shown (the prompt
 does not grow with the file), its common indentation removed and restored, so a small
-model retypes a few short lines. The answer counts only if the whole file then parses;
-otherwise the agent takes over from the original.
+model retypes a few short lines. The repair loop keeps the answer when the whole file
+then parses, or when it removed the problem and added none (another error elsewhere
+is the next step's).
 """
 
 from __future__ import annotations
@@ -35,6 +36,8 @@ class Rewrite:
     prompt_tokens: int
     completion_tokens: int
     seconds: float
+    edited: str | None = None  # the file with the answer in place, parsing or not
+    edited_result: CheckResult | None = None  # its check
 
 
 def rewrite_window(llm: LLM, source: str, language: str, result: CheckResult) -> Rewrite:
@@ -56,15 +59,16 @@ def rewrite_window(llm: LLM, source: str, language: str, result: CheckResult) ->
     completion = llm.complete([{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
                               max_tokens=2 * llm.count_tokens(body) + 32)
     answer = _answer(completion.text)
-    repaired = None
+    repaired = edited = edited_result = None
     new_text = ""
     if answer is not None:
         new_text = textwrap.indent(answer, indent) if indent else answer
         candidate = replace_lines(source, start, end, new_text)
-        if candidate != source and check(candidate, language).ok:
-            repaired = candidate
+        if candidate != source:
+            edited, edited_result = candidate, check(candidate, language)
+            repaired = candidate if edited_result.ok else None
     return Rewrite(repaired, start, end, new_text, completion.prompt_tokens,
-                   completion.completion_tokens, time.perf_counter() - started)
+                   completion.completion_tokens, time.perf_counter() - started, edited, edited_result)
 
 
 def _answer(text: str) -> str | None:

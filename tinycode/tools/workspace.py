@@ -27,11 +27,18 @@ class WorkingCopy:
     edits: int = 0
     suggestions: list[Candidate] = field(default_factory=list)
     max_distance: int = MAX_PROBLEM_DISTANCE  # the locality guard: how far from a problem an edit may reach
+    # The input of the whole repair, when earlier steps already changed it: the
+    # locality guard measures every edit from there.
+    original: str | None = None
+    original_result: CheckResult | None = None
 
     def __post_init__(self) -> None:
         if self.result is None:
             self.result = check(self.source, self.language)
-        self.original, self.original_result = self.source, self.result
+        if self.original is None:
+            self.original, self.original_result = self.source, self.result
+        elif self.original_result is None:
+            self.original_result = check(self.original, self.language)
 
     def problems_text(self) -> str:
         if self.result.ok:
