@@ -79,7 +79,10 @@ def check(source: str, language: str) -> CheckResult:
             return CheckResult(language, judge=spoke)  # the language's own tool accepts it
     problems = _tree_sitter_problems(source, language)
     if native:  # the tool's lines first: that is where the person will look
-        problems = native + [p for p in problems if not any(_same_place(p, n) for n in native)]
+        # tree-sitter's own on other lines are kept, and a token it names as missing
+        # even on the tool's line: that says exactly what to insert where.
+        problems = native + [p for p in problems
+                             if p.kind == "missing" or not any(_same_place(p, n) for n in native)]
     if judge is not None:
         problems = [judge] + [p for p in problems if not _same_place(p, judge)]
     return CheckResult(language, tuple(problems[:MAX_PROBLEMS]), spoke)
@@ -259,9 +262,10 @@ def _native_problems(source: str, language: str) -> tuple[str, list[Problem]] | 
         line = min(max(d.line, 1), len(lines) + 1)
         # The text where the tool points (its first word): a quote there says a string
         # ended in the wrong place, which decides the edits tried first.
-        at = lines[line - 1][d.column - 1:].split() if line <= len(lines) else []
+        at = lines[line - 1][d.column - 1:].split() if line <= len(lines) and d.column else []
         text = at[0][:_MAX_TEXT] if at else ""
-        out.append(Problem(line, d.column, line, d.column, d.message, text, "compiler", judge))
+        column = max(d.column, 1)
+        out.append(Problem(line, column, line, column, d.message, text, "compiler", judge))
     return judge, out
 
 

@@ -111,7 +111,9 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
                 yield _insert(before, anchors[1], len(before.rstrip()), token)
     # Unexpected text that holds a quote: a string ended in the wrong place, most often
     # because a closing quote lines before it was lost; try that before token edits here.
-    quoted = bool(problems) and any(q in problems[0].text for q in "\"'`")
+    # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
+    first_text = next((p.text for p in problems if p.text), "")
+    quoted = bool(problems) and any(q in first_text for q in "\"'`")
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])
     for line_no in anchors:

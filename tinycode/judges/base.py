@@ -17,7 +17,8 @@ from typing import Callable, Sequence
 
 @dataclass(frozen=True)
 class Diagnostic:
-    """One message of a judge. Lines and columns are 1-based."""
+    """One message of a judge. Lines and columns are 1-based; column 0: the tool names
+    only the line (bash -n, ruby -c, php -l)."""
 
     line: int
     column: int

@@ -128,7 +128,7 @@ def read_shell(output: Output, filename: str, text: str) -> list[Diagnostic]:
             message = match.group("msg").strip()
             if match.group("file") != filename or message.startswith("`"):
                 continue
-            found.append(Diagnostic(int(match.group("line")), 1, message, True))
+            found.append(Diagnostic(int(match.group("line")), 0, message, True))
         if found:
             break
     return found or [Diagnostic(1, 1, output.stderr.strip()[:200] or "syntax error", True)]
@@ -141,7 +141,7 @@ def read_ruby(output: Output, filename: str, text: str) -> list[Diagnostic]:
     """``ruby -c``: "file:LINE: syntax error, unexpected ..." (warnings are silenced)."""
     if output.returncode == 0:
         return []
-    found = [Diagnostic(int(m.group("line")), 1, m.group("msg").strip(), True)
+    found = [Diagnostic(int(m.group("line")), 0, m.group("msg").strip(), True)
              for m in _RUBY.finditer(output.stderr)
              if m.group("file") == filename and "warning:" not in m.group("msg")]
     return found or [Diagnostic(1, 1, output.stderr.strip()[:200] or "syntax error", True)]
@@ -155,7 +155,7 @@ def read_php(output: Output, filename: str, text: str) -> list[Diagnostic]:
     function, a misplaced ``break``) is not."""
     if output.returncode == 0:
         return []
-    found = [Diagnostic(int(m.group("line")), 1, m.group("msg").strip(), m.group("kind") == "Parse error")
+    found = [Diagnostic(int(m.group("line")), 0, m.group("msg").strip(), m.group("kind") == "Parse error")
              for m in _PHP.finditer(output.stdout + "\n" + output.stderr)]
     seen: set[Diagnostic] = set()
     unique = [d for d in found if not (d in seen or seen.add(d))]  # printed on stdout and stderr
