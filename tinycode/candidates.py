@@ -313,7 +313,7 @@ class _TreeJudge:
         after = self.parser.parse(data, tree)
         problems = self.seen[id(edit)] = tuple(_tree_problems(after, data))
         if self.native:
-            return self._filter(problems, edit)
+            return FIXED if edit.direct else self._filter(problems, edit)
         if not problems:
             return FIXED
         return PROGRESS if self._helps(list(problems), edit) else None
@@ -327,9 +327,12 @@ class _TreeJudge:
         delta = len(edit.new_lines) - edit.span
         shifted = {(line + delta if line > edit.line else line, message) for line, message in self.tree_before}
         found = {(p.line, p.message) for p in problems}
-        if found - shifted:
+        if len(found) > len(self.tree_before):
             return None
-        return FIXED if len(found) < len(self.tree_before) or not self.tree_before else PROGRESS
+        if not found or (len(found) < len(self.tree_before) and not found - shifted):
+            return FIXED
+        # Not worse by count: tree-sitter's recovery may just see the same error differently.
+        return PROGRESS
 
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
         if len(problems) >= len(self.before):

@@ -36,6 +36,8 @@ ENV_VARS: dict[str, str] = {
     "TINYCODE_OFFLINE": "offline",
     "TINYCODE_MAX_FILE_SIZE": "max_file_size",
     "TINYCODE_MAX_CHECK_SIZE": "max_check_size",
+    "TINYCODE_JUDGES": "judges",
+    "TINYCODE_JUDGE_TIMEOUT": "judge_timeout",
 }
 
 
@@ -59,6 +61,9 @@ class Settings:
     max_check_size: int = 8 * 1024 * 1024   # bytes: larger files are skipped by `check`
     agent_only: bool = False          # skip the fast path and the rewrite: the agent does it all
     lookup: bool = False              # the agent opens with a web_search for the first message
+    # Native judges (tinycode/judges): {language: command or "off"}; a project may only say "off".
+    judges: dict[str, str] = field(default_factory=dict)
+    judge_timeout: float = 5.0        # seconds a judge may run before it is given up on
     config_path: Path | None = None   # the pyproject.toml the file values came from
 
     @property
@@ -172,6 +177,7 @@ def _apply(settings: Settings, values: Mapping[str, object], *, origin: str, keb
             changes[key] = _VALIDATORS[key](_from_text(key, value) if from_text else value)
         except ValueError as exc:
             raise ConfigError(f"{label}: {exc}") from None
+        _check_judges_trust(key, changes[key], kebab, label)
         if key == "model" and base is not None and _looks_like_path(str(changes[key])):
             changes[key] = str((base / Path(str(changes[key])).expanduser()).resolve())
     return replace(settings, **changes)
@@ -192,7 +198,7 @@ def _from_text(key: str, text: object) -> object:
             return int(value)
         except ValueError:
             raise ValueError(f"expected a whole number, got {value!r}") from None
-    if key == "timeout":
+    if key in ("timeout", "judge_timeout"):
         try:
             return float(value)
         except ValueError:
@@ -266,6 +272,29 @@ def _string_list(value: object) -> list[str]:
     return [v.strip() for v in value]
 
 
+# --- native judges -------------------------------------------------------------------
+
+def _judges(value: object) -> dict[str, str]:
+    from .judges.registry import parse_commands
+
+    return parse_commands(value)
+
+
+def _check_judges_trust(key: str, value: object, from_project: bool, label: str) -> None:
+    """A repository's own config may turn judges off, never choose the program that
+    runs: a cloned repository must not be able to run its own executables."""
+    if key == "judges" and from_project and any(command != "off" for command in dict(value).values()):
+        raise ConfigError(f"{label}: a project's config may only turn judges off "
+                          "(choose a judge with TINYCODE_JUDGES or a flag)")
+
+
+def configure_judges(settings: Settings) -> None:
+    """Make ``settings``' choice of judges the one ``check()`` uses in this process."""
+    from . import judges
+
+    judges.configure(settings.judges, settings.judge_timeout)
+
+
 _VALIDATORS: dict[str, Callable[[object], object]] = {
     "model": _text,
     "backend": _choice(BACKENDS),
@@ -285,6 +314,8 @@ _VALIDATORS: dict[str, Callable[[object], object]] = {
     "lookup": _boolean,
     "max_file_size": _integer(1),
     "max_check_size": _integer(1),
+    "judges": _judges,
+    "judge_timeout": _seconds,
 }
 
 

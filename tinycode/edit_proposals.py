@@ -52,6 +52,7 @@ class Edit:
     end_column: int = _WHOLE_LINE  # 1-based column just past the change on its last line
     column: int = 0  # 0-based column where the change starts on its first line
     alone: bool = False  # acceptable only as the whole repair, never as a step of one
+    direct: bool = False  # asked of the language's native judge without tree-sitter's filter
 
 
 def open_strings(text: str) -> int:
@@ -82,6 +83,10 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
                 yield Edit(total, 1, [lines[-1], token], f"line {total + 1}: insert {token!r}")
             elif p.line >= 1:
                 yield _insert(lines[p.line - 1], p.line, p.column - 1, token)
+    if language == "bash":  # the shell reports a missing then/fi/done lines after it
+        from .shell_edits import shell_edits
+
+        yield from shell_edits(lines, problems)
     anchors = _anchor_lines(lines, problems)
     if language == "yaml" and problems:  # tree-sitter-yaml reports such a mistake lines earlier
         anchors += [n for n in _yaml_unexpected_indents(lines, problems[0]) if n not in anchors]
@@ -112,7 +117,7 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     # Unexpected text that holds a quote: a string ended in the wrong place, most often
     # because a closing quote lines before it was lost; try that before token edits here.
     # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
-    first_text = next((p.text for p in problems if p.text), "")
+    first_text = problems[0].text if python or not problems else next((p.text for p in problems if p.text), "")
     quoted = bool(problems) and any(q in first_text for q in "\"'`")
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])

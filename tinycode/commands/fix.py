@@ -40,11 +40,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trace", metavar="FILE", help="write every agent step as JSON lines")
     parser.add_argument("-v", "--verbose", action="store_true", help="show the agent's steps on stderr")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    parser.add_argument("--judges", metavar="LANG=CMD,...",
+                        help="each language's own checker, e.g. 'c=clang,bash=off' ('off': tree-sitter only)")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..check import render
-    from ..config import load_settings
+    from ..config import configure_judges, load_settings
     from ..edits import unified_diff
     from ..errors import TinycodeError
     from ..pipeline import repair
@@ -56,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
                  "web": args.web, "offline": args.offline, "agent_only": args.agent_only,
                  "lookup": args.lookup}
     first = next((f for f in args.files if f != "-"), ".")
-    settings = load_settings(overrides, start=os.path.dirname(os.path.abspath(first)))
+    settings = load_settings(dict(overrides, judges=args.judges), start=os.path.dirname(os.path.abspath(first)))
+    configure_judges(settings)
     progress = sys.stderr.isatty() and not args.quiet
     from ..llm.loader import LazyLLM
 
