@@ -39,7 +39,7 @@ _WINDOW_ABOVE, _WINDOW_BELOW = 40, 80
 _OWN_JUDGE = ("json",)  # languages whose checker adds a verdict of its own to tree-sitter's
 _DEDUPE_WHOLE = 400  # files up to this many lines are compared whole for duplicates
 # Runs of a native judge (gcc, node, ...) one search may make: each costs a process.
-MAX_JUDGE_CALLS = 40
+MAX_JUDGE_CALLS = 60
 JUDGE_ALTERNATIVES = 8  # runs spent looking for other complete fixes once one is found
 _INDENTED = ("python", "yaml", "haskell", "make", "nim", "elm", "fsharp")  # indentation is syntax
 

@@ -39,6 +39,7 @@ CLOSE_WITHIN = 40  # lines after an unclosed bracket where its closer is tried
 INNER_LINES = 16  # a multi-line problem up to this size has each of its lines tried
 BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched bracket
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
+_EXPECTED = re.compile(r"^(?:SyntaxError: )?expected '([^'\s]{1,2})'(?: before| after|,)")  # gcc, clang, gofmt
 _WHOLE_LINE = 10**6  # end column of an edit that rewrites whole lines
 
 
@@ -83,6 +84,10 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
                 yield Edit(total, 1, [lines[-1], token], f"line {total + 1}: insert {token!r}")
             elif p.line >= 1:
                 yield _insert(lines[p.line - 1], p.line, p.column - 1, token)
+    for p in problems[:1]:  # a compiler naming the token it expected: insert it where it points
+        expected = _EXPECTED.match(p.message) if p.kind == "compiler" and not python else None
+        if expected and 1 <= p.line <= total:
+            yield _insert(lines[p.line - 1], p.line, p.column - 1, expected.group(1))
     if language == "bash":  # the shell reports a missing then/fi/done lines after it
         from .shell_edits import shell_edits
 

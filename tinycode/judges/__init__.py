@@ -269,7 +269,10 @@ def _key(diagnostic: Diagnostic) -> str:
 def baseline(source: str, language: str) -> Iterator[None]:
     """While repairing ``source``: its non-syntax messages may stay, new ones are problems."""
     found = verdict(source, language)
-    counts = Counter(_key(d) for d in found.other) if found is not None else Counter()
+    # A message on a line with a syntax error is taken for its consequence ("too few
+    # arguments" where a ',' is missing): it does not earn a place in the baseline.
+    broken_lines = {d.line for d in found.syntax} if found is not None else set()
+    counts = Counter(_key(d) for d in found.other if d.line not in broken_lines) if found is not None else Counter()
     token = _baseline.set((language, counts))
     try:
         yield
