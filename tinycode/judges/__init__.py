@@ -21,7 +21,6 @@ import contextlib
 import contextvars
 import os
 import re
-import shutil
 import time
 from collections import Counter, OrderedDict
 from typing import Iterator, Mapping
@@ -170,6 +169,7 @@ def _run(tool: Tool, source: str, language: str) -> Verdict | None:
     if language == "go" and not _GO_PACKAGE.search(source):
         # A snippet: declarations get a package clause, statements a function around them.
         prefix = _GO_PREFIX if _GO_DECLARATION.match(source) else _GO_PREFIX + "func _() { "
+        # ("go-file": run as a whole file, without coming back here.)
         found = _run(tool, prefix + source + ("" if prefix == _GO_PREFIX else "\n}"), "go-file")
         if found is None:
             return None
@@ -300,8 +300,3 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
                                       f"{diagnostic.message} (new: the original did not have it)", True))
     out.sort(key=lambda d: (d.line, d.column))
     return found.judge, out
-
-
-def installed(executable: str) -> bool:
-    """True when ``executable`` is on PATH (for tests that need a real tool)."""
-    return shutil.which(executable) is not None

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 
@@ -92,7 +92,6 @@ class Tool:
     args: tuple[str, ...]  # arguments after the executable; "{file}" is the input
     filename: str  # the temporary input's name (its extension can matter: .mjs)
     read: Callable[[Output, str, str], list[Diagnostic]]  # (output, filename, text) -> diagnostics
-    extra: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def argv(self) -> tuple[str, ...]:
