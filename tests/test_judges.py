@@ -52,7 +52,8 @@ def test_an_error_only_the_compiler_sees_is_reported_and_repaired(tmp_path):
     fixed = repair(ELSE_WITHOUT_IF, "c", llm=FakeLLM())
     assert fixed.status == "fixed" and fixed.model_calls == 0
     assert gcc_accepts(fixed.source, tmp_path)
-    assert "if (a) a = 2;\n" in fixed.source
+    # One token either way: the stray ';' or the 'else' it orphaned.
+    assert fixed.source in (ELSE_WITHOUT_IF.replace("2;;", "2;"), ELSE_WITHOUT_IF.replace("else a", " a"))
 
 
 @needs_gcc
@@ -63,7 +64,8 @@ def test_a_repair_tree_sitter_accepts_and_the_compiler_rejects_is_refused(tmp_pa
     assert rejected  # the premise: tree-sitter alone would offer a repair gcc rejects
     judges.configure()
     assert not check(rejected[0], "c").ok
-    judged = [c for c in suggest(STRUCT_WITHOUT_SEMICOLON, "c") if c.fixes_all]
+    with judges.baseline(STRUCT_WITHOUT_SEMICOLON, "c"):  # as during a repair
+        judged = [c for c in suggest(STRUCT_WITHOUT_SEMICOLON, "c") if c.fixes_all]
     assert judged and all(gcc_accepts(c.source_after, tmp_path) for c in judged)
     want = code_tokens(STRUCT_WITHOUT_SEMICOLON.replace("}\n", "};\n", 1), "c")
     assert code_tokens(judged[0].source_after, "c") == want

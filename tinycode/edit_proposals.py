@@ -88,6 +88,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         expected = _EXPECTED.match(p.message) if p.kind == "compiler" and not python else None
         if expected and 1 <= p.line <= total:
             yield _insert(lines[p.line - 1], p.line, p.column - 1, expected.group(1))
+        if p.kind == "compiler" and not python and 1 <= p.line <= total:
+            yield from _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
     if language == "bash":  # the shell reports a missing then/fi/done lines after it
         from .shell_edits import shell_edits
 
@@ -140,6 +142,18 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
             yield from _python_keyword_edits(lines[line_no - 1], line_no)
         if problems and problems[0].kind == "compiler":
             yield from _python_error_token_edits(lines, problems[0], late=True)
+
+
+def _delete_pointed(text: str, line_no: int, col: int) -> Iterator[Edit]:
+    """Delete the token a compiler points at, keyword or not (an ``else`` without an
+    ``if``, a stray ``*/``): the token edits elsewhere never delete words."""
+    parts = [(c, t) for c, t in tokens(text) if not t.isspace()]
+    for index, (start, tok) in enumerate(parts):
+        if start == col:
+            yield _replace(text, line_no, start, tok, "")
+            if text[start - 1:start + 1] == "*/" and start:  # gcc points at the "/" of a stray "*/"
+                yield _replace(text, line_no, start - 1, "*/", "")
+            return
 
 
 def _anchor_lines(lines: list[str], problems: tuple[Problem, ...]) -> list[int]:
