@@ -15,6 +15,25 @@ def tinycode_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("tinycode-home")
     monkeypatch.setenv("TINYCODE_HOME", str(home))
     monkeypatch.setenv("TINYCODE_CONFIG", str(home / "config.toml"))  # the user config: none
-    for name in ("TINYCODE_MODEL", "TINYCODE_OFFLINE", "TINYCODE_SEARXNG_URL", "TINYCODE_WEB"):
+    for name in ("TINYCODE_MODEL", "TINYCODE_OFFLINE", "TINYCODE_SEARXNG_URL", "TINYCODE_WEB",
+                 "TINYCODE_JUDGES", "TINYCODE_JUDGE_TIMEOUT"):
         monkeypatch.delenv(name, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def fresh_judges():
+    """Every test starts with the judges found on PATH and an empty verdict cache."""
+    from tinycode import judges
+
+    judges.configure()
+    yield
+    judges.configure()
+
+
+@pytest.fixture
+def tree_sitter_only():
+    """For tests of tree-sitter's own reporting: no native judge speaks."""
+    from tinycode import judges
+
+    judges.configure({"*": "off"})

@@ -55,7 +55,7 @@ def test_broken_example_is_reported_near_the_break(language):
         any(abs(p.line - changed) <= 1 for p in result.problems), (changed, result.problems)
 
 
-def test_missing_node_is_reported_as_missing_token():
+def test_missing_node_is_reported_as_missing_token(tree_sitter_only):
     result = check("package main\nfunc main() {\n\tx := (1 + 2\n}\n", "go")
     (problem,) = result.problems
     assert problem.kind == "missing"
@@ -64,7 +64,7 @@ def test_missing_node_is_reported_as_missing_token():
     assert problem.end_line == 3 and problem.end_column == problem.column
 
 
-def test_missing_semicolon_in_c_and_java():
+def test_missing_semicolon_in_c_and_java(tree_sitter_only):
     c = check("int main() { int x = 1 return 0; }", "c")
     assert any(p.kind == "missing" and "';'" in p.message for p in c.problems)
     java = check("class A { void f() { int x = 1\n } }", "java")

@@ -25,7 +25,9 @@ def changed_line(clean: str, broken: str) -> int:
 
 
 @pytest.mark.parametrize("broken,clean", PAIRS, ids=[p[0].parent.name for p in PAIRS])
-def test_first_problem_is_at_the_changed_line(broken: Path, clean: Path):
+def test_first_problem_is_at_the_changed_line(broken: Path, clean: Path, tree_sitter_only):
+    """tree-sitter's own location (a native judge may point elsewhere: ruby -c reports
+    an unterminated string where the file ends)."""
     source = broken.read_text(encoding="utf-8")
     result = check(source, detect(broken))
     assert not result.ok

@@ -46,7 +46,7 @@ def test_json_is_the_same_with_the_alias(capsys, project):
     assert run(capsys, "check", "--output-format", "json", ".")[1] == out
     reports = json.loads(out)
     assert [r["path"] for r in reports] == ["bad.py", "good.py", "nul.js", "odd, name:x.js"]
-    assert reports[1] == {"path": "good.py", "language": "python", "ok": True, "problems": []}
+    assert reports[1] == {"path": "good.py", "language": "python", "ok": True, "judge": "python", "problems": []}
     assert "binary file" in reports[2]["error"]
     assert "Found 2 problems in 2 of 4 files." in err
 

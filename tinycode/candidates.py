@@ -23,6 +23,8 @@ from typing import Iterable
 from .check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
 from .edit_proposals import Edit, open_strings, proposals
 from .edits import code_tokens, token_distance
+from . import judges
+from .judges import judge_name
 from .languages import get_parser
 
 BEAM = 3  # partial repairs extended per level
@@ -36,6 +38,10 @@ WINDOW_FROM = 40
 _WINDOW_ABOVE, _WINDOW_BELOW = 40, 80
 _OWN_JUDGE = ("json",)  # languages whose checker adds a verdict of its own to tree-sitter's
 _DEDUPE_WHOLE = 400  # files up to this many lines are compared whole for duplicates
+# Runs of a native judge (gcc, node, ...) one search may make: each costs a process.
+MAX_JUDGE_CALLS = 60
+JUDGE_ALTERNATIVES = 8  # runs spent looking for other complete fixes once one is found
+_INDENTED = ("python", "yaml", "haskell", "make", "nim", "elm", "fsharp")  # indentation is syntax
 
 
 @dataclass(frozen=True)
@@ -63,7 +69,8 @@ def suggest(source: str, language: str, *, limit: int = 5, time_budget: float = 
             result: CheckResult | None = None, depth: int = 4) -> list[Candidate]:
     """Up to ``limit`` verified edits: complete fixes (only those, when there are
     any), fewest edits and likeliest kinds of edit first."""
-    deadline = time.perf_counter() + time_budget
+    deadline = _now() + time_budget
+    judge_limit = judges.calls() + MAX_JUDGE_CALLS
     result = result or check(source, language)
     if result.ok:
         return []
@@ -74,9 +81,9 @@ def suggest(source: str, language: str, *, limit: int = 5, time_budget: float = 
     for _ in range(depth):
         found: list[_Node] = []
         for node in beam:
-            if time.perf_counter() > deadline:
+            if _now() > deadline:
                 break
-            found.extend(_expand(node, language, deadline))
+            found.extend(_expand(node, language, deadline, judge_limit))
         complete = [n for n in found if n.fixed]
         if complete:
             break
@@ -115,30 +122,32 @@ class _Node:
         return (len(self.problems), len(self.edits), -self.echoes, self.prior, sum(e.size for e in self.edits))
 
 
-def _expand(node: _Node, language: str, deadline: float) -> list[_Node]:
+def _expand(node: _Node, language: str, deadline: float, judge_limit: int = 0) -> list[_Node]:
     """The single edits of ``node`` that fix it, or failing that the best few that
     make progress, as nodes checked on the whole file."""
-    judge = _PythonJudge(node) if language == "python" else _TreeJudge(node, language)
+    judge = _PythonJudge(node) if language == "python" else _TreeJudge(node, language, judge_limit)
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
     alternatives_until = 0.0
     for prior, edit in enumerate(_repeat_first(proposals(node.lines, node.problems, language), node)):
         if len(fixing) >= MAX_SURVIVORS or (fixing and prior > fixing[0][0] + LOOK_FURTHER) \
-                or (prior % 16 == 0 and time.perf_counter() > deadline):
+                or (prior % 16 == 0 and _now() > deadline):
             break
         # Past the first level the likeliest edits come first (the kind that helped
         # before): with a partial repair in hand, look only a little further.
         if node.edits and not fixing and progressing and prior > progressing[-1][0] + LOOK_FURTHER:
             break
         if len(fixing) == 1 and not alternatives_until:
-            alternatives_until = min(deadline, time.perf_counter() + ALTERNATIVES_SECONDS)
+            alternatives_until = min(deadline, _now() + ALTERNATIVES_SECONDS)
             deadline = alternatives_until
         key = (edit.line, edit.span, tuple(edit.new_lines))
         if (edit.alone and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
             continue
         seen.add(key)
         verdict = judge.verdict(edit)
+        if verdict == FIXED and isinstance(judge, _TreeJudge) and judge.native:
+            verdict = judge.judged(edit, node.lines)  # tree-sitter passed it: now the real judge
         if verdict == FIXED:
             fixing.append((prior, edit))
         elif verdict == PROGRESS and len(progressing) < MAX_PARTIAL and not edit.alone \
@@ -272,8 +281,8 @@ class _TreeJudge:
     fewer and none appears that was not there. Edits are judged by incremental
     re-parses of the node's tree."""
 
-    def __init__(self, node: _Node, language: str) -> None:
-        self.node, self.language = node, language
+    def __init__(self, node: _Node, language: str, judge_limit: int = 0) -> None:
+        self.node, self.language, self.judge_limit = node, language, judge_limit
         self.parser = get_parser(language)
         self.data = node.text.encode("utf-8", "surrogatepass")
         self.tree = self.parser.parse(self.data)
@@ -282,6 +291,12 @@ class _TreeJudge:
             self.starts.append(self.starts[-1] + len(line.encode("utf-8", "surrogatepass")) + 1)
         self.before = {(p.line, p.message) for p in node.problems}
         self.seen: dict[int, tuple[Problem, ...]] = {}  # id(edit) -> problems after it
+        # With a native judge (gcc, node, bash -n...), tree-sitter only filters: an edit
+        # that adds a problem tree-sitter sees is dropped, the rest go to the judge.
+        self.native = native_judge(language, node.text)
+        self.judged_problems: dict[int, tuple[Problem, ...]] = {}  # id(edit) -> the judge's problems
+        if self.native:
+            self.tree_before = {(p.line, p.message) for p in _tree_problems(self.tree, self.data)}
 
     def verdict(self, edit: Edit) -> str | None:
         begin = self.starts[edit.line - 1]
@@ -297,9 +312,27 @@ class _TreeJudge:
                   new_end_point=(edit.line - 1 + len(edit.new_lines), 0))
         after = self.parser.parse(data, tree)
         problems = self.seen[id(edit)] = tuple(_tree_problems(after, data))
+        if self.native:
+            return FIXED if edit.direct else self._filter(problems, edit)
         if not problems:
             return FIXED
         return PROGRESS if self._helps(list(problems), edit) else None
+
+    def _filter(self, problems: tuple[Problem, ...], edit: Edit) -> str | None:
+        """For a natively judged language: FIXED (worth asking the judge first) when
+        tree-sitter sees fewer problems, PROGRESS when it sees the same ones, None when
+        it sees a new one or the edit only re-indents a language that ignores indentation."""
+        if self.language not in _INDENTED and _only_indentation(self.node.lines, edit):
+            return None
+        delta = len(edit.new_lines) - edit.span
+        shifted = {(line + delta if line > edit.line else line, message) for line, message in self.tree_before}
+        found = {(p.line, p.message) for p in problems}
+        if len(found) > len(self.tree_before):
+            return None
+        if not found or (len(found) < len(self.tree_before) and not found - shifted):
+            return FIXED
+        # Not worse by count: tree-sitter's recovery may just see the same error differently.
+        return PROGRESS
 
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
         if len(problems) >= len(self.before):
@@ -308,14 +341,48 @@ class _TreeJudge:
         shifted = {(line + delta if line > edit.line else line, message) for line, message in self.before}
         return not {(p.line, p.message) for p in problems} - shifted
 
+    def judged(self, edit: Edit, lines: list[str]) -> str | None:
+        """The native judge's verdict on the edited file: FIXED, PROGRESS or None."""
+        edited = lines[:edit.line - 1] + edit.new_lines + lines[edit.line - 1 + edit.span:]
+        text = "\n".join(edited) + ("\n" if self.node.trailing_newline else "")
+        problems = self.confirm(text, edit)
+        if problems is None:
+            return None
+        self.judged_problems[id(edit)] = problems
+        if not problems:  # a complete fix: a few more runs to find alternatives, no more
+            self.judge_limit = min(self.judge_limit, judges.calls() + JUDGE_ALTERNATIVES)
+        return PROGRESS if problems else FIXED
+
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
-        if self.language in _OWN_JUDGE or id(edit) not in self.seen:
+        if id(edit) in self.judged_problems:
+            return self.judged_problems[id(edit)]
+        if self.native and judges.calls() >= self.judge_limit:
+            return None  # the judge's budget for this search is spent
+        if self.native or self.language in _OWN_JUDGE or id(edit) not in self.seen:
             problems = check(text, self.language).problems
         else:  # the incremental re-parse already saw the whole file
             problems = self.seen[id(edit)]
         if problems and not self._helps(list(problems), edit):
             return None
         return problems
+
+
+def _now() -> float:
+    """The search's clock: time spent waiting for a native judge does not count (the
+    judge is budgeted in runs, MAX_JUDGE_CALLS), so a busy machine does not cut the
+    search shorter than an idle one would."""
+    return time.perf_counter() - judges.busy_seconds()
+
+
+def native_judge(language: str, source: str) -> bool:
+    """True when a tool other than tree-sitter judges ``language`` here (not Python,
+    whose own judge is built into the search, nor JSON, checked whole as before)."""
+    return language not in ("python", "json") and judge_name(language, source) is not None
+
+
+def _only_indentation(lines: list[str], edit: Edit) -> bool:
+    old = lines[edit.line - 1:edit.line - 1 + edit.span]
+    return len(old) == len(edit.new_lines) and all(a.strip() == b.strip() for a, b in zip(old, edit.new_lines))
 
 
 def _compile_error(text: str) -> tuple[int, int, str] | None:

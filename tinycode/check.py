@@ -2,8 +2,9 @@
 
 tree-sitter finds ERROR and MISSING nodes in any language. For Python, CPython's
 own ``compile()`` is the judge (tree-sitter-python accepts Python 2 ``print x``),
-and for JSON the ``json`` module is; their verdict comes first and tree-sitter's
-problems on other lines are kept, so several errors show at once.
+and for JSON the ``json`` module is; for other languages the language's own tool,
+where installed (``judges``: gcc, node, bash -n, ...). Their verdict comes first and
+tree-sitter's problems on other lines are kept, so several errors show at once.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ class Problem:
     message: str
     text: str = ""
     kind: str = "error"  # "error" (unexpected text), "missing" (token absent), "compiler"
-    source: str = "tree-sitter"  # who found it: "tree-sitter", "python", "json"
+    source: str = "tree-sitter"  # who found it: "tree-sitter", "python", "json", or a tool ("gcc -fsyntax-only")
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -42,6 +43,7 @@ class Problem:
 class CheckResult:
     language: str
     problems: tuple[Problem, ...] = field(default_factory=tuple)
+    judge: str = "tree-sitter"  # whose verdict this is: "python", "json", a tool ("gcc -fsyntax-only")
 
     @property
     def ok(self) -> bool:
@@ -51,7 +53,7 @@ class CheckResult:
         return len(self.problems)
 
     def to_dict(self) -> dict[str, object]:
-        return {"language": self.language, "ok": self.ok,
+        return {"language": self.language, "ok": self.ok, "judge": self.judge,
                 "problems": [p.to_dict() for p in self.problems]}
 
 
@@ -65,13 +67,25 @@ def check(source: str, language: str) -> CheckResult:
         elif language == "json":
             judge = _json_problem(source)
         if language in ("python", "json") and judge is None:
-            return CheckResult(language)  # the language's own judge accepts it
+            return CheckResult(language, judge=language)  # the language's own judge accepts it
     except _NoVerdict:
         pass  # the judge gave up (pathological nesting): tree-sitter alone decides
+    spoke = judge.source if judge is not None else "tree-sitter"
+    spoken = _native_problems(source, language) if language not in ("python", "json") else None
+    native: list[Problem] = []
+    if spoken is not None:
+        spoke, native = spoken
+        if not native:
+            return CheckResult(language, judge=spoke)  # the language's own tool accepts it
     problems = _tree_sitter_problems(source, language)
+    if native:  # the tool's lines first: that is where the person will look
+        # tree-sitter's own on other lines are kept, and a token it names as missing
+        # even on the tool's line: that says exactly what to insert where.
+        problems = native + [p for p in problems
+                             if p.kind == "missing" or not any(_same_place(p, n) for n in native)]
     if judge is not None:
         problems = [judge] + [p for p in problems if not _same_place(p, judge)]
-    return CheckResult(language, tuple(problems[:MAX_PROBLEMS]))
+    return CheckResult(language, tuple(problems[:MAX_PROBLEMS]), spoke)
 
 
 def _same_place(a: Problem, b: Problem) -> bool:
@@ -231,6 +245,28 @@ def _json_problem(source: str) -> Problem | None:
     except RecursionError:
         raise _NoVerdict from None
     return None
+
+
+def _native_problems(source: str, language: str) -> tuple[str, list[Problem]] | None:
+    """(the tool, its problems) from the language's installed tool (gcc, node,
+    bash -n, ...); None when it has none here or it could not decide."""
+    from . import judges  # imported when first needed: most checks are Python
+
+    spoken = judges.problems(source, language)
+    if spoken is None:
+        return None
+    judge, diagnostics = spoken
+    lines = source.split("\n")
+    out = []
+    for d in diagnostics[:MAX_PROBLEMS]:
+        line = min(max(d.line, 1), len(lines) + 1)
+        # The text where the tool points (its first word): a quote there says a string
+        # ended in the wrong place, which decides the edits tried first.
+        at = lines[line - 1][d.column - 1:].split() if line <= len(lines) and d.column else []
+        text = at[0][:_MAX_TEXT] if at else ""
+        column = max(d.column, 1)
+        out.append(Problem(line, column, line, column, d.message, text, "compiler", judge))
+    return judge, out
 
 
 class _NoVerdict(Exception):

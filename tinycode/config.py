@@ -48,6 +48,8 @@ ENV_VARS: dict[str, str] = {
     "TINYCODE_MAX_FILE_SIZE": "max_file_size",
     "TINYCODE_MAX_CHECK_SIZE": "max_check_size",
     "TINYCODE_MAX_PROBLEM_DISTANCE": "max_problem_distance",
+    "TINYCODE_JUDGES": "judges",
+    "TINYCODE_JUDGE_TIMEOUT": "judge_timeout",
 }
 
 
@@ -72,6 +74,9 @@ class Settings:
     max_check_size: int = 8 * 1024 * 1024   # bytes: larger files are skipped by `check`
     agent_only: bool = False          # skip the fast path and the rewrite: the agent does it all
     lookup: bool = False              # the agent opens with a web_search for the first message
+    # Native judges (tinycode/judges): {language: command or "off"}; a project may only say "off".
+    judges: dict[str, str] = field(default_factory=dict)
+    judge_timeout: float = 5.0        # seconds a judge may run before it is given up on
     config_path: Path | None = None   # the pyproject.toml the file values came from
     notes: tuple[str, ...] = ()       # project keys ignored because the project is not trusted
 
@@ -143,7 +148,7 @@ def find_config(start: str | os.PathLike[str] = ".") -> Path | None:
 # choose where code goes, which weights or programs run, or how far the guard reaches.
 RESTRICTED = ("backend", "base_url", "web", "model", "gpu_layers", "max_changed_lines",
               "max_changed_tokens", "max_deleted_tokens", "max_problem_distance",
-              "max_file_size", "max_check_size")
+              "max_file_size", "max_check_size", "judges")
 
 
 def _widens(key: str, value: object, user: object) -> bool:
@@ -160,6 +165,9 @@ def _widens(key: str, value: object, user: object) -> bool:
         return False
     if key == "base_url":
         return True
+    if key == "judges":  # turning a judge off is fine; choosing the program it runs is not
+        return any(command != "off" and dict(user).get(language) != command
+                   for language, command in dict(value).items())
     return isinstance(value, int) and isinstance(user, int) and value > user
 
 
@@ -304,7 +312,7 @@ def _from_text(key: str, text: object) -> object:
             return int(value)
         except ValueError:
             raise ValueError(f"expected a whole number, got {value!r}") from None
-    if key == "timeout":
+    if key in ("timeout", "judge_timeout"):
         try:
             return float(value)
         except ValueError:
@@ -378,6 +386,21 @@ def _string_list(value: object) -> list[str]:
     return [v.strip() for v in value]
 
 
+# --- native judges -------------------------------------------------------------------
+
+def _judges(value: object) -> dict[str, str]:
+    from .judges.registry import parse_commands
+
+    return parse_commands(value)
+
+
+def configure_judges(settings: Settings) -> None:
+    """Make ``settings``' choice of judges the one ``check()`` uses in this process."""
+    from . import judges
+
+    judges.configure(settings.judges, settings.judge_timeout)
+
+
 _VALIDATORS: dict[str, Callable[[object], object]] = {
     "model": _text,
     "backend": _choice(BACKENDS),
@@ -398,6 +421,8 @@ _VALIDATORS: dict[str, Callable[[object], object]] = {
     "max_problem_distance": _integer(0),
     "max_file_size": _integer(1),
     "max_check_size": _integer(1),
+    "judges": _judges,
+    "judge_timeout": _seconds,
 }
 
 

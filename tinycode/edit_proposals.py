@@ -39,6 +39,7 @@ CLOSE_WITHIN = 40  # lines after an unclosed bracket where its closer is tried
 INNER_LINES = 16  # a multi-line problem up to this size has each of its lines tried
 BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched bracket
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
+_EXPECTED = re.compile(r"^(?:SyntaxError: )?expected '([^'\s]{1,2})'(?: before| after|,)")  # gcc, clang, gofmt
 _WHOLE_LINE = 10**6  # end column of an edit that rewrites whole lines
 
 
@@ -52,6 +53,7 @@ class Edit:
     end_column: int = _WHOLE_LINE  # 1-based column just past the change on its last line
     column: int = 0  # 0-based column where the change starts on its first line
     alone: bool = False  # acceptable only as the whole repair, never as a step of one
+    direct: bool = False  # asked of the language's native judge without tree-sitter's filter
 
 
 def open_strings(text: str) -> int:
@@ -82,6 +84,16 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
                 yield Edit(total, 1, [lines[-1], token], f"line {total + 1}: insert {token!r}")
             elif p.line >= 1:
                 yield _insert(lines[p.line - 1], p.line, p.column - 1, token)
+    for p in problems[:1]:  # a compiler naming the token it expected: insert it where it points
+        expected = _EXPECTED.match(p.message) if p.kind == "compiler" and not python else None
+        if expected and 1 <= p.line <= total:
+            yield _insert(lines[p.line - 1], p.line, p.column - 1, expected.group(1))
+        if p.kind == "compiler" and not python and 1 <= p.line <= total:
+            yield from _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
+    if language == "bash":  # the shell reports a missing then/fi/done lines after it
+        from .shell_edits import shell_edits
+
+        yield from shell_edits(lines, problems)
     anchors = _anchor_lines(lines, problems)
     if language == "yaml" and problems:  # tree-sitter-yaml reports such a mistake lines earlier
         anchors += [n for n in _yaml_unexpected_indents(lines, problems[0]) if n not in anchors]
@@ -111,7 +123,9 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
                 yield _insert(before, anchors[1], len(before.rstrip()), token)
     # Unexpected text that holds a quote: a string ended in the wrong place, most often
     # because a closing quote lines before it was lost; try that before token edits here.
-    quoted = bool(problems) and any(q in problems[0].text for q in "\"'`")
+    # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
+    first_text = problems[0].text if python or not problems else next((p.text for p in problems if p.text), "")
+    quoted = bool(problems) and any(q in first_text for q in "\"'`")
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])
     for line_no in anchors:
@@ -128,6 +142,18 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
             yield from _python_keyword_edits(lines[line_no - 1], line_no)
         if problems and problems[0].kind == "compiler":
             yield from _python_error_token_edits(lines, problems[0], late=True)
+
+
+def _delete_pointed(text: str, line_no: int, col: int) -> Iterator[Edit]:
+    """Delete the token a compiler points at, keyword or not (an ``else`` without an
+    ``if``, a stray ``*/``): the token edits elsewhere never delete words."""
+    parts = [(c, t) for c, t in tokens(text) if not t.isspace()]
+    for index, (start, tok) in enumerate(parts):
+        if start == col:
+            yield _replace(text, line_no, start, tok, "")
+            if text[start - 1:start + 1] == "*/" and start:  # gcc points at the "/" of a stray "*/"
+                yield _replace(text, line_no, start - 1, "*/", "")
+            return
 
 
 def _anchor_lines(lines: list[str], problems: tuple[Problem, ...]) -> list[int]:

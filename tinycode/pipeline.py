@@ -20,6 +20,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
+from . import judges
 from .agent import Step, run_agent
 from .check import CheckResult, Problem, check
 from .config import Settings
@@ -66,6 +67,16 @@ def repair(source: str, language: str | None = None, *, model: str | None = None
            timeout: float | None = None, on_step: Callable[[Step], None] | None = None) -> RepairResult:
     """Repair ``source`` (``language`` defaults to Python). ``llm`` is used as given;
     otherwise ``model`` (or the settings' model) is loaded, only if a model is needed."""
+    # A native judge's non-syntax messages about the original (a missing header) may
+    # stay; every check during this repair reports any new one as a problem.
+    with judges.baseline(source, normalize(language or "python")):
+        return _repair(source, language, model=model, llm=llm, settings=settings,
+                       max_steps=max_steps, timeout=timeout, on_step=on_step)
+
+
+def _repair(source: str, language: str | None, *, model: str | None, llm: LLM | None,
+            settings: Settings | None, max_steps: int | None, timeout: float | None,
+            on_step: Callable[[Step], None] | None) -> RepairResult:
     started = time.monotonic()
     settings = settings or Settings()
     language = normalize(language or "python")

@@ -8,6 +8,11 @@ bench.png to ``--out``.
 
     python tools/bench.py --limit 100 --baseline react1
     python tools/bench.py --data none --corrupt examples --scaling
+    python tools/bench.py --data ../shared/data/c_dev.jsonl --lang c --judge gcc --split odd --sample 150
+
+``--judge CMD`` scores with a language's own tool run here (``gcc``: ``gcc
+-fsyntax-only``; ``bash``: ``bash -n``; ``node``: ``node --check``) instead of
+tinycode's checker, so that the system measured is not also the referee.
 """
 
 from __future__ import annotations
@@ -15,10 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import platform
+import random
 import re
 import resource
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 import traceback
 from pathlib import Path
@@ -71,6 +79,7 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "config": {"data": str(args.data), "cases": len(cases), "model": llm.name, "seed": args.seed,
                    "baseline": args.baseline, "split": args.split, "limit": args.limit,
+                   "sample": args.sample, "judge": args.judge, "lang": args.lang,
                    "corrupt": args.corrupt, "agent_only": args.agent_only, "lookup": args.lookup,
                    "machine": platform.platform(), "python": platform.python_version()},
         "systems": {name: summarise(records) for name, records in runs.items()},
@@ -99,6 +108,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--limit", type=int, default=0, help="run only the first N cases of the file")
     parser.add_argument("--split", choices=("all", "even", "odd"), default="all",
                         help="cases whose numeric id is even (tuning) or odd (held out)")
+    parser.add_argument("--sample", type=int, default=0,
+                        help="a random sample of N cases (after --split and --limit), drawn with --seed")
+    parser.add_argument("--lang", default=None, help="language of cases that do not name one (default python)")
+    parser.add_argument("--judge", default=None, metavar="CMD",
+                        help="score with this tool instead of tinycode's checker (gcc, g++, clang, bash, sh, node)")
     parser.add_argument("--model", default=None, help="registry name or .gguf path (default model)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--baseline", choices=BASELINES, default=None)
@@ -130,11 +144,15 @@ def load_cases(args: argparse.Namespace) -> list[dict[str, Any]]:
                     cases.append(case)
         if args.limit:
             cases = cases[:args.limit]
+        if args.sample and args.sample < len(cases):
+            cases = random.Random(args.seed).sample(cases, args.sample)
     for directory in args.corrupt:
         paths = sorted((ROOT / "examples").glob("*/clean.*")) if directory == "examples" else [Path(directory)]
         cases += corrupt_cases(paths, args.per_file, args.seed)
+    global JUDGE
+    JUDGE = args.judge
     for case in cases:
-        case.setdefault("lang", "python")
+        case.setdefault("lang", args.lang or "python")
         case.setdefault("category", category(case))
     return cases
 
@@ -152,9 +170,28 @@ def category(case: dict[str, Any]) -> str:
     return re.sub(r"\bline \d+\b", "line N", message)[:60]
 
 
+JUDGE: str | None = None  # --judge: the referee's command, else tinycode's own checker
+_JUDGE_ARGS = {"gcc": ["-fsyntax-only", "-w", "-x", "c"], "clang": ["-fsyntax-only", "-w", "-x", "c"],
+               "g++": ["-fsyntax-only", "-w", "-x", "c++"], "clang++": ["-fsyntax-only", "-w", "-x", "c++"],
+               "bash": ["-n"], "sh": ["-n"], "dash": ["-n"], "node": ["--check"]}
+_JUDGE_SUFFIX = {"node": ".js"}
+
+
+def accepted(output: str, language: str) -> bool:
+    """Does the referee accept ``output``: the --judge tool when given, else tinycode's check."""
+    if JUDGE is None:
+        return check(output, language).ok
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / ("input" + _JUDGE_SUFFIX.get(JUDGE, ".txt"))
+        path.write_text(output, encoding="utf-8")
+        done = subprocess.run([JUDGE, *_JUDGE_ARGS.get(JUDGE, []), str(path)], cwd=folder,
+                              capture_output=True, timeout=60, check=False)
+        return done.returncode == 0
+
+
 def score(case: dict[str, Any], output: str) -> dict[str, Any]:
     language = case["lang"]
-    parsed = check(output, language).ok
+    parsed = accepted(output, language)
     distance = token_distance(case["broken"], output, language, cap=5)
     fixed = case.get("fixed")
     exact = bool(fixed) and parsed and code_tokens(output, language) == code_tokens(fixed, language)

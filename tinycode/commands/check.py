@@ -10,7 +10,9 @@ import argparse
 import sys
 
 from ..check import check, render
+from ..config import configure_judges
 from ..errors import UsageError
+from ..judges.table import judges_table
 from .display import printable
 from .inputs import RunSettings, add_input_arguments, default_paths, iter_inputs, resolve_language
 from .output import add_output_arguments, render_report
@@ -22,7 +24,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser, size_default="8M, or max-check-size in the config")
     add_output_arguments(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing; use the exit code")
-    parser.add_argument("-v", "--verbose", action="store_true", help="say which files were skipped and why")
+    parser.add_argument("-v", "--verbose", action="store_true",
+                        help="list which judge checks each language on this machine, and which "
+                             "files were skipped and why")
+    parser.add_argument("--judges", metavar="LANG=CMD,...",
+                        help="each language's own checker, e.g. 'c=clang,bash=off' ('off': tree-sitter only)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,8 +36,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--statistics goes with --output-format text or json")
     lang = resolve_language(args.lang)
     paths = default_paths(args.files, args.stdin_filename)
-    settings = RunSettings({"max_check_size": args.max_file_size, "trust_project": args.trust_project})
-    settings.first(paths, args.stdin_filename)  # a bad config stops the run before any output
+    settings = RunSettings({"max_check_size": args.max_file_size, "trust_project": args.trust_project,
+                            "judges": args.judges})
+    # A bad config stops the run before any output; the judges are chosen once per run.
+    configure_judges(settings.first(paths, args.stdin_filename))
+    if args.verbose and not args.quiet:
+        print(judges_table(), file=sys.stderr)
     streaming = args.output_format == "text" and not args.statistics
     reports: list[dict[str, object]] = []
     files_with_problems = problems = errors = 0

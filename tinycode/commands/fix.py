@@ -53,10 +53,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="show the agent's steps and skipped files on stderr")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    parser.add_argument("--judges", metavar="LANG=CMD,...",
+                        help="each language's own checker, e.g. 'c=clang,bash=off' ('off': tree-sitter only)")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..check import render
+    from ..config import configure_judges
     from ..edits import unified_diff
     from ..errors import ModelUnavailable, TinycodeError, UsageError
     from ..pipeline import repair
@@ -71,9 +74,10 @@ def run(args: argparse.Namespace) -> int:
                  "max_steps": args.max_steps, "timeout": args.timeout, "gpu_layers": args.gpu_layers,
                  "web": args.web, "offline": args.offline, "agent_only": args.agent_only,
                  "lookup": args.lookup, "max_file_size": args.max_file_size,
-                 "trust_project": args.trust_project}
+                 "trust_project": args.trust_project, "judges": args.judges}
     run_settings = RunSettings(overrides)
     settings = run_settings.first(paths, args.stdin_filename)
+    configure_judges(settings)  # the judges are chosen once per run
     if args.trace:  # checked before anything is opened or repaired
         refused = unsafe_output(args.trace, paths)
         if refused:

@@ -1,0 +1,211 @@
+"""Native judges: real gcc, node and bash processes (tests skip where a tool is missing)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from tinycode import judges
+from tinycode.candidates import suggest
+from tinycode.check import check
+from tinycode.cli import main
+from tinycode.config import load_settings
+from tinycode.edits import code_tokens
+from tinycode.errors import ConfigError
+from tinycode.llm.fake import FakeLLM
+from tinycode.pipeline import repair
+
+# Every candidate equally likely: the search's own order decides (a backend that
+# cannot score would leave several to the rewrite instead).
+EVEN = lambda prompt, text: 0.0  # noqa: E731
+
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+needs_bash = pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
+
+# tree-sitter-c accepts the stray ";" that ends the if statement before its else.
+ELSE_WITHOUT_IF = "int main(void) {\n    int a = 1;\n    if (a) a = 2;;\n    else a = 3;\n    return a;\n}\n"
+# tree-sitter-c accepts three repairs of this that gcc rejects (a ';' on line 3, '()', ...).
+STRUCT_WITHOUT_SEMICOLON = "struct point { int x; int y; }\n\nint main(void) {\n    return 0;\n}\n"
+MISSING_HEADER = ('#include "no_such_header.h"\n#include <stdio.h>\n\nint main(void) {\n'
+                  '    int x = 1\n    printf("%d\\n", x);\n    return 0;\n}\n')
+
+
+def gcc_accepts(text: str, tmp_path: Path) -> bool:
+    """The referee, run here directly: does gcc itself accept ``text``?"""
+    path = tmp_path / "referee.c"
+    path.write_text(text)
+    return subprocess.run(["gcc", "-fsyntax-only", "-w", str(path)], capture_output=True).returncode == 0
+
+
+@needs_gcc
+def test_an_error_only_the_compiler_sees_is_reported_and_repaired(tmp_path):
+    judges.configure({"*": "off"})
+    assert check(ELSE_WITHOUT_IF, "c").ok  # tree-sitter alone sees nothing wrong
+    judges.configure()
+    result = check(ELSE_WITHOUT_IF, "c")
+    assert not result.ok and result.judge.startswith("gcc")
+    assert result.problems[0].line == 4 and "else" in result.problems[0].message
+    fixed = repair(ELSE_WITHOUT_IF, "c", llm=FakeLLM(scorer=EVEN))
+    assert fixed.status == "fixed" and fixed.model_calls == 0
+    assert gcc_accepts(fixed.source, tmp_path)
+    # One token either way: the stray ';' or the 'else' it orphaned.
+    assert fixed.source in (ELSE_WITHOUT_IF.replace("2;;", "2;"), ELSE_WITHOUT_IF.replace("else a", " a"))
+
+
+@needs_gcc
+def test_a_repair_tree_sitter_accepts_and_the_compiler_rejects_is_refused(tmp_path):
+    judges.configure({"*": "off"})
+    tree_sitter_fixes = [c for c in suggest(STRUCT_WITHOUT_SEMICOLON, "c") if c.fixes_all]
+    rejected = [c.source_after for c in tree_sitter_fixes if not gcc_accepts(c.source_after, tmp_path)]
+    assert rejected  # the premise: tree-sitter alone would offer a repair gcc rejects
+    judges.configure()
+    assert not check(rejected[0], "c").ok
+    with judges.baseline(STRUCT_WITHOUT_SEMICOLON, "c"):  # as during a repair
+        judged = [c for c in suggest(STRUCT_WITHOUT_SEMICOLON, "c") if c.fixes_all]
+    assert judged and all(gcc_accepts(c.source_after, tmp_path) for c in judged)
+    want = code_tokens(STRUCT_WITHOUT_SEMICOLON.replace("}\n", "};\n", 1), "c")
+    assert code_tokens(judged[0].source_after, "c") == want
+
+
+@needs_gcc
+def test_a_missing_header_does_not_stop_the_syntax_repair(tmp_path):
+    found = judges.verdict(MISSING_HEADER, "c")
+    assert found is not None
+    assert [d.line for d in found.other] == [1] and "no_such_header.h" in found.other[0].message
+    assert [d.line for d in found.syntax] == [6]  # the missing ';' after line 5, seen past the header
+    result = repair(MISSING_HEADER, "c", llm=FakeLLM(scorer=EVEN))
+    assert result.status == "fixed"
+    assert "    int x = 1;\n" in result.source and result.source.startswith('#include "no_such_header.h"')
+
+
+@needs_gcc
+def test_a_repair_may_not_add_a_semantic_error():
+    source = "int f(int a, int b) { return a + b; }\nint main(void) {\n    int s = f(1 2);\n    return s;\n}\n"
+    # Outside a repair, "f(1 +2)" is syntactically fine (gcc: too few arguments, not syntax).
+    assert any("f(1 +2)" in c.source_after or "f(1+ 2)" in c.source_after or "f(1 + 2)" in c.source_after
+               for c in suggest(source, "c") if c.fixes_all)
+    with judges.baseline(source, "c"):
+        during = [c.source_after for c in suggest(source, "c") if c.fixes_all]
+    assert during and all("+" not in text.split("\n")[2] for text in during)
+    assert "f(1, 2)" in repair(source, "c", llm=FakeLLM(scorer=EVEN)).source.replace(",2", ", 2")
+
+
+@needs_gcc
+def test_verdicts_are_remembered_per_text():
+    check(ELSE_WITHOUT_IF, "c")
+    before = judges.calls()
+    for _ in range(5):
+        check(ELSE_WITHOUT_IF, "c")
+    assert judges.calls() == before
+
+
+def test_a_missing_tool_leaves_tree_sitter_to_judge(tmp_path):
+    judges.configure({"c": str(tmp_path / "gcc")})  # named by the user, not there
+    result = check("int main(void) { return 0 }\n", "c")
+    assert result.judge == "tree-sitter" and not result.ok
+    assert judges.describe(["c"]) == {"c": "tree-sitter only"}
+
+
+def test_a_hanging_tool_is_given_up_on(tmp_path):
+    fake = tmp_path / "gcc"
+    fake.write_text("#!/bin/sh\nsleep 30\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    judges.configure({"c": str(fake)}, timeout=0.5)
+    start = time.perf_counter()
+    first = check("int main(void) { return 0 }\n", "c")
+    assert time.perf_counter() - start < 5
+    assert first.judge == "tree-sitter" and not first.ok
+    start = time.perf_counter()
+    check("int main(void) { return 1 }\n", "c")  # not asked again in this process
+    assert time.perf_counter() - start < 0.4
+
+
+@needs_node
+def test_node_judges_javascript_and_its_line_comes_first():
+    source = "function f(a) {\n  return [a, a;\n}\n"
+    result = check(source, "javascript")
+    assert result.judge == "node --check"
+    assert result.problems[0].source == "node --check" and result.problems[0].message.startswith("SyntaxError")
+    assert check("export const a = 1;\nimport x from 'y';\n", "javascript").ok  # ES module syntax
+    assert check("const e = <div>{1}</div>;\n", "javascript").ok  # JSX: node cannot read it, tree-sitter can
+    fixed = repair(source, "javascript", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed" and check(fixed.source, "javascript").judge == "node --check"
+
+
+@needs_bash
+def test_a_semicolon_dropped_before_then_far_above_the_report_is_repaired():
+    body = "".join(f"    echo \"step {n}\"\n" for n in range(12))
+    clean = ("#!/bin/bash\nset -eu\n\nlog() {\n    printf '%s\\n' \"$*\" >&2\n}\n\n"
+             "for name in alpha beta gamma; do\n    log \"$name\"\ndone\n\n"
+             f"if [ \"${{1:-}}\" = \"--all\" ]; then\n{body}else\n    log none\nfi\n")
+    broken = clean.replace('= "--all" ]; then', '= "--all" ] then')
+    result = check(broken, "bash")
+    assert result.judge == "bash -n" and result.problems[0].line > 20  # reported at the else
+    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed" and fixed.source == clean
+
+
+def test_a_project_may_turn_judges_off_but_not_choose_one(tmp_path):
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "pyproject.toml").write_text('[tool.tinycode]\njudges = {c = "clang"}\n')
+    untrusted = load_settings(None, tmp_path)
+    assert untrusted.judges == {} and "ignored judges" in untrusted.notes[0]
+    (tmp_path / "pyproject.toml").write_text('[tool.tinycode]\njudges = {c = "off"}\njudge-timeout = 2\n')
+    settings = load_settings(None, tmp_path)
+    assert settings.judges == {"c": "off"} and settings.judge_timeout == 2
+    # The user's own environment and flags may name the program.
+    mine = load_settings({"judges": "c=clang,bash=off"}, tmp_path, environ={"TINYCODE_JUDGES": "cpp=g++"})
+    assert mine.judges == {"c": "clang", "bash": "off"}
+    assert load_settings(None, tmp_path / "..", environ={"TINYCODE_JUDGES": "cpp=g++"}).judges == {"cpp": "g++"}
+    with pytest.raises(ConfigError):
+        load_settings({"judges": "c=/usr/bin/python3"}, tmp_path)  # not a judge tinycode can read
+
+
+@needs_gcc
+def test_check_json_names_the_judge_and_verbose_lists_them(tmp_path, capsys):
+    path = tmp_path / "else.c"
+    path.write_text(ELSE_WITHOUT_IF)
+    assert main(["check", "--json", str(path)]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report[0]["judge"].startswith("gcc") and report[0]["problems"][0]["source"].startswith("gcc")
+    assert main(["check", "--json", "--judges", "c=off", str(path)]) == 0
+    assert json.loads(capsys.readouterr().out)[0]["judge"] == "tree-sitter"
+    assert main(["check", "-v", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "judges on this machine" in err and "python      CPython compile()" in err
+
+
+def test_yaml_and_toml_are_judged_in_process():
+    pytest.importorskip("yaml")
+    result = check("a: 1\nb: [1, 2\nc: 3\n", "yaml")
+    assert result.judge == "PyYAML" and not result.ok
+    assert check("key: !Ref Thing\n", "yaml").ok  # a custom tag is not a syntax error
+    toml = check('[server]\nport = 80\nhost = "a\n', "toml")
+    assert toml.judge == "tomllib" and toml.problems[0].line == 3
+
+
+def test_clang_categories_decide_what_is_syntax():
+    from tinycode.judges.base import Output
+    from tinycode.judges.readers import read_cc
+
+    err = ("input.c:3:14: error: expected ';' after expression [Parse Issue]\n"
+           "input.c:4:5: error: use of undeclared identifier 'y' [Semantic Issue]\n"
+           "input.c:1:10: fatal error: 'nope.h' file not found [Lexical or Preprocessor Issue]\n")
+    found = read_cc(Output(1, "", err), "input.c", "")
+    assert [(d.line, d.syntax) for d in found] == [(3, True), (4, False), (1, False)]
+    assert found[0].message == "expected ';' after expression"
+
+
+def test_judges_off_in_the_environment(monkeypatch):
+    monkeypatch.setenv("TINYCODE_JUDGES", "off")
+    judges.configure()
+    assert check("int main(void) { return 0 }\n", "c").judge == "tree-sitter"
+    assert os.environ["TINYCODE_JUDGES"] == "off"

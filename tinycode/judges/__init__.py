@@ -1,0 +1,302 @@
+"""Native judges: each language's own tool says whether a text is syntactically valid.
+
+tree-sitter's error recovery is made for highlighting: it misses some errors and
+accepts some repairs that the compiler rejects. Where a language's own tool is
+installed (gcc/clang, node, bash/sh, gofmt, rustfmt, ruby, php, swiftc; PyYAML and
+tomllib in process) its verdict joins tree-sitter's in ``check()`` and decides.
+
+Verdicts are remembered per text, so a repair that checks the same few texts again
+and again (candidate search, the fast path, the final check) runs each tool a handful
+of times. A tool that times out is not asked again in this process.
+
+During a repair, ``baseline(source, language)`` records what the judge says about the
+original beyond syntax (a missing header, an unknown name): those may stay, but a text
+that adds any such message is reported as having a problem, so that a repair removes
+syntax problems and adds none of any kind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import os
+import re
+import time
+from collections import Counter, OrderedDict
+from typing import Iterator, Mapping
+
+from . import readers, registry
+from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
+
+__all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
+           "calls", "busy_seconds", "judge_name"]
+
+DEFAULT_TIMEOUT = 5.0  # seconds: a safety limit, far above any real syntax check
+_CACHE_SIZE = 256
+_MAX_HEADER_RETRIES = 4  # headers blanked out one by one when the compiler cannot find them
+
+
+class _State:
+    def __init__(self) -> None:
+        self.commands: dict[str, str] | None = None  # None: from TINYCODE_JUDGES
+        self.timeout: float | None = None  # None: from TINYCODE_JUDGE_TIMEOUT
+        self.runner: Runner = run_tool
+        self.cache: OrderedDict[tuple, Verdict | None] = OrderedDict()
+        self.tools: dict[tuple[str, str], Tool | None] = {}
+        self.hung: set[str] = set()  # executables that timed out: not asked again
+        self.calls = 0  # tool runs (cache misses), for the benchmark and tests
+        self.busy = 0.0  # seconds spent running tools
+
+
+_state = _State()
+_baseline: contextvars.ContextVar[tuple[str, Counter] | None] = contextvars.ContextVar(
+    "tinycode_judge_baseline", default=None)
+
+
+def configure(commands: Mapping[str, str] | None = None, timeout: float | None = None,
+              runner: Runner | None = None) -> None:
+    """Set the user's choice of judges (``{language: command or "off"}``), the timeout,
+    and (for tests) how tools are run. ``None`` keeps the environment's default."""
+    _state.commands = dict(commands) if commands is not None else None
+    _state.timeout = timeout
+    _state.runner = runner or run_tool
+    _state.cache.clear()
+    _state.tools.clear()
+    _state.hung.clear()
+
+
+def calls() -> int:
+    """How many times a tool has been run in this process (cached verdicts not counted)."""
+    return _state.calls
+
+
+def busy_seconds() -> float:
+    """Seconds spent waiting for tools in this process."""
+    return _state.busy
+
+
+def _commands() -> dict[str, str]:
+    if _state.commands is not None:
+        return _state.commands
+    try:
+        return registry.parse_commands(os.environ.get("TINYCODE_JUDGES", "") or {})
+    except ValueError:
+        return {}  # config.py reports a bad value; checking still works without it
+
+
+def _timeout() -> float:
+    if _state.timeout is not None:
+        return _state.timeout
+    try:
+        return max(0.1, float(os.environ.get("TINYCODE_JUDGE_TIMEOUT", "") or DEFAULT_TIMEOUT))
+    except ValueError:
+        return DEFAULT_TIMEOUT
+
+
+def _tool(language: str, source: str) -> Tool | None:
+    shell = registry.shell_of(source) if language == "bash" else ""
+    key = (language, shell)
+    if key not in _state.tools:
+        _state.tools[key] = registry.find_tool(language, source, _commands())
+    tool = _state.tools[key]
+    return None if tool is None or tool.executable in _state.hung else tool
+
+
+def judge_name(language: str, source: str = "") -> str | None:
+    """Who judges ``language`` here (besides tree-sitter), or None."""
+    if language in registry.BUILT_IN:
+        return registry.BUILT_IN[language]
+    off = _commands().get(language, _commands().get("*")) == registry.OFF
+    if language in registry.IN_PROCESS:
+        return None if off or not registry.in_process_available(language) else registry.IN_PROCESS[language]
+    tool = _tool(language, source)
+    return tool.name if tool else None
+
+
+def describe(languages: list[str]) -> dict[str, str]:
+    """language -> its judge here (path included) or "tree-sitter only"; for ``check -v``."""
+    out = {}
+    for language in languages:
+        if language in registry.BUILT_IN or language in registry.IN_PROCESS:
+            out[language] = judge_name(language) or "tree-sitter only"
+            continue
+        tool = _tool(language, "")
+        out[language] = f"{tool.name} ({tool.executable})" if tool else "tree-sitter only"
+    return out
+
+
+def verdict(source: str, language: str) -> Verdict | None:
+    """The native judge's verdict on ``source``, or None when there is no judge (or it
+    could not decide: it timed out, or it crashed)."""
+    if language in registry.IN_PROCESS:
+        if judge_name(language) is None:
+            return None
+        key: tuple = (language, source)
+        if key not in _state.cache:
+            _remember(key, _in_process(source, language))
+        return _state.cache[key]
+    tool = _tool(language, source)
+    if tool is None:
+        return None
+    key = (tool.argv, tool.filename, source)
+    if key in _state.cache:
+        _state.cache.move_to_end(key)
+        return _state.cache[key]
+    try:
+        found = _run(tool, source, language)
+    except ToolTimeout:
+        _state.hung.add(tool.executable)
+        return None
+    except OSError:
+        found = None  # removed or not executable since it was found: no verdict
+    _remember(key, found)
+    return found
+
+
+def _remember(key: tuple, value: Verdict | None) -> None:
+    _state.cache[key] = value
+    if len(_state.cache) > _CACHE_SIZE:
+        _state.cache.popitem(last=False)
+
+
+_GO_PACKAGE = re.compile(r"^\s*package\s", re.MULTILINE)
+_GO_DECLARATION = re.compile(r"(?:\s|//[^\n]*\n|/\*.*?\*/)*(?:func|type|var|const|import)\b|\s*$", re.DOTALL)
+_GO_PREFIX = "package p; "  # a snippet without a package clause gets one, on its first line
+
+
+def _run(tool: Tool, source: str, language: str) -> Verdict | None:
+    text, filename, extra = source, tool.filename, []
+    if language == "go" and not _GO_PACKAGE.search(source):
+        # A snippet: declarations get a package clause, statements a function around them.
+        prefix = _GO_PREFIX if _GO_DECLARATION.match(source) else _GO_PREFIX + "func _() { "
+        # ("go-file": run as a whole file, without coming back here.)
+        found = _run(tool, prefix + source + ("" if prefix == _GO_PREFIX else "\n}"), "go-file")
+        if found is None:
+            return None
+        shift = len(prefix)
+        return Verdict(found.judge, tuple(Diagnostic(d.line, max(1, d.column - shift) if d.line == 1 else d.column,
+                                                     d.message, d.syntax) for d in found.diagnostics))
+    for _ in range(_MAX_HEADER_RETRIES + 1):
+        _state.calls += 1
+        started = time.perf_counter()
+        try:
+            output = _state.runner(tool.argv, text, filename, _timeout())
+        finally:
+            _state.busy += time.perf_counter() - started
+        found = tool.read(output, filename, text)
+        if language == "javascript" and found and _needs_module(found[0].message) and filename.endswith(".js"):
+            filename = "input.mjs"  # ES module syntax: node decides by the extension
+            continue
+        header = next((d for d in found if readers.missing_header(d.message)), None)
+        if header is None:
+            break
+        # A compiler stops at a header it cannot find: note it as a non-syntax problem,
+        # blank that line (the numbering stays) and look at the rest of the file.
+        extra.append(Diagnostic(header.line, header.column, header.message, False))
+        lines = text.split("\n")
+        if not 0 < header.line <= len(lines) or not lines[header.line - 1].strip():
+            found = [d for d in found if d is not header]
+            break
+        lines[header.line - 1] = ""
+        text = "\n".join(lines)
+    else:
+        found = [d for d in found if not readers.missing_header(d.message)]
+    if output.returncode != 0 and not found and not extra:
+        return None  # it failed without saying where: not a verdict
+    if language == "javascript" and found and _looks_like_jsx(source):
+        return None  # node cannot read JSX; tree-sitter-javascript can
+    return Verdict(tool.name, tuple(extra + found))
+
+
+_MODULE_HINTS = re.compile(r"import statement outside a module|Unexpected token 'export'|"
+                           r"top level bodies of modules|import\.meta|Cannot use 'import\.meta'")
+
+
+def _needs_module(message: str) -> bool:
+    return bool(_MODULE_HINTS.search(message))
+
+
+def _looks_like_jsx(source: str) -> bool:
+    if not re.search(r"<[A-Za-z>/]", source):
+        return False
+    from ..languages import get_parser
+
+    stack = [get_parser("javascript").parse(source.encode("utf-8", "surrogatepass")).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type.startswith("jsx_"):
+            return True
+        stack.extend(node.children)
+    return False
+
+
+def _in_process(source: str, language: str) -> Verdict | None:
+    _state.calls += 1
+    if language == "yaml":
+        import yaml
+
+        try:
+            for _ in yaml.parse(source, Loader=yaml.SafeLoader):  # events only: custom tags are fine
+                pass
+        except yaml.MarkedYAMLError as exc:
+            mark = exc.problem_mark or exc.context_mark
+            line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+            message = " ".join(filter(None, (exc.context, exc.problem))) or str(exc)
+            return Verdict("PyYAML", (Diagnostic(line, column, message, True),))
+        except (yaml.YAMLError, RecursionError, ValueError) as exc:
+            return Verdict("PyYAML", (Diagnostic(1, 1, str(exc).split("\n")[0], True),))
+        return Verdict("PyYAML")
+    tomllib = registry._tomllib()
+    try:
+        tomllib.loads(source)
+    except tomllib.TOMLDecodeError as exc:
+        message = str(exc)
+        where = re.search(r"\(at line (\d+), column (\d+)\)", message)
+        line, column = (int(where.group(1)), int(where.group(2))) if where else (1, 1)
+        return Verdict("tomllib", (Diagnostic(line, column, re.sub(r"\s*\(at .*\)$", "", message), True),))
+    except RecursionError:
+        return None
+    return Verdict("tomllib")
+
+
+# --- what counts as a problem during a repair ----------------------------------------
+
+def _key(diagnostic: Diagnostic) -> str:
+    return re.sub(r"\s*\(first use in this function\)", "", diagnostic.message)
+
+
+@contextlib.contextmanager
+def baseline(source: str, language: str) -> Iterator[None]:
+    """While repairing ``source``: its non-syntax messages may stay, new ones are problems."""
+    found = verdict(source, language)
+    # A message on a line with a syntax error is taken for its consequence ("too few
+    # arguments" where a ',' is missing): it does not earn a place in the baseline.
+    broken_lines = {d.line for d in found.syntax} if found is not None else set()
+    counts = Counter(_key(d) for d in found.other if d.line not in broken_lines) if found is not None else Counter()
+    token = _baseline.set((language, counts))
+    try:
+        yield
+    finally:
+        _baseline.reset(token)
+
+
+def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
+    """(judge, the diagnostics that are problems) for ``source``, or None without a
+    verdict. Problems are the syntax messages, and during a repair (``baseline``) also
+    any other message the original did not have."""
+    found = verdict(source, language)
+    if found is None:
+        return None
+    out = list(found.syntax)
+    current = _baseline.get()
+    if current is not None and current[0] == language and found.other:
+        allowed = Counter(current[1])
+        for diagnostic in found.other:
+            key = _key(diagnostic)
+            if allowed[key] > 0:
+                allowed[key] -= 1
+            else:
+                out.append(Diagnostic(diagnostic.line, diagnostic.column,
+                                      f"{diagnostic.message} (new: the original did not have it)", True))
+    out.sort(key=lambda d: (d.line, d.column))
+    return found.judge, out

@@ -1,0 +1,162 @@
+"""Reading each tool's output into diagnostics, and telling syntax from the rest.
+
+Each reader takes the tool's ``Output``, the file name the tool was given and the text,
+and returns diagnostics in the order the tool printed them. Where a tool has its own
+classification (clang's ``[Parse Issue]``, PHP's "Parse error" vs "Fatal error") it is
+used; gcc has none, so its message text decides.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .base import Diagnostic, Output
+
+# gcc/clang/swiftc: "file:LINE:COL: error: message [category]"
+_CC_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?P<level>fatal error|error):\s*(?P<msg>.*)$",
+                      re.MULTILINE)
+# gcc's messages that are about the text's grammar, not its meaning.
+_GCC_SYNTAX = re.compile(
+    r"^(expected |stray |missing terminating |unterminated |.* without a previous |"
+    r"#\w+ without #if|#else after #else|#elif after #else|invalid preprocessing directive|"
+    r"empty character constant|extra tokens|unbalanced|expected declaration or statement at end of input|"
+    r"invalid suffix|exponent has no digits|invalid digit|missing '\(' |missing binary operator|"
+    r"parameter name omitted|two or more data types|multiple types in one declaration|"
+    r"macro names must be identifiers|no macro name given|unknown type name|"
+    r"a label can only be part of a statement|a function-definition is not allowed here|"
+    r"invalid storage class|expected unqualified-id|expected primary-expression)")
+# clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
+_CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")
+_MISSING_HEADER = re.compile(r"^(?:'([^']+)' file not found|([^:]+): No such file or directory)")
+
+
+def missing_header(message: str) -> str | None:
+    """The header a compiler could not find, from its fatal error message."""
+    match = _MISSING_HEADER.match(message)
+    return (match.group(1) or match.group(2)) if match else None
+
+
+def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """gcc, g++, clang, clang++, swiftc -parse."""
+    found: list[Diagnostic] = []
+    for match in _CC_LINE.finditer(output.stderr):
+        if match.group("file") != filename:
+            continue  # an error inside a header it included: reported at the #include too
+        message = match.group("msg").strip()
+        category_syntax = any(message.endswith(c) for c in _CLANG_SYNTAX_CATEGORIES)
+        has_category = message.endswith("]") and " [" in message
+        if has_category:
+            message = message[:message.rindex(" [")]
+        if missing_header(message):
+            syntax = False
+        elif has_category:
+            syntax = category_syntax
+        else:
+            syntax = bool(_GCC_SYNTAX.match(message))
+        found.append(Diagnostic(int(match.group("line")), int(match.group("col") or 1), message, syntax))
+    return found
+
+
+def read_swift(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """``swiftc -parse`` reports only what the parser found."""
+    return [Diagnostic(d.line, d.column, d.message, True) for d in read_cc(output, filename, text)
+            if not missing_header(d.message)]
+
+
+_NODE_HEAD = re.compile(r"^(?P<file>.+):(?P<line>\d+)$", re.MULTILINE)
+_NODE_ERROR = re.compile(r"^(SyntaxError: .*)$", re.MULTILINE)
+
+
+def read_node(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """``node --check``: "file:LINE", the line, a caret under the column, "SyntaxError: ..."."""
+    if output.returncode == 0:
+        return []
+    error = _NODE_ERROR.search(output.stderr)
+    if error is None:
+        return [Diagnostic(1, 1, output.stderr.strip().split("\n")[0][:200] or "node --check failed", True)]
+    line, column = 1, 1
+    head = _NODE_HEAD.search(output.stderr)
+    if head is not None and head.start() < error.start():
+        line = int(head.group("line"))
+        after = output.stderr[head.end():error.start()].split("\n")
+        carets = [row for row in after if row.strip() and set(row.strip()) <= {"^"}]
+        if carets:
+            column = carets[0].index("^") + 1
+    return [Diagnostic(line, column, error.group(1).strip(), True)]
+
+
+_GOFMT = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): (?P<msg>.*)$", re.MULTILINE)
+
+
+def read_gofmt(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """``gofmt -l -e``: only the parser runs, so every message is a syntax problem."""
+    if output.returncode == 0:
+        return []
+    return [Diagnostic(int(m.group("line")), int(m.group("col")), m.group("msg").strip(), True)
+            for m in _GOFMT.finditer(output.stderr) if m.group("file") == filename]
+
+
+_RUST_ERROR = re.compile(r"^error(?:\[\w+\])?: (?P<msg>.*)\n\s*--> (?P<file>[^\n]+?):(?P<line>\d+):(?P<col>\d+)",
+                         re.MULTILINE)
+
+
+def read_rustfmt(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """``rustfmt --check``: its parse errors on stderr (a formatting diff on stdout is
+    not an error). A module file it cannot find is not a syntax problem."""
+    found = []
+    for match in _RUST_ERROR.finditer(output.stderr):
+        if not match.group("file").endswith(filename):
+            continue
+        message = match.group("msg").strip()
+        syntax = not message.startswith(("file not found for module", "couldn't read"))
+        found.append(Diagnostic(int(match.group("line")), int(match.group("col")), message, syntax))
+    return found
+
+
+_BASH = re.compile(r"^(?P<file>[^:\n]+): line (?P<line>\d+): (?P<msg>.*)$", re.MULTILINE)
+_DASH = re.compile(r"^(?P<file>[^:\n]+): (?P<line>\d+): (?P<msg>.*)$", re.MULTILINE)
+
+
+def read_shell(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """``bash -n`` ("file: line N: syntax error ...") and ``sh -n`` as dash prints it
+    ("file: N: Syntax error: ..."). bash echoes the offending line after: skipped."""
+    if output.returncode == 0:
+        return []
+    found = []
+    for pattern in (_BASH, _DASH):
+        for match in pattern.finditer(output.stderr):
+            message = match.group("msg").strip()
+            if match.group("file") != filename or message.startswith("`"):
+                continue
+            found.append(Diagnostic(int(match.group("line")), 0, message, True))
+        if found:
+            break
+    return found or [Diagnostic(1, 1, output.stderr.strip()[:200] or "syntax error", True)]
+
+
+_RUBY = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+): (?P<msg>.*)$", re.MULTILINE)
+
+
+def read_ruby(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """``ruby -c``: "file:LINE: syntax error, unexpected ..." (warnings are silenced)."""
+    if output.returncode == 0:
+        return []
+    found = [Diagnostic(int(m.group("line")), 0, m.group("msg").strip(), True)
+             for m in _RUBY.finditer(output.stderr)
+             if m.group("file") == filename and "warning:" not in m.group("msg")]
+    return found or [Diagnostic(1, 1, output.stderr.strip()[:200] or "syntax error", True)]
+
+
+_PHP = re.compile(r"(?P<kind>Parse error|Fatal error):\s+(?P<msg>.*?) in (?P<file>\S+) on line (?P<line>\d+)")
+
+
+def read_php(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """``php -l``: a "Parse error" is syntax; a compile-time "Fatal error" (a redeclared
+    function, a misplaced ``break``) is not."""
+    if output.returncode == 0:
+        return []
+    found = [Diagnostic(int(m.group("line")), 0, m.group("msg").strip(), m.group("kind") == "Parse error")
+             for m in _PHP.finditer(output.stdout + "\n" + output.stderr)]
+    seen: set[Diagnostic] = set()
+    unique = [d for d in found if not (d in seen or seen.add(d))]  # printed on stdout and stderr
+    return unique or [Diagnostic(1, 1, (output.stdout or output.stderr).strip()[:200] or "syntax error", True)]

@@ -1,0 +1,196 @@
+"""Edits for a shell script's block structure: the ``then``/``do``/``fi``/``done``/``}``/
+``esac`` or closing quote that went missing.
+
+``bash -n`` and ``sh -n`` report such a mistake where the parser noticed, often many
+lines after it (a ``;`` dropped before ``then`` is seen at the matching ``fi``), and
+tree-sitter-bash can point lines before it. So the script's keywords are scanned as a
+stack, and the edits offered are the missing word on the opener it belongs to, or the
+missing closer where the opener's indentation returns. Nothing here checks anything:
+``candidates.py`` keeps the edits the judge accepts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Iterator
+
+from .check import Problem
+from .edit_proposals import Edit
+
+_CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}
+# A keyword at a command's start: the line's start, or after ; & | ( ) (a case item's
+# pattern) or another keyword.
+_KEYWORD = re.compile(r"(?:^|(?<=[;&|()])|(?<=\bthen\s)|(?<=\bdo\s)|(?<=\belse\s))\s*"
+                      r"(if|then|elif|else|fi|case|esac|for|while|until|select|do|done|\{|\})(?=\s|;|$)")
+_NEEDS = {"if": "then", "elif": "then", "while": "do", "until": "do", "for": "do", "select": "do"}
+MAX_CLOSER_SPOTS = 4  # lines tried for a missing closer, per unclosed opener
+MAX_QUOTE_LINES = 3  # lines whose string runs on, each tried for its closing quote
+
+
+@dataclass(frozen=True)
+class _Opener:
+    kind: str  # "if", "loop", "case", "{"
+    line: int  # 1-based
+    indent: int
+
+
+def shell_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """The structural edits for the first problem, likeliest first."""
+    if not problems:
+        return
+    # tree-sitter-bash often sees a structural mistake somewhere else, or sees more
+    # errors once it is repaired: these few edits go straight to the shell's own judge.
+    for edit in _structural(lines, problems):
+        yield replace(edit, direct=True)
+
+
+def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    first = problems[0]
+    message = first.message
+    if re.search(r"expecting \"(then|do)\"|unexpected token `(fi|else|elif|done)'|unexpected end of file"
+                 r"|end of file unexpected|\"(fi|else|elif|done)\" unexpected", message):
+        yield from _missing_word_edits(lines, first.line)
+    if re.search(r"[Uu]nterminated quoted string|matching `[\"']'|unexpected EOF", message):
+        yield from _quote_edits(lines)
+    yield from _missing_closer_edits(lines, first.line)
+    if "quot" not in message:
+        yield from _quote_edits(lines)
+
+
+def _code(text: str) -> str:
+    """The line without a trailing comment, its strings' contents blanked out (the
+    columns stay those of the line)."""
+    text = re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", lambda m: m.group()[0] + "_" * (len(m.group()) - 2)
+                  + m.group()[0], text)
+    return re.sub(r"(^|\s)#.*$", "", text).rstrip()
+
+
+def _missing_word_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
+    """``then``/``do`` on the nearest openers above the error that lack it."""
+    low = max(1, error_line - 60)
+    for n in range(min(error_line, len(lines)), low - 1, -1):
+        code = _code(lines[n - 1])
+        words = [m.group(1) for m in _KEYWORD.finditer(code)]
+        if not words or words[0] not in _NEEDS:
+            continue
+        need = _NEEDS[words[0]]
+        if need in words:
+            continue
+        text = lines[n - 1]
+        end = len(code) if code else len(text.rstrip())
+        glued = re.search(rf"\s({need})$", code)
+        if glued:  # "while : do": the word is there, the ";" before it is not
+            yield _at(text, n, glued.start(), ";", f"line {n}: insert ';' before {need!r}")
+            continue
+        if code.endswith(";"):
+            yield _at(text, n, end, f" {need}", f"line {n}: insert {need!r}")
+        else:
+            yield _at(text, n, end, f"; {need}", f"line {n}: insert '; {need}'")
+        # Or on a line of its own (the style that puts it under the opener).
+        indent = text[:len(text) - len(text.lstrip())]
+        yield Edit(n, 1, [text, indent + need], f"line {n + 1}: insert {need!r} on its own line")
+
+
+def _at(text: str, line_no: int, col: int, insert: str, description: str) -> Edit:
+    return Edit(line_no, 1, [text[:col] + insert + text[col:]], description, 1, col + len(insert) + 1, col)
+
+
+def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
+    """A closer for each opener left unclosed (innermost first), where its indentation
+    returns: the first lines after it indented no deeper than it, and the file's end."""
+    for opener in _unclosed(lines):
+        closer = _CLOSER[opener.kind]
+        pad = " " * opener.indent
+        spots = 0
+        for n in range(opener.line + 1, len(lines) + 1):
+            text = lines[n - 1]
+            if not text.strip():
+                continue
+            indent = len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip())
+            if indent <= opener.indent:
+                yield Edit(n, 1, [pad + closer, text], f"line {n}: insert {closer!r} before it")
+                spots += 1
+                if spots >= MAX_CLOSER_SPOTS:
+                    break
+        last = len(lines)
+        while last > 1 and not lines[last - 1].strip():
+            last -= 1
+        yield Edit(last, 1, [lines[last - 1], pad + closer], f"line {last + 1}: insert {closer!r} at the end")
+
+
+def _unclosed(lines: list[str]) -> list[_Opener]:
+    """Openers whose closer never came: popped by a mismatched closer, or left at the end."""
+    stack: list[_Opener] = []
+    lost: list[_Opener] = []
+    heredoc: str | None = None
+    for n, text in enumerate(lines, 1):
+        if heredoc is not None:
+            if text.strip() == heredoc:
+                heredoc = None
+            continue
+        code = _code(text)
+        marker = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", text.split(" #")[0])
+        indent = len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip())
+        for match in _KEYWORD.finditer(code):
+            word = match.group(1)
+            kind = {"if": "if", "case": "case", "{": "{", "for": "loop", "while": "loop",
+                    "until": "loop", "select": "loop"}.get(word)
+            if kind:
+                stack.append(_Opener(kind, n, indent))
+                continue
+            want = {"fi": "if", "done": "loop", "esac": "case", "}": "{"}.get(word)
+            if want is None:
+                continue
+            # A closer pops its opener; an opener it skips over was never closed.
+            for depth in range(len(stack) - 1, -1, -1):
+                if stack[depth].kind == want:
+                    lost.extend(reversed(stack[depth + 1:]))
+                    del stack[depth:]
+                    break
+        if code.endswith("{") and not any(m.group(1) == "{" for m in _KEYWORD.finditer(code)):
+            stack.append(_Opener("{", n, indent))  # "name() {" opens a function body
+        if marker:
+            heredoc = marker.group(1)
+    return lost + list(reversed(stack))
+
+
+def _quote_edits(lines: list[str]) -> Iterator[Edit]:
+    """A closing ``"`` on the first lines where a double-quoted string runs on past its
+    line: after each word that follows the opening quote, then at the line's end."""
+    tried = 0
+    open_at: tuple[int, int] | None = None
+    for n, text in enumerate(lines, 1):
+        col = 0
+        while col < len(text):
+            char = text[col]
+            if open_at is None:
+                if char == "#" and (col == 0 or text[col - 1].isspace()):
+                    break
+                if char == "\\":
+                    col += 2
+                    continue
+                if char == "'":
+                    end = text.find("'", col + 1)
+                    col = len(text) if end < 0 else end + 1
+                    continue
+                if char == '"':
+                    open_at = (n, col)
+            elif char == "\\":
+                col += 2
+                continue
+            elif char == '"':
+                open_at = None
+            col += 1
+        if open_at is not None and open_at[0] == n:
+            start = open_at[1]
+            for match in re.finditer(r"[^\s\"'(){};|&]+(?=[\s(){};|&]|$)", text[start + 1:]):
+                spot = start + 1 + match.end()
+                yield _at(text, n, spot, '"', f"line {n}: insert '\"' after {match.group()!r}")
+            # Or the quote it takes for an opener closed a string whose opener was lost.
+            for match in reversed(list(re.finditer(r"(?<![^\s=(])[^\s\"'(){};|&]+", text[:start]))):
+                yield _at(text, n, match.start(), '"', f"line {n}: insert '\"' before {match.group()!r}")
+            tried += 1
+            open_at = None  # look for the next run-on string as if this one had been closed
+            if tried >= MAX_QUOTE_LINES:
+                return
