@@ -16,10 +16,12 @@ checked as whole files.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, replace
 from typing import Iterable
 
+from .deadline import expired
 from .check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
 from .edit_proposals import Edit, open_strings, proposals
 from .edits import code_tokens, token_distance
@@ -368,10 +370,13 @@ class _TreeJudge:
 
 
 def _now() -> float:
-    """The search's clock: time spent waiting for a native judge does not count (the
-    judge is budgeted in runs, MAX_JUDGE_CALLS), so a busy machine does not cut the
-    search shorter than an idle one would."""
-    return time.perf_counter() - judges.busy_seconds()
+    """The search's clock: the CPU time of this thread, so a busy machine (other
+    processes, other threads) does not cut the search shorter than an idle one would,
+    and time spent waiting for a native judge does not count (the judge is budgeted in
+    runs, MAX_JUDGE_CALLS). The file's wall-time deadline is the outer bound."""
+    if expired():
+        return math.inf
+    return time.thread_time()
 
 
 def native_judge(language: str, source: str) -> bool:

@@ -33,7 +33,8 @@ from .llm.base import LLM
 from .rewrite import rewrite_window
 from .tools.workspace import WorkingCopy
 
-# Wall-time cap of one candidate search; the file's deadline can make it shorter.
+# CPU seconds one candidate search may take (its own thread's, so the same on a busy
+# machine as on an idle one); the file's wall-time deadline can cut it shorter.
 FAST_PATH_SECONDS = 0.5
 # Kept steps of the repair loop before what remains goes to the agent.
 MAX_LOOP_STEPS = 12
@@ -165,8 +166,8 @@ def _candidate_step(source: str, working: str, current: CheckResult, language: s
     repairs every problem or makes progress; recorded as a step. One place in the file
     takes at most MAX_EDITS_PER_REGION such edits, however many steps they come in:
     six stray characters deleted one by one are not a repair."""
-    fast = try_fast_repair(working, language, current, get_llm,
-                           time_budget=min(FAST_PATH_SECONDS, remaining()), partial=True)
+    fast = try_fast_repair(working, language, current, get_llm, time_budget=FAST_PATH_SECONDS,
+                           partial=True)
     if fast is None:
         return None
     lines = [int(n) for n in _EDIT_LINE.findall(fast.candidate.description)] or [fast.candidate.start_line]
