@@ -120,7 +120,7 @@ def test_server_without_likelihoods_never_applies_a_blind_pick():
 
 
 def test_slow_server_is_cut_off_at_the_file_deadline():
-    with Scripted((200, CHAT_REPLY, 20)) as server:
+    with Scripted((200, CHAT_REPLY, 20, {})) as server:
         llm = OpenAIHTTPLLM(server.url, model="m", backoff=0.01, read_timeout=120)
         started = time.monotonic()
         result = repair(SEVERAL, "python", llm=llm, settings=Settings(timeout=1.0))

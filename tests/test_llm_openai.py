@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import math
 import os
 import socket
 import subprocess
@@ -220,13 +221,165 @@ def test_count_tokens_uses_the_server_tokenizer_when_there_is_one():
     assert len(server.requests) == 2  # probed once, then the estimate
 
 
-def test_scoring_is_unsupported_and_bad_settings_are_errors():
-    with pytest.raises(ScoringUnsupported):
-        client("http://127.0.0.1:9").score("x", ["a", "b"])
+def test_bad_settings_are_errors():
     with pytest.raises(ModelError, match="base URL"):
         load_llm(backend="openai")
     with pytest.raises(ModelError, match="unknown backend 'vllm'"):
         load_llm(backend="vllm")
+
+
+# --- scoring from echoed prompt log-probabilities ----------------------------------------------
+
+PROBE_TOKENS = ["0", ",", " ", "1", ",", " ", "2", ",", " ", "3"]
+
+
+def echo_reply(tokens: list[str], values: list[float], *, shifted: bool = False,
+               alternatives: dict[int, dict[str, float]] | None = None) -> dict:
+    """A ``/v1/completions`` answer echoing ``tokens`` (plus one generated token) where
+    ``values[j]`` is log p(token j | tokens before j). Aligned as OpenAI and vLLM send
+    it, or ``shifted`` as llama-cpp-python sends it for models without a BOS token:
+    row j holds the distribution of token j+1, ``token_logprobs[j]`` is token j's entry
+    in it, and ``top_logprobs[j]`` has that row's best alternatives plus token j."""
+    tokens = tokens + ["<gen>"]
+    values = values + [-0.5]
+    offsets = [sum(len(t) for t in tokens[:j]) for j in range(len(tokens))]
+    top: list = []
+    logprobs: list = []
+    for j, token in enumerate(tokens):
+        if shifted:
+            row = {tokens[j + 1]: values[j + 1]} if j + 1 < len(tokens) else {"\n": -0.1}
+            row.update((alternatives or {}).get(j, {}))
+            own = -30.0 - j  # token j under the distribution of token j+1: meaningless
+            logprobs.append(own)
+            top.append({**row, token: own})
+        else:
+            logprobs.append(values[j])
+            top.append({token: values[j], **(alternatives or {}).get(j, {})})
+    logprobs[0] = top[0] = None
+    return {"choices": [{"text": "".join(tokens), "finish_reason": "length",
+                         "logprobs": {"tokens": tokens, "text_offset": offsets,
+                                      "token_logprobs": logprobs, "top_logprobs": top}}],
+            "usage": {"prompt_tokens": len(tokens) - 1, "completion_tokens": 1}}
+
+
+def probe_reply(*, shifted: bool = False) -> dict:
+    return echo_reply(PROBE_TOKENS, [0.0] + [-0.05] * (len(PROBE_TOKENS) - 1), shifted=shifted)
+
+
+# Prompt "zab", continuations "c d" and "x": the first merges "b" and "c" into one token,
+# so both are scored from token 2 on, as the in-process backend does.
+MERGED = (["z", "a", "bc", " d"], [0.0, -0.25, -2.0, -1.0])
+PLAIN = (["z", "a", "b", "x"], [0.0, -0.25, -0.5, -3.0])
+
+
+@pytest.mark.parametrize("shifted", [False, True])
+def test_scores_come_from_the_echoed_prompt_log_probabilities(shifted):
+    replies = [probe_reply(shifted=shifted), echo_reply(*MERGED, shifted=shifted),
+               echo_reply(*PLAIN, shifted=shifted)]
+    with Scripted(*[(200, r) for r in replies]) as server:
+        llm = client(server.url)
+        scores = llm.score("zab", ["c d", "x"])
+    assert scores == pytest.approx([-3.0, -3.5])
+    probe, first, second = (r["json"] for r in server.requests)
+    assert probe["prompt"].startswith("0, 1, 2") and probe["echo"] is True
+    assert [first["prompt"], second["prompt"]] == ["zabc d", "zabx"]
+    for request in (probe, first, second):
+        assert request["echo"] is True and request["max_tokens"] == 1 and request["model"] == "served-model"
+    # Shifted rows keep the next token only among the alternatives: ask for many.
+    assert first["logprobs"] == (1000 if shifted else 1)
+
+
+def test_a_server_too_slow_at_echoing_is_not_asked_to_rank():
+    # 10 probe tokens in 1 s: 0.1 s a token, past the limit; asked once, then cached.
+    with Scripted((200, probe_reply(), 1.0, {})) as server:
+        llm = client(server.url)
+        for _ in range(2):
+            with pytest.raises(ScoringUnsupported, match="too slow to rank"):
+                llm.score("zab", ["c d", "x"])
+        assert len(server.requests) == 1
+
+
+def test_a_shifted_token_outside_the_alternatives_takes_their_least_value():
+    # Row 1 (for token 2, " d") lacks " d": its alternatives' least value stands in,
+    # not the entry llama-cpp-python adds for token 1 itself.
+    reply = echo_reply(["z", "a", "b", " d"], [0.0, -0.25, -1.0, -9.0], shifted=True,
+                       alternatives={2: {" e": -0.2, " f": -4.0}})
+    del reply["choices"][0]["logprobs"]["top_logprobs"][2][" d"]
+    with Scripted((200, probe_reply(shifted=True)), (200, reply)) as server:
+        llm = client(server.url)
+        import tinycode.llm.openai_http as backend
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(backend, "SHIFTED_TOP", 2)
+            assert llm.score("za", ["b d"]) == pytest.approx([-1.0 - 4.0])
+
+
+def test_a_shifted_value_overwritten_by_a_same_text_token_is_recovered():
+    # llama-cpp-python keys alternatives by text: a rarer token that decodes to the same
+    # text overwrites the value but keeps the place (first), below the next one's.
+    reply = echo_reply(["z", "a", "b", " d"], [0.0, -0.25, -1.0, -0.7], shifted=True)
+    reply["choices"][0]["logprobs"]["top_logprobs"][2] = {" d": -9.0, " e": -1.0, " f": -2.0, "b": -30.0}
+    with Scripted((200, probe_reply(shifted=True)), (200, reply)) as server:
+        scores = client(server.url).score("za", ["b d"])
+    assert scores == pytest.approx([-1.0 + math.log(1 - math.exp(-1.0) - math.exp(-2.0))])
+
+
+def test_a_server_that_does_not_echo_cannot_score_and_is_asked_once():
+    # llama.cpp's llama-server: logprobs for the generated token only, prompt not echoed.
+    generated_only = {"choices": [{"text": " 21", "finish_reason": "length",
+                                   "logprobs": {"tokens": [" 21"], "text_offset": [len("0, 1")],
+                                                "token_logprobs": [-0.1], "top_logprobs": [{" 21": -0.1}]}}]}
+    for reply in (generated_only, TEXT_REPLY):
+        with Scripted((200, reply)) as server:
+            llm = client(server.url)
+            with pytest.raises(ScoringUnsupported, match="does not echo"):
+                llm.score("x = (", ["1)\n", "1\n"])
+            with pytest.raises(ScoringUnsupported):
+                llm.score("y = [", ["2]\n"])
+        assert len(server.requests) == 1
+
+
+def test_a_scoring_answer_without_the_echo_after_a_good_probe_is_a_model_error():
+    with Scripted((200, probe_reply()), (200, TEXT_REPLY)) as server:
+        with pytest.raises(ModelError, match="without the prompt's log-probabilities"):
+            client(server.url).score("zab", ["x"])
+
+
+def test_a_server_refusing_logprobs_cannot_score():
+    # llama-cpp-python without --logits_all answers 500: retried once, then taken as said.
+    refusal = {"error": {"message": "logprobs is not supported for models created with logits_all=False"}}
+    with Scripted((500, refusal)) as server:
+        llm = client(server.url)
+        with pytest.raises(ScoringUnsupported, match="logits_all=False"):
+            llm.score("x = (", ["1)\n"])
+        with pytest.raises(ScoringUnsupported):
+            llm.score("x = (", ["1)\n"])
+    assert len(server.requests) == 2
+
+
+def test_log_probabilities_that_fit_no_alignment_cannot_score():
+    noise = probe_reply()
+    for row in noise["choices"][0]["logprobs"]["top_logprobs"][1:]:
+        row["nothing-like-it"] = 0.0
+    with Scripted((200, noise)) as server:
+        with pytest.raises(ScoringUnsupported, match="match neither"):
+            client(server.url).score("a", ["b"])
+
+
+def test_scoring_needs_no_request_for_nothing_or_for_chat():
+    with Scripted((200, probe_reply())) as server:
+        llm = client(server.url)
+        assert llm.score("x", []) == []
+        with pytest.raises(ScoringUnsupported, match="chat"):
+            llm.score([{"role": "user", "content": "x"}], ["a"])
+    assert server.requests == []
+
+
+def test_an_unreachable_server_is_a_model_error_not_a_verdict():
+    llm = client(f"http://127.0.0.1:{free_port()}", retries=0)
+    for _ in range(2):  # not cached: the server may come up
+        with pytest.raises(ModelError, match="cannot reach"):
+            llm.score("x", ["a"])
 
 
 # --- the real default model behind llama-cpp-python's server ----------------------------------
@@ -242,7 +395,8 @@ def real_server(tmp_path_factory):
     port = free_port()
     process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(path),
                                 "--model_alias", "tinycode-test", "--host", "127.0.0.1",
-                                "--port", str(port), "--n_ctx", "2048", "--n_threads", "2"],
+                                "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
+                                "--logits_all", "true"],  # prompt log-probabilities, for ranking
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     import requests
@@ -292,3 +446,40 @@ def test_real_server_chat_text_grammar_and_tokens(real_server):
         assert llm.count_tokens(snippet) == len(vocab.tokenize(snippet.encode(), add_bos=False, special=True))
     finally:
         vocab.close()
+
+
+# Broken snippets with two or more verified complete fixes each.
+RANKED_SNIPPETS = [
+    "def f(values):\n    total = sum(values\n    return total\n",
+    "x = 2\nif x = 1:\n    print(x)\n",
+    "names = ['a', 'b', 'c']\nprint(names\n",
+    "print 'hello'\n",
+    "items = [1, 2, 3\nprint(items)\n",
+    "class A:\ndef f(self):\n    pass\n",
+    "x = 3\nif x > 1:\nprint(x)\n",
+    "result = max(1, 2))\n",
+    "def g(a, b):\n    return (a + b\n",
+    "total = 0\nfor n in [1, 2]:\ntotal += n\n",
+]
+
+
+@pytest.mark.model
+def test_real_server_ranks_candidates_as_the_model_in_process_does(real_server):
+    from tinycode.candidates import suggest
+    from tinycode.rank import rank
+
+    url, path = real_server
+    # The server sorts the vocabulary per echoed token: slow, so asked to rank regardless.
+    remote = OpenAIHTTPLLM(url, read_timeout=600, max_scoring_seconds_per_token=None)
+    local = load_llm(str(path))
+    try:
+        for source in RANKED_SNIPPETS:
+            complete = [c for c in suggest(source, "python", limit=3, time_budget=2.0) if c.fixes_all]
+            assert len(complete) >= 2, source
+            mine = rank(local, source, "python", complete)
+            theirs = rank(remote, source, "python", complete)
+            assert theirs[0][0] == mine[0][0], source
+            # The same numbers, not only the same order (KV batching differs slightly).
+            assert dict(theirs) == pytest.approx(dict(mine), abs=0.5), source
+    finally:
+        local.close()

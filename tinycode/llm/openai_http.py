@@ -1,8 +1,9 @@
 """The ``openai`` backend: any OpenAI-compatible server (llama.cpp's ``llama-server``,
 ``python -m llama_cpp.server``, vLLM, Ollama) over plain HTTP with ``requests``.
 
-Many tinycode clients can share one server this way. Transient failures (429, 5xx,
-dropped connections) are retried with backoff; an unreachable server is a clear
+Many tinycode clients can share one server this way, and rank candidates through it
+where it echoes the prompt's log-probabilities (``score``). Transient failures (429,
+5xx, dropped connections) are retried with backoff; an unreachable server is a clear
 ModelError. Redirects are not followed (the answer must come from the server the user
 named), offline mode allows loopback servers only, and the API key never travels over
 plain http off this machine (``tinycode.network``).
@@ -11,6 +12,7 @@ plain http off this machine (``tinycode.network``).
 from __future__ import annotations
 
 import json
+import math
 import os
 import time
 from typing import Any, Sequence
@@ -23,6 +25,29 @@ from .base import Completion, Prompt, ScoringUnsupported
 RETRY_STATUS = {429, 500, 502, 503, 504}
 MAX_RETRY_AFTER = 10.0
 MAX_RESPONSE_BYTES = 4_000_000  # a completion is a few kilobytes
+# A text every model predicts well: the probe that finds how a server aligns the echoed
+# log-probabilities with the tokens.
+PROBE_TEXT = "0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20"
+# Alternatives asked for per token where the server's rows are shifted by one: the
+# log-probability of the next token is read from them (see ``_token_logprobs``). With
+# 100, tokens of broken code fell outside often enough to flip rankings; with 1000 the
+# values equal a plain llama.cpp evaluation to 0.001 but for a few text collisions.
+SHIFTED_TOP = 1000
+# An echo with SHIFTED_TOP alternatives per token is about 25 kB a token.
+MAX_SCORING_BYTES = 32_000_000
+# A server slower than this at echoing log-probabilities is not asked to rank: a
+# ranking echoes a few hundred tokens, and past this the rewrite is cheaper.
+# (llama-cpp-python's server sorts the vocabulary in Python per token: ~0.5 s here.)
+MAX_SCORING_SECONDS_PER_TOKEN = 0.05
+ALIGNED, SHIFTED = "aligned", "shifted"
+
+
+class ServerAnswered(ModelError):
+    """The server answered, with an HTTP status other than 200."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
 
 
 class OpenAIHTTPLLM:
@@ -31,7 +56,8 @@ class OpenAIHTTPLLM:
 
     def __init__(self, base_url: str, *, model: str | None = None, api_key_env: str = "TINYCODE_API_KEY",
                  connect_timeout: float = 5.0, read_timeout: float = 120.0, retries: int = 3,
-                 backoff: float = 0.5, offline: bool = False) -> None:
+                 backoff: float = 0.5, offline: bool = False,
+                 max_scoring_seconds_per_token: float | None = MAX_SCORING_SECONDS_PER_TOKEN) -> None:
         import requests
 
         key = os.environ.get(api_key_env)
@@ -47,10 +73,15 @@ class OpenAIHTTPLLM:
         self.timeout = (connect_timeout, read_timeout)
         self.retries = retries
         self.backoff = backoff
+        self.max_scoring_seconds_per_token = max_scoring_seconds_per_token
         self._session = requests.Session()
         if key:
             self._session.headers["Authorization"] = f"Bearer {key}"
         self._tokenizer: str | None = None  # which tokenize endpoint answered, "" = none
+        # How echoed log-probabilities line up (ALIGNED, SHIFTED), "" when the server
+        # cannot score; None until probed.
+        self._scoring: str | None = None
+        self._scoring_reason = ""
 
     @property
     def model(self) -> str:
@@ -72,12 +103,13 @@ class OpenAIHTTPLLM:
     # -- HTTP ---------------------------------------------------------------------
 
     def _request(self, method: str, path: str, payload: dict[str, Any] | None = None, *,
-                 root: bool = False, retries: int | None = None) -> dict[str, Any]:
+                 root: bool = False, retries: int | None = None,
+                 max_bytes: int | None = None) -> dict[str, Any]:
         import requests
 
         url = f"{self.root if root else self.base_url}{path}"
         attempts = (self.retries if retries is None else retries) + 1
-        last = ""
+        last, status = "", 0
         for attempt in range(attempts):
             if attempt:
                 time.sleep(min(self.backoff * (2 ** (attempt - 1)), remaining()))
@@ -87,7 +119,7 @@ class OpenAIHTTPLLM:
             try:
                 response = self._session.request(method, url, json=payload, timeout=timeout,
                                                  stream=True, allow_redirects=False)
-                body = _read_capped(response, url)
+                body = _read_capped(response, url, max_bytes or MAX_RESPONSE_BYTES)
             except requests.ConnectionError:
                 last = (f"cannot reach the model server at {self.root} "
                         "(is it running? see 'Using a model server' in the README)")
@@ -99,7 +131,9 @@ class OpenAIHTTPLLM:
                 last = f"the model server at {self.root} dropped the connection"
                 continue
             if response.status_code in RETRY_STATUS:
-                last = f"the model server at {self.root} answered HTTP {response.status_code}"
+                last = (f"the model server at {self.root} answered HTTP {response.status_code} "
+                        f"({body[:200].decode('utf-8', 'replace')})")
+                status = response.status_code
                 wait = _retry_after(response)
                 if wait and attempt + 1 < attempts:
                     time.sleep(min(wait, remaining()))
@@ -109,8 +143,8 @@ class OpenAIHTTPLLM:
                                  f"{response.headers.get('Location', '?')!r}; not followed "
                                  "(set --base-url to the server itself)")
             if response.status_code != 200:
-                raise ModelError(f"the model server answered HTTP {response.status_code} for {url}: "
-                                 f"{body[:200].decode('utf-8', 'replace')}")
+                raise ServerAnswered(f"the model server answered HTTP {response.status_code} for {url}: "
+                                     f"{body[:200].decode('utf-8', 'replace')}", response.status_code)
             try:
                 data = json.loads(body)
             except ValueError:
@@ -118,6 +152,8 @@ class OpenAIHTTPLLM:
             if not isinstance(data, dict):
                 raise ModelError(f"the model server at {url} answered unexpected JSON")
             return data
+        if status:
+            raise ServerAnswered(f"{last} (after {attempts} attempts)", status)
         raise ModelError(f"{last} (after {attempts} attempts)")
 
     # -- the LLM protocol -------------------------------------------------------------
@@ -188,10 +224,184 @@ class OpenAIHTTPLLM:
         return int(count) if isinstance(count, int) else None
 
     def score(self, prompt: Prompt, continuations: Sequence[str]) -> list[float]:
-        raise ScoringUnsupported("the openai backend does not return prompt log-probabilities")
+        """Sum of log-probabilities of each continuation's tokens after ``prompt``, from
+        ``/v1/completions`` with ``echo`` and ``logprobs`` (one request per continuation).
+
+        Scored like the in-process backend: a token merged across the end of the prompt
+        counts as the continuation's, and every continuation is scored from the same
+        token on. Raises ScoringUnsupported, at the cost of one probe per client, when
+        the server does not echo the prompt's log-probabilities."""
+        if not continuations:
+            return []
+        if not isinstance(prompt, str):
+            raise ScoringUnsupported("chat prompts are not scored through a server (the chat "
+                                     "template is applied on the server side)")
+        mode = self._scoring_mode()
+        top = SHIFTED_TOP if mode == SHIFTED else 1
+        try:
+            echoes = [_echoed(self._echo(prompt + c, top), prompt + c) for c in continuations]
+        except _NoEcho as exc:  # it did echo for the probe
+            raise ModelError(f"the model server at {self.root} answered a scoring request "
+                             f"without the prompt's log-probabilities ({exc})") from None
+        # First scored token: the first one that does not lie wholly inside the prompt,
+        # in the sequence where that comes earliest; token 0 has nothing to predict it.
+        begin = max(1, min(_inside(echo, len(prompt)) for echo in echoes))
+        totals = []
+        for echo, continuation in zip(echoes, continuations):
+            values = _token_logprobs(echo, mode, top)
+            end = _inside(echo, len(prompt) + len(continuation))  # generated tokens excluded
+            totals.append(float(sum(values[begin:end])))
+        return totals
+
+    def _echo(self, text: str, top: int) -> dict[str, Any]:
+        payload = {"model": self.model, "prompt": text, "echo": True, "logprobs": top,
+                   # 0 means "no limit" to llama-cpp-python: one token is the least
+                   "max_tokens": 1, "temperature": 0.0}
+        return self._request("POST", "/completions", payload,
+                             max_bytes=MAX_SCORING_BYTES if top > 1 else None)
+
+    def _scoring_mode(self) -> str:
+        """ALIGNED or SHIFTED, found once per client with a probe; ScoringUnsupported
+        (cached) when the server does not echo usable prompt log-probabilities.
+
+        ALIGNED: ``token_logprobs[i]`` is log p(token i | tokens before it), as OpenAI
+        and vLLM return them. SHIFTED: row i holds the distribution for token i+1, as
+        llama-cpp-python 0.3 returns them for models without a BOS token (Qwen)."""
+        if self._scoring is None:
+            self._scoring, self._scoring_reason = self._probe()
+        if not self._scoring:
+            raise ScoringUnsupported(self._scoring_reason)
+        return self._scoring
+
+    def _probe(self) -> tuple[str, str]:
+        payload = {"model": self.model, "prompt": PROBE_TEXT, "echo": True, "logprobs": 1,
+                   "max_tokens": 1, "temperature": 0.0}
+        started = time.perf_counter()
+        try:
+            # A server without prompt log-probabilities may answer 500 (llama-cpp-python
+            # without logits_all): retried once, then taken as its answer.
+            data = self._request("POST", "/completions", payload, retries=min(1, self.retries))
+        except ServerAnswered as exc:
+            return "", f"the model server cannot return prompt log-probabilities ({exc})"
+        try:
+            echo = _echoed(data, PROBE_TEXT)
+        except _NoEcho as exc:
+            return "", f"the model server at {self.root} does not echo prompt log-probabilities ({exc})"
+        tokens, tops = echo["tokens"], echo["top_logprobs"]
+        end = _inside(echo, len(PROBE_TEXT))
+        per_token = (time.perf_counter() - started) / max(1, len(tokens))
+        if self.max_scoring_seconds_per_token is not None and per_token > self.max_scoring_seconds_per_token:
+            return "", (f"the model server at {self.root} takes {per_token:.2f} s a token to echo "
+                        "log-probabilities: too slow to rank, the rewrite is cheaper")
+        aligned = sum(_best(tops[j]) == tokens[j] for j in range(1, end))
+        shifted = sum(_best(tops[j - 1]) == tokens[j] for j in range(1, end))
+        if aligned > shifted and aligned >= (end - 1) / 2:
+            return ALIGNED, ""
+        if shifted > aligned and shifted >= (end - 1) / 2:
+            return SHIFTED, ""
+        return "", (f"the model server at {self.root} echoes log-probabilities that match neither "
+                    f"the tokens nor the next tokens ({aligned} and {shifted} of {end - 1} on a probe)")
 
     def close(self) -> None:
         self._session.close()
+
+
+class _NoEcho(Exception):
+    """An answer without the prompt's tokens and their log-probabilities."""
+
+
+def _echoed(data: dict[str, Any], text: str) -> dict[str, list]:
+    """The echoed tokens of ``text`` from a completions answer: ``tokens``,
+    ``text_offset``, ``token_logprobs`` and ``top_logprobs``, checked for shape."""
+    try:
+        logprobs = data["choices"][0]["logprobs"]
+        echo = {key: list(logprobs[key]) for key in ("tokens", "text_offset", "token_logprobs")}
+        echo["top_logprobs"] = list(logprobs.get("top_logprobs") or [None] * len(echo["tokens"]))
+    except (KeyError, IndexError, TypeError, AttributeError):
+        raise _NoEcho("no logprobs with tokens, text_offset and token_logprobs") from None
+    count = len(echo["tokens"])
+    if any(len(values) != count for values in echo.values()):
+        raise _NoEcho("logprobs lists of different lengths")
+    offsets = echo["text_offset"]
+    if not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets) \
+            or any(b < a for a, b in zip(offsets, offsets[1:])):
+        raise _NoEcho("text_offset is not a rising list of integers")
+    # The prompt's own tokens must be there, not only the generated one.
+    if not offsets or offsets[0] != 0 or _inside(echo, len(text)) < 2:
+        raise _NoEcho("the prompt's tokens were not echoed")
+    return echo
+
+
+def _inside(echo: dict[str, list], limit: int) -> int:
+    """How many leading tokens end at or before character ``limit`` of the text."""
+    offsets = echo["text_offset"]
+    count = 0
+    for j, token in enumerate(echo["tokens"]):
+        end = offsets[j + 1] if j + 1 < len(offsets) else offsets[j] + len(str(token))
+        if end > limit:
+            break
+        count += 1
+    return count
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
+def _best(top: Any) -> Any:
+    """The token a ``top_logprobs`` entry ranks first (None for an empty or null entry)."""
+    if not isinstance(top, dict):
+        return None
+    ranked = [(v, k) for k, v in top.items() if _number(v) is not None]
+    return max(ranked)[1] if ranked else None
+
+
+def _token_logprobs(echo: dict[str, list], mode: str, top: int) -> list[float]:
+    """log p(token j | tokens before j) for each echoed token (0.0 for token 0).
+
+    SHIFTED: the value sits in row j-1's ``top`` alternatives under token j's text
+    (``_shifted_value``). Row 0 is sent as null, so token 1 counts 0.0 there: only a
+    prompt of at most one token (ranking's starts with a comment naming the language)
+    is scored without it."""
+    tokens, values = echo["tokens"], [0.0]
+    for j in range(1, len(tokens)):
+        if mode == ALIGNED:
+            value = _number(echo["token_logprobs"][j])
+            if value is None:
+                raise ModelError(f"the model server sent no log-probability for token {j} ({tokens[j]!r})")
+        else:
+            row = echo["top_logprobs"][j - 1]
+            value = _shifted_value(row if isinstance(row, dict) else {}, str(tokens[j]), top)
+        values.append(value)
+    return values
+
+
+def _shifted_value(row: dict[str, Any], token: str, top: int) -> float:
+    """``token``'s log-probability from a row of alternatives keyed by text, best first.
+
+    llama-cpp-python builds the row as a dict in rank order, so a later, likelier-to-be
+    junk token with the same text (a partial UTF-8 byte decodes to "") overwrites the
+    value but keeps the place: a value below the next one's was overwritten. The true
+    one lies between its neighbours; the probability the others leave places it. A
+    token outside the row takes the least value there (an upper bound)."""
+    ranked = [(key, v) for key, v in ((k, _number(v)) for k, v in row.items()) if v is not None][:top]
+    keys = [key for key, _ in ranked]
+    values = [v for _, v in ranked]
+    if token not in keys:
+        extra = _number(row.get(token))  # the entry added for the row's own token
+        return extra if extra is not None else (values[-1] if values else 0.0)
+    place = keys.index(token)
+    value = values[place]
+    following = values[place + 1] if place + 1 < len(values) else None
+    if following is None or value >= following:
+        return value
+    upper = max(values[place - 1], following) if place else 0.0
+    others = math.fsum(math.exp(v) for i, v in enumerate(values) if i != place)
+    left = 1.0 - others
+    estimate = math.log(left) if left > 0 else following
+    return min(max(estimate, following), upper)
 
 
 def _retry_after(response: Any) -> float:
@@ -202,16 +412,16 @@ def _retry_after(response: Any) -> float:
         return 0.0
 
 
-def _read_capped(response: Any, url: str) -> bytes:
-    """The response body, refused past MAX_RESPONSE_BYTES (a broken or hostile server
+def _read_capped(response: Any, url: str, limit: int) -> bytes:
+    """The response body, refused past ``limit`` bytes (a broken or hostile server
     must not fill the memory)."""
     chunks, size = [], 0
     for chunk in response.iter_content(65536):
         ensure_time_left(f"the answer from {url} arrived")
         size += len(chunk)
-        if size > MAX_RESPONSE_BYTES:
+        if size > limit:
             response.close()
-            raise ModelError(f"the model server at {url} sent more than {MAX_RESPONSE_BYTES:,} bytes; "
+            raise ModelError(f"the model server at {url} sent more than {limit:,} bytes; "
                              "answer refused")
         chunks.append(chunk)
     return b"".join(chunks)
