@@ -151,8 +151,8 @@ def test_generation_stops_at_the_deadline():
     prompt = [{"role": "user", "content": "Count from 1 to 400, one number per line."}]
     with until(time.monotonic() + 2.0):
         cut = llm.complete(prompt, max_tokens=400)
-    # About 30 tokens a second here: 400 would take 13 s or more.
-    assert cut.completion_tokens < 150 and cut.seconds < 8, cut
+    # About 30 tokens a second here: 2 s leave room for 60 at most, never the 400 asked.
+    assert cut.completion_tokens < 150, cut
     with until(time.monotonic() - 1):
         with pytest.raises(DeadlineExceeded):
             llm.complete(prompt, max_tokens=5)
