@@ -120,6 +120,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="also make single-error cases from the clean files in DIR "
                              "('examples' = examples/*/clean.*)")
     parser.add_argument("--per-file", type=int, default=6, help="corrupted cases per clean file")
+    parser.add_argument("--errors", type=int, default=1,
+                        help="corruptions per corrupted case, at least 12 lines apart (success: 1-4 tokens each)")
     parser.add_argument("--scaling", action="store_true", help="time one error in a 100- and a 5,000-line file")
     parser.add_argument("--agent-only", action="store_true",
                         help="skip the fast path and the rewrite: measure the ReAct agent alone")
@@ -148,7 +150,7 @@ def load_cases(args: argparse.Namespace) -> list[dict[str, Any]]:
             cases = random.Random(args.seed).sample(cases, args.sample)
     for directory in args.corrupt:
         paths = sorted((ROOT / "examples").glob("*/clean.*")) if directory == "examples" else [Path(directory)]
-        cases += corrupt_cases(paths, args.per_file, args.seed)
+        cases += corrupt_cases(paths, args.per_file, args.seed, args.errors)
     global JUDGE
     JUDGE = args.judge
     for case in cases:
@@ -192,10 +194,12 @@ def accepted(output: str, language: str) -> bool:
 def score(case: dict[str, Any], output: str) -> dict[str, Any]:
     language = case["lang"]
     parsed = accepted(output, language)
-    distance = token_distance(case["broken"], output, language, cap=5)
     fixed = case.get("fixed")
     exact = bool(fixed) and parsed and code_tokens(output, language) == code_tokens(fixed, language)
-    return {"parsed": parsed, "distance": distance, "success": parsed and 1 <= distance <= 4, "exact": exact}
+    errors = int(case.get("errors", 1))  # several errors: up to 4 tokens for each
+    distance = token_distance(case["broken"], output, language, cap=4 * errors + 1)
+    return {"parsed": parsed, "distance": distance, "success": parsed and 1 <= distance <= 4 * errors,
+            "exact": exact}
 
 
 def run_tinycode(llm, case: dict[str, Any], timeout: float, settings=None) -> dict[str, Any]:

@@ -1,7 +1,8 @@
-"""Single-error cases made from clean files, so every language can be measured.
+"""Error cases made from clean files, so every language can be measured.
 
-One corruption per case: delete or duplicate a bracket, delete a colon, comma or
-semicolon, drop a closing quote, or break a line's indentation. A case is kept only
+One corruption per error: delete or duplicate a bracket, delete a colon, comma or
+semicolon, drop a closing quote, or break a line's indentation. With ``errors`` K > 1,
+K corruptions at lines at least MIN_APART apart, each of which the checker sees. A case is kept only
 when the checker then reports a problem and the clean file itself would count as a
 successful repair (1-4 tokens away): a closing quote dropped after a long string makes
 the words up to the next quote part of the edit, and no repair could succeed there.
@@ -49,30 +50,63 @@ def corrupt(source: str, kind: str, rng: random.Random) -> str | None:
     return "\n".join(lines) + ("\n" if source.endswith("\n") else "")
 
 
-def cases_from_file(path: Path, per_file: int, rng: random.Random) -> list[dict[str, str]]:
-    """Up to ``per_file`` cases from one clean file (its language detected from its name)."""
+MIN_APART = 12  # lines between two corruptions of one case
+
+
+def cases_from_file(path: Path, per_file: int, rng: random.Random, errors: int = 1) -> list[dict[str, str]]:
+    """Up to ``per_file`` cases from one clean file (its language detected from its name),
+    each with ``errors`` corruptions."""
     text = path.read_text(encoding="utf-8")
     language = detect(str(path), text[:200].encode("utf-8"))
     if not language or not check(text, language).ok:
         return []
     out: list[dict[str, str]] = []
     seen: set[str] = set()
-    for attempt in range(per_file * 6):
+    for attempt in range(per_file * 6 * errors):
         if len(out) >= per_file:
             break
-        kind = KINDS[attempt % len(KINDS)]
-        broken = corrupt(text, kind, rng)
-        if broken is None or broken in seen or check(broken, language).ok:
-            continue
-        if not 1 <= token_distance(broken, text, language, cap=5) <= 4:
+        broken, kinds, lines = text, [], []
+        for k in range(errors):
+            kind = KINDS[(attempt + k) % len(KINDS)]
+            candidate = corrupt(broken, kind, rng)
+            if candidate is None or check(candidate, language).ok:
+                break
+            line = _changed_line(broken, candidate)
+            if any(abs(line - other) < MIN_APART for other in lines):
+                break
+            # Each corruption on its own must be one the checker sees and 1-4 tokens away.
+            alone = corrupt_at(text, broken, candidate)
+            if check(alone, language).ok or not 1 <= token_distance(alone, text, language, cap=5) <= 4:
+                break
+            broken, kinds, lines = candidate, kinds + [kind], lines + [line]
+        if len(kinds) < errors or broken in seen:
             continue
         seen.add(broken)
         out.append({"id": f"{path.parent.name}/{path.name}#{len(out)}", "broken": broken, "fixed": text,
-                    "lang": language, "category": kind})
+                    "lang": language, "category": " + ".join(kinds) if errors > 1 else kinds[0],
+                    "errors": errors})
     return out
 
 
-def corrupt_cases(paths: list[Path], per_file: int = 6, seed: int = 0) -> list[dict[str, str]]:
+def _changed_line(before: str, after: str) -> int:
+    """The 1-based line of the first character where ``after`` differs from ``before``."""
+    i = next((n for n, (a, b) in enumerate(zip(before, after)) if a != b), min(len(before), len(after)))
+    return before.count("\n", 0, i) + 1
+
+
+def corrupt_at(clean: str, before: str, after: str) -> str:
+    """The one corruption that turned ``before`` into ``after``, applied to ``clean``
+    instead (the earlier corruptions lie elsewhere, MIN_APART lines away)."""
+    b_lines, a_lines, c_lines = before.split("\n"), after.split("\n"), clean.split("\n")
+    line = _changed_line(before, after) - 1
+    delta = len(a_lines) - len(b_lines)
+    offset = len(b_lines) - len(c_lines)  # earlier corruptions never change the line count
+    if offset or delta:
+        return clean  # a line break corrupted: not comparable line by line
+    return "\n".join(c_lines[:line] + a_lines[line:line + 1] + c_lines[line + 1:])
+
+
+def corrupt_cases(paths: list[Path], per_file: int = 6, seed: int = 0, errors: int = 1) -> list[dict[str, str]]:
     """Cases from every clean file under ``paths`` (files or directories)."""
     rng = random.Random(seed)
     files: list[Path] = []
@@ -84,7 +118,7 @@ def corrupt_cases(paths: list[Path], per_file: int = 6, seed: int = 0) -> list[d
     cases: list[dict[str, str]] = []
     for file in files:
         try:
-            cases += cases_from_file(file, per_file, rng)
+            cases += cases_from_file(file, per_file, rng, errors)
         except (UnicodeDecodeError, OSError):
             continue
         except Exception as exc:  # an unknown extension: not a source file we can measure
