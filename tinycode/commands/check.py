@@ -2,20 +2,39 @@
 
 Folders are walked as ruff does (``.gitignore``, ``exclude``; see ``tinycode/walk.py``);
 the default path is ``.``. Each file gets the configuration nearest to it (``exclude``,
-language lists, the size cap ``max-check-size``), and model code is never loaded."""
+language lists, the size cap ``max-check-size``), and model code is never loaded.
+``--jobs N`` checks across N processes, only for runs large enough to pay for them;
+the output is the same either way."""
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import sys
+from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from ..check import check, render
 from ..config import configure_judges
 from ..errors import UsageError
 from ..judges.table import judges_table
 from .display import printable
-from .inputs import RunSettings, add_input_arguments, default_paths, iter_inputs, resolve_language
+from .inputs import (RunSettings, add_input_arguments, default_paths, iter_inputs, jobs_count,
+                     resolve_language)
 from .output import add_output_arguments, render_report
+
+if TYPE_CHECKING:
+    from ..check import CheckResult
+    from ..config import Settings
+    from .inputs import Input
+
+# Files a run must have before worker processes are started. A worker is a fresh
+# interpreter that imports tree-sitter, the grammars and finds the judges again, and
+# the files are still walked and read here: on 2 busy cores, 1,000 files took 2.3 s in
+# one process and 4.3 s with 4 workers, 5,000 files 5.6 s and 7.7 s with 2. Below this
+# count processes were not seen to pay.
+PARALLEL_MIN_FILES = 10_000
+# Files sent to a worker at a time: one round trip per file would cost more than the check.
+BATCH = 50
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "files were skipped and why")
     parser.add_argument("--judges", metavar="LANG=CMD,...",
                         help="each language's own checker, e.g. 'c=clang,bash=off' ('off': tree-sitter only)")
+    parser.add_argument("-j", "--jobs", type=jobs_count, metavar="N",
+                        help=f"worker processes (default: the number of CPUs), started only for runs "
+                             f"of more than {PARALLEL_MIN_FILES:,} files: below that, starting them "
+                             "costs more than it saves")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,14 +62,16 @@ def run(args: argparse.Namespace) -> int:
     settings = RunSettings({"max_check_size": args.max_file_size, "trust_project": args.trust_project,
                             "judges": args.judges})
     # A bad config stops the run before any output; the judges are chosen once per run.
-    configure_judges(settings.first(paths, args.stdin_filename))
+    judged_by = settings.first(paths, args.stdin_filename)
+    configure_judges(judged_by)
     if args.verbose and not args.quiet:
         print(judges_table(), file=sys.stderr)
     streaming = args.output_format == "text" and not args.statistics
     reports: list[dict[str, object]] = []
     files_with_problems = problems = errors = 0
-    for item in iter_inputs(paths, lang, settings=settings, max_size="max_check_size",
-                            ignore_unknown=args.ignore_unknown, stdin_filename=args.stdin_filename):
+    inputs = iter_inputs(paths, lang, settings=settings, max_size="max_check_size",
+                         ignore_unknown=args.ignore_unknown, stdin_filename=args.stdin_filename)
+    for item, result in _checked(inputs, args.jobs, judged_by):
         if item.skipped is not None:
             if args.verbose:
                 print(printable(f"tinycode: note: {item.path}: skipped ({item.skipped})"), file=sys.stderr)
@@ -56,8 +81,7 @@ def run(args: argparse.Namespace) -> int:
             reports.append({"path": item.path, "error": item.error})
             print(printable(f"tinycode: error: {item.error}"), file=sys.stderr)
             continue
-        assert item.source is not None and item.language is not None
-        result = check(item.source.text, item.language)
+        assert item.source is not None and item.language is not None and result is not None
         reports.append({"path": item.path, **result.to_dict()})
         if not result.ok:
             files_with_problems += 1
@@ -76,3 +100,65 @@ def run(args: argparse.Namespace) -> int:
     if errors:
         return 2
     return 1 if problems else 0
+
+
+def _checked(inputs: Iterable[Input], jobs: int | None, settings: Settings
+             ) -> Iterator[tuple[Input, CheckResult | None]]:
+    """Each input with its check result (None for a skipped or unreadable one), in
+    input order. The first PARALLEL_MIN_FILES are checked here as they come; the rest,
+    if any, across ``jobs`` worker processes (default: one per CPU)."""
+    items = iter(inputs)
+    for item in itertools.islice(items, PARALLEL_MIN_FILES):
+        yield item, _check(item)
+    from ..parallel import ProcessPool, cpu_count, in_order
+
+    jobs = jobs or cpu_count()
+    if jobs == 1:
+        for item in items:
+            yield item, _check(item)
+        return
+    pool: ProcessPool | None = None
+
+    def start(batch: list[Input]) -> Any:
+        nonlocal pool
+        if pool is None:  # only once a file beyond the threshold exists
+            pool = ProcessPool(jobs, _worker_start, (settings,))
+        return pool.submit(_check_batch, [_job(item) for item in batch])
+
+    try:
+        for batch, task in in_order(_batches(items), start, window=2 * jobs):
+            yield from zip(batch, task.result())
+    except BaseException:
+        if pool is not None:
+            pool.close(cancel=True)
+        raise
+    if pool is not None:
+        pool.close()
+
+
+def _batches(items: Iterable[Input]) -> Iterator[list[Input]]:
+    iterator = iter(items)
+    while batch := list(itertools.islice(iterator, BATCH)):
+        yield batch
+
+
+def _check(item: Input) -> CheckResult | None:
+    if item.skipped is not None or item.error is not None:
+        return None
+    assert item.source is not None and item.language is not None
+    return check(item.source.text, item.language)
+
+
+def _job(item: Input) -> tuple[str, str] | None:
+    if item.skipped is not None or item.error is not None:
+        return None
+    assert item.source is not None and item.language is not None
+    return item.source.text, item.language
+
+
+def _worker_start(settings: Settings) -> None:
+    configure_judges(settings)
+
+
+def _check_batch(jobs: list[tuple[str, str] | None]) -> list[CheckResult | None]:
+    return [None if job is None else check(*job) for job in jobs]

@@ -8,6 +8,10 @@ first path.
 Exit codes as ruff: 0 every file is clean at the end, 1 some file still has problems
 (or, with ``--exit-non-zero-on-fix``, was changed), 2 usage, model or I/O errors.
 The model is loaded once per process, and only if some file needs it.
+
+``--jobs N`` repairs N files at once (threads against a server, worker processes for a
+model in process); each file is still reported and written in input order, so the
+output and exit code are those of ``--jobs 1``.
 """
 
 from __future__ import annotations
@@ -17,15 +21,20 @@ import json
 import os
 import stat
 import sys
-from typing import TYPE_CHECKING, Any, Callable, TextIO
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Iterable, TextIO
 
 from .display import printable
-from .inputs import add_input_arguments
+from .inputs import add_input_arguments, jobs_count
 from .output import add_output_arguments, render_report
 
 if TYPE_CHECKING:
+    from ..config import Settings
     from ..llm.base import LLM
+    from ..pipeline import RepairResult
     from ..sourcefile import SourceFile
+    from .inputs import Input
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,14 +64,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     parser.add_argument("--judges", metavar="LANG=CMD,...",
                         help="each language's own checker, e.g. 'c=clang,bash=off' ('off': tree-sitter only)")
+    parser.add_argument("-j", "--jobs", type=jobs_count, metavar="N",
+                        help="files repaired at once (default 1): with --backend openai, N requests "
+                             "to the server (match its parallel slots: queued requests spend each "
+                             "file's --timeout); in process, N worker processes each loading the "
+                             "model, capped by memory and CPUs")
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..check import render
     from ..config import configure_judges
-    from ..edits import unified_diff
-    from ..errors import ModelUnavailable, TinycodeError, UsageError
-    from ..pipeline import repair
+    from ..errors import UsageError
     from .inputs import RunSettings, default_paths, iter_inputs, resolve_language
 
     lang = resolve_language(args.lang)
@@ -83,120 +94,376 @@ def run(args: argparse.Namespace) -> int:
         if refused:
             raise UsageError(f"--trace {args.trace}: {refused}")
     progress = sys.stderr.isatty() and not args.quiet
+    jobs = args.jobs or 1
+    options = {"model": settings.model, "backend": settings.backend, "base_url": settings.base_url,
+               "gpu_layers": settings.gpu_layers, "offline": settings.offline, "progress": progress}
+    trace = _open_trace(args.trace) if args.trace else None
+    report = _Reporter(args, trace, progress)
+    inputs = iter_inputs(paths, lang, settings=run_settings, max_size="max_file_size",
+                         ignore_unknown=args.ignore_unknown, stdin_filename=args.stdin_filename)
+    if jobs == 1:
+        workers: _Workers = _Sequential(options)
+    elif settings.backend == "openai":
+        workers = _Threads(jobs, options)
+    else:
+        workers = _Processes(jobs, options, settings)
+    try:
+        workers.run(inputs, settings, report, verbose=args.verbose)
+    except KeyboardInterrupt:
+        # Work not started is dropped and running workers are stopped: they never
+        # write; every write happens here, atomically, one file at a time.
+        workers.close(cancel=True)
+        raise
+    else:
+        workers.close()
+    finally:
+        if report.trace is not None:
+            report.trace.close()
+    return report.finish(paths)
+
+
+
+@dataclass
+class Outcome:
+    """What repairing one file gave, as a worker hands it back: the result, or the
+    error that stopped it (``unavailable``: the model could not be loaded at all);
+    ``model_failure``: the first model error met while repairing it; ``steps_text``:
+    the ``-v`` step descriptions, for workers that cannot print as they go."""
+
+    result: RepairResult | None = None
+    error: str = ""
+    unavailable: bool = False
+    model_failure: str | None = None
+    steps_text: list[str] = field(default_factory=list)
+
+
+def repair_file(model: FileModel, text: str, language: str, settings: Settings,
+                on_step: Callable[[Any], None] | None = None) -> Outcome:
+    """Repair one file's ``text`` with ``model``; model errors become the outcome."""
+    from ..errors import ModelUnavailable, TinycodeError
+    from ..pipeline import repair
+
+    model.failure = None
+    try:
+        result = repair(text, language, llm=model, settings=settings, on_step=on_step)
+    except TinycodeError as exc:  # the model could not be loaded or reached: this file only
+        return Outcome(error=str(exc), unavailable=isinstance(exc, ModelUnavailable))
+    return Outcome(result, model_failure=model.failure)
+
+
+def _buffered(model: FileModel, text: str, language: str, settings: Settings, path: str,
+              verbose: bool) -> Outcome:
+    """:func:`repair_file` with the ``-v`` steps kept for the report, not printed."""
+    lines: list[str] = []
+    on_step = (lambda step: lines.append(f"--- {path}\n{step.describe()}")) if verbose else None
+    outcome = repair_file(model, text, language, settings, on_step)
+    outcome.steps_text = lines
+    return outcome
+
+
+class _Workers:
+    """How the files of a run are repaired: one after another, or by a pool. Every
+    way reports through the same ``_Reporter``, in input order."""
+
+    def run(self, inputs: Iterable[Input], settings: Settings, report: _Reporter, *,
+            verbose: bool) -> None:
+        raise NotImplementedError
+
+    def close(self, *, cancel: bool = False) -> None:
+        pass
+
+
+class _Sequential(_Workers):
+    """In this process, one file at a time; ``-v`` steps are printed as they happen."""
+
+    def __init__(self, options: dict[str, Any]) -> None:
+        from ..llm.loader import LazyLLM
+
+        self.model = FileModel(LazyLLM(**options))
+
+    def run(self, inputs: Iterable[Input], settings: Settings, report: _Reporter, *,
+            verbose: bool) -> None:
+        for item in inputs:
+            report(item, self.repair(item, settings, verbose) if _needs_repair(item) else None)
+
+    def repair(self, item: Input, settings: Settings, verbose: bool) -> Outcome:
+        assert item.source is not None and item.language is not None
+        on_step = None
+        if verbose:
+            def on_step(step, path=item.path):  # noqa: ANN001 - a step record
+                _say(f"--- {path}\n{step.describe()}")
+        return repair_file(self.model, item.source.text, item.language, item.settings or settings, on_step)
+
+
+class _Threads(_Workers):
+    """N threads in this process, for a model server: N requests in flight. Each thread
+    has its own client (its own HTTP session); a model found unavailable by one is
+    unavailable to all."""
+
+    def __init__(self, jobs: int, options: dict[str, Any]) -> None:
+        from ..parallel import ThreadPool
+
+        self.jobs, self.options = jobs, options
+        self.local = threading.local()
+        self.shared: dict[str, str | None] = {"unavailable": None}
+        self.pool = ThreadPool(jobs)
+
+    def _model(self) -> FileModel:
+        model = getattr(self.local, "model", None)
+        if model is None:
+            from ..llm.loader import LazyLLM
+
+            model = self.local.model = FileModel(LazyLLM(**self.options), shared=self.shared)
+        return model
+
+    def _repair(self, text: str, language: str, settings: Settings, path: str, verbose: bool) -> Outcome:
+        return _buffered(self._model(), text, language, settings, path, verbose)
+
+    def run(self, inputs: Iterable[Input], settings: Settings, report: _Reporter, *,
+            verbose: bool) -> None:
+        from ..parallel import done, in_order
+
+        def start(item: Input) -> Any:
+            if not _needs_repair(item):
+                return done(None)
+            assert item.source is not None and item.language is not None
+            return self.pool.submit(self._repair, item.source.text, item.language,
+                                    item.settings or settings, item.path, verbose)
+
+        for item, future in in_order(inputs, start, window=2 * self.jobs):
+            report(item, future.result())
+
+    def close(self, *, cancel: bool = False) -> None:
+        self.pool.close(cancel=cancel)
+
+
+class _Processes(_Workers):
+    """N worker processes, for a model in process (llama.cpp is not thread-safe): each
+    loads the model once, when a file first needs it, with its share of the CPUs. The
+    pool starts with the first file that has problems (clean files are done here), and
+    N is capped by memory and CPUs. When the model file cannot be found, or only one
+    worker fits, files are repaired here one at a time, exactly as without --jobs."""
+
+    def __init__(self, jobs: int, options: dict[str, Any], settings: Settings) -> None:
+        from ..llm.loader import LazyLLM
+
+        self.requested, self.options, self.settings = jobs, options, settings
+        self.here = FileModel(LazyLLM(**options))  # loaded only if no pool is started
+        self.pool: Any = None
+        self.started = False
+
+    def _start(self) -> None:
+        """Find the model file, cap the worker count, and start the pool (or not)."""
+        from ..errors import ModelError
+        from ..llm import loader
+        from ..models import resolve_model_path
+        from ..parallel import ProcessPool, cap_workers, cpu_count
+
+        self.started = True
+        try:
+            path = resolve_model_path(self.options["model"], offline=self.options["offline"],
+                                      progress=self.options["progress"]).resolve()
+            size = path.stat().st_size
+        except (ModelError, OSError):
+            return  # each file meets the same error here, reported as without --jobs
+        jobs, why = cap_workers(self.requested, size)
+        if jobs < self.requested:
+            _say(f"tinycode: note: --jobs {self.requested} lowered to {jobs} ({why})")
+        if jobs == 1:
+            return
+        # llama.cpp keeps every thread it is given busy: the CPUs are shared out.
+        options = {**self.options, "model": str(path), "progress": False,
+                   "threads": max(1, cpu_count() // jobs)}
+        # The loader as looked up now (tests substitute it) is the one the workers use.
+        self.pool = ProcessPool(jobs, _worker_start, (self.settings, options, loader.load_llm))
+
+    def run(self, inputs: Iterable[Input], settings: Settings, report: _Reporter, *,
+            verbose: bool) -> None:
+        from ..check import check
+        from ..parallel import done, in_order
+
+        def start(item: Input) -> Any:
+            if not _needs_repair(item):
+                return done(None)
+            assert item.source is not None and item.language is not None
+            text, language, own = item.source.text, item.language, item.settings or settings
+            clean = check(text, language).ok
+            if not clean and not self.started:
+                self._start()
+            if clean or self.pool is None:
+                # Done now, but reported in its turn: its -v steps wait with it.
+                return done(_buffered(self.here, text, language, own, item.path, verbose))
+            return self.pool.submit(_worker_repair, text, language, own, item.path, verbose)
+
+        for item, task in in_order(inputs, start, window=2 * self.requested):
+            report(item, _task_outcome(task))
+
+    def close(self, *, cancel: bool = False) -> None:
+        if self.pool is not None:
+            self.pool.close(cancel=cancel)
+
+
+# The model of this worker process (see _Processes).
+_worker_model: FileModel | None = None
+
+
+def _worker_start(settings: Settings, options: dict[str, Any], load: Callable[..., Any]) -> None:
+    """Once per worker process: the run's judges, and a model loaded on first use."""
+    global _worker_model
+    from ..config import configure_judges
+    from ..llm import loader
     from ..llm.loader import LazyLLM
 
-    model = FileModel(LazyLLM(model=settings.model, backend=settings.backend, base_url=settings.base_url,
-                              gpu_layers=settings.gpu_layers, offline=settings.offline, progress=progress))
-    trace = _open_trace(args.trace) if args.trace else None
-    reports: list[dict[str, Any]] = []
-    remaining = changed = errors = model_errors = 0
-    said_unavailable = False
+    configure_judges(settings)
+    loader.load_llm = load  # the parent's own loader (the same function, but in tests)
+    _worker_model = FileModel(LazyLLM(**options))
+
+
+def _worker_repair(text: str, language: str, settings: Settings, path: str, verbose: bool) -> Outcome:
+    assert _worker_model is not None, "_worker_start has not run"
+    return _buffered(_worker_model, text, language, settings, path, verbose)
+
+
+def _task_outcome(task: Any) -> Outcome | None:
+    """A pool task's outcome; a worker that died twice on it costs this file only."""
+    from concurrent.futures.process import BrokenProcessPool
+
     try:
-        for item in iter_inputs(paths, lang, settings=run_settings, max_size="max_file_size",
-                                ignore_unknown=args.ignore_unknown, stdin_filename=args.stdin_filename):
-            if item.skipped is not None:
-                if args.verbose:
-                    _say(f"tinycode: note: {item.path}: skipped ({item.skipped})")
-                if item.stdin and item.source is not None and not args.diff and not args.json:
-                    sys.stdout.write(item.source.text)  # a filter never loses its input
-                continue
-            if item.error is not None:
-                errors += 1
-                _say(f"tinycode: error: {item.error}")
-                reports.append({"path": item.path, "status": "error", "error": item.error})
-                continue
-            assert item.source is not None and item.language is not None
-            text = item.source.text
-            on_step = None
+        return task.result()
+    except BrokenProcessPool:
+        return Outcome(error="the worker process repairing it stopped (out of memory?); "
+                             "the file is unchanged")
+
+
+def _needs_repair(item: Input) -> bool:
+    return item.skipped is None and item.error is None
+
+
+class _Reporter:
+    """Reports each file in input order: messages, the write (atomic), the diff or
+    the source for stdin, the trace and the JSON report; keeps the run's counts."""
+
+    def __init__(self, args: argparse.Namespace, trace: TextIO | None, progress: bool) -> None:
+        self.args, self.trace, self.progress = args, trace, progress
+        self.reports: list[dict[str, Any]] = []
+        self.remaining = self.changed = self.errors = self.model_errors = 0
+        self.said_unavailable = False
+
+    def __call__(self, item: Input, outcome: Outcome | None) -> None:
+        from ..check import render
+        from ..edits import unified_diff
+
+        args = self.args
+        filtering = item.stdin and not args.diff and not args.json  # a filter never loses its input
+        if item.skipped is not None:
             if args.verbose:
-                def on_step(step, path=item.path):  # noqa: ANN001 - a step record
-                    _say(f"--- {path}\n{step.describe()}")
-            model.failure = None
-            try:
-                result = repair(text, item.language, llm=model, settings=item.settings or settings,
-                                on_step=on_step)
-            except TinycodeError as exc:  # the model could not be loaded or reached: this file only
-                errors, model_errors = errors + 1, model_errors + 1
-                repeated = isinstance(exc, ModelUnavailable) and said_unavailable
-                said_unavailable = said_unavailable or isinstance(exc, ModelUnavailable)
-                _say(f"tinycode: error: {item.path}: "
-                     + ("not repaired (the model is unavailable, see above)" if repeated else str(exc)))
-                reports.append({"path": item.path, "language": item.language, "status": "error",
-                                "reason": str(exc), "error": str(exc)})
-                if item.stdin and not args.diff and not args.json:
-                    sys.stdout.write(text)  # a filter never loses its input
-                continue
-            if result.status == "failed" and model.failure is not None:
-                result.status = "error"  # the model failed on this file; the others go on
-                errors, model_errors = errors + 1, model_errors + 1
-                _say(f"tinycode: error: {item.path}: not repaired ({result.reason})")
-            diff = unified_diff(text, result.source, item.path) if result.status == "fixed" else ""
-            if trace is not None and not _write_trace(trace, result.steps, item.path):
-                errors += 1
-                trace = None
-            if result.status == "fixed":
-                changed += 1
-                if args.diff:
-                    if not args.json:
-                        _print_diff(diff)
-                elif item.stdin:
-                    if not args.json:
-                        sys.stdout.write(result.source)
-                else:
-                    refused, note = _write_back(item.source, result.source, backup=args.backup)
-                    if refused:
-                        changed, errors = changed - 1, errors + 1
-                        result.status, result.reason = "error", refused
-                        _say(f"tinycode: error: {item.path}: {refused}")
-                    elif note and not args.quiet:
-                        _say(f"tinycode: note: {item.path}: {note}")
-            elif result.status == "failed":
-                remaining += 1
-                if not args.quiet and not args.json:
-                    _say(f"{item.path}: not fixed ({result.reason})")
-                    _say(render(_still(result), text, path=item.path))
-            if result.status != "fixed" and item.stdin and not args.diff and not args.json:
-                sys.stdout.write(text)  # a filter never loses its input
-            if progress:
-                _say(f"{item.path}: {result.status} ({len(result.steps)} steps, {result.seconds:.1f} s)")
-            report = {
-                "path": item.path, "language": result.language, "status": result.status,
-                "reason": result.reason, "problems_before": [p.to_dict() for p in result.problems_before],
-                "problems_after": [p.to_dict() for p in result.problems_after],
-                "steps": len(result.steps), "fast_path": result.fast_path,
-                "model_calls": result.model_calls, "prompt_tokens": result.prompt_tokens,
-                "completion_tokens": result.completion_tokens, "seconds": round(result.seconds, 3),
-                "diff": diff}
-            if result.status == "error":
-                report["error"] = result.reason
-            reports.append(report)
-    finally:
-        if trace is not None:
-            trace.close()
-    if args.json:
-        sys.stdout.write(render_report(reports, args.output_format))
-    if not reports and not errors and not args.quiet:
-        _say("tinycode: warning: no files to repair under the given paths")
-    elif (not args.quiet and not progress and (changed or remaining or model_errors)
-            and not (paths == ["-"])):
-        stopped = f"; {model_errors} stopped by a model error" if model_errors else ""
-        _say(f"Fixed {changed} of {changed + remaining + model_errors} files with problems{stopped}.")
-    if errors:
-        return 2
-    if remaining or (args.exit_non_zero_on_fix and changed):
-        return 1
-    return 0
+                _say(f"tinycode: note: {item.path}: skipped ({item.skipped})")
+            if filtering and item.source is not None:
+                sys.stdout.write(item.source.text)
+            return
+        if item.error is not None:
+            self.errors += 1
+            _say(f"tinycode: error: {item.error}")
+            self.reports.append({"path": item.path, "status": "error", "error": item.error})
+            return
+        assert item.source is not None and item.language is not None and outcome is not None
+        text = item.source.text
+        for line in outcome.steps_text:
+            _say(line)
+        result = outcome.result
+        if result is None:
+            self.errors, self.model_errors = self.errors + 1, self.model_errors + 1
+            repeated = outcome.unavailable and self.said_unavailable
+            self.said_unavailable = self.said_unavailable or outcome.unavailable
+            _say(f"tinycode: error: {item.path}: "
+                 + ("not repaired (the model is unavailable, see above)" if repeated else outcome.error))
+            self.reports.append({"path": item.path, "language": item.language, "status": "error",
+                                 "reason": outcome.error, "error": outcome.error})
+            if filtering:
+                sys.stdout.write(text)
+            return
+        if result.status == "failed" and outcome.model_failure is not None:
+            result.status = "error"  # the model failed on this file; the others go on
+            self.errors, self.model_errors = self.errors + 1, self.model_errors + 1
+            _say(f"tinycode: error: {item.path}: not repaired ({result.reason})")
+        diff = unified_diff(text, result.source, item.path) if result.status == "fixed" else ""
+        if self.trace is not None and not _write_trace(self.trace, result.steps, item.path):
+            self.errors += 1
+            self.trace = None
+        if result.status == "fixed":
+            self.changed += 1
+            if args.diff:
+                if not args.json:
+                    _print_diff(diff)
+            elif item.stdin:
+                if not args.json:
+                    sys.stdout.write(result.source)
+            else:
+                refused, note = _write_back(item.source, result.source, backup=args.backup)
+                if refused:
+                    self.changed, self.errors = self.changed - 1, self.errors + 1
+                    result.status, result.reason = "error", refused
+                    _say(f"tinycode: error: {item.path}: {refused}")
+                elif note and not args.quiet:
+                    _say(f"tinycode: note: {item.path}: {note}")
+        elif result.status == "failed":
+            self.remaining += 1
+            if not args.quiet and not args.json:
+                _say(f"{item.path}: not fixed ({result.reason})")
+                _say(render(_still(result), text, path=item.path))
+        if result.status != "fixed" and filtering:
+            sys.stdout.write(text)
+        if self.progress:
+            _say(f"{item.path}: {result.status} ({len(result.steps)} steps, {result.seconds:.1f} s)")
+        report = {
+            "path": item.path, "language": result.language, "status": result.status,
+            "reason": result.reason, "problems_before": [p.to_dict() for p in result.problems_before],
+            "problems_after": [p.to_dict() for p in result.problems_after],
+            "steps": len(result.steps), "fast_path": result.fast_path,
+            "model_calls": result.model_calls, "prompt_tokens": result.prompt_tokens,
+            "completion_tokens": result.completion_tokens, "seconds": round(result.seconds, 3),
+            "diff": diff}
+        if result.status == "error":
+            report["error"] = result.reason
+        self.reports.append(report)
+
+    def finish(self, paths: list[str]) -> int:
+        """Print the JSON report and the summary; the run's exit code."""
+        args = self.args
+        if args.json:
+            sys.stdout.write(render_report(self.reports, args.output_format))
+        if not self.reports and not self.errors and not args.quiet:
+            _say("tinycode: warning: no files to repair under the given paths")
+        elif (not args.quiet and not self.progress and (self.changed or self.remaining or self.model_errors)
+                and not (paths == ["-"])):
+            stopped = f"; {self.model_errors} stopped by a model error" if self.model_errors else ""
+            total = self.changed + self.remaining + self.model_errors
+            _say(f"Fixed {self.changed} of {total} files with problems{stopped}.")
+        if self.errors:
+            return 2
+        if self.remaining or (args.exit_non_zero_on_fix and self.changed):
+            return 1
+        return 0
 
 
 class FileModel:
     """The run's model as each file sees it. It notes the first model failure of the
     current file (``failure``, reset per file), and once the model could not be loaded
-    at all, later files fail at once instead of loading it again."""
+    at all, later files fail at once instead of loading it again. Models of worker
+    threads pass one ``shared`` dict, so that holds for all of them."""
 
-    def __init__(self, llm: LLM) -> None:
+    def __init__(self, llm: LLM, shared: dict[str, str | None] | None = None) -> None:
         self._llm = llm
         self.failure: str | None = None
-        self.unavailable: str | None = None
+        self._shared: dict[str, str | None] = shared if shared is not None else {"unavailable": None}
+
+    @property
+    def unavailable(self) -> str | None:
+        return self._shared["unavailable"]
+
+    @unavailable.setter
+    def unavailable(self, reason: str | None) -> None:
+        self._shared["unavailable"] = reason
 
     @property
     def name(self) -> str:

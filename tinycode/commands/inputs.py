@@ -65,6 +65,17 @@ def byte_size(text: str) -> int:
     return size
 
 
+def jobs_count(text: str) -> int:
+    """``--jobs`` values: a whole number of parallel workers, at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of workers, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
+    return value
+
+
 class RunSettings:
     """The settings of one run, per project: each file gets the configuration nearest
     to it (as ruff does), loaded once per folder. Project keys ignored for want of
