@@ -21,6 +21,7 @@ import contextlib
 import contextvars
 import os
 import re
+import threading
 import time
 from collections import Counter, OrderedDict
 from typing import Iterator, Mapping
@@ -132,16 +133,20 @@ def verdict(source: str, language: str) -> Verdict | None:
         if judge_name(language) is None:
             return None
         key: tuple = (language, source)
-        if key not in _state.cache:
-            _remember(key, _in_process(source, language))
-        return _state.cache[key]
+        with _cache_lock:
+            if key in _state.cache:
+                return _state.cache[key]
+        found = _in_process(source, language)
+        _remember(key, found)
+        return found
     tool = _tool(language, source)
     if tool is None:
         return None
     key = (tool.argv, tool.filename, source)
-    if key in _state.cache:
-        _state.cache.move_to_end(key)
-        return _state.cache[key]
+    with _cache_lock:
+        if key in _state.cache:
+            _state.cache.move_to_end(key)
+            return _state.cache[key]
     try:
         found = _run(tool, source, language)
     except ToolTimeout:
@@ -154,9 +159,14 @@ def verdict(source: str, language: str) -> Verdict | None:
 
 
 def _remember(key: tuple, value: Verdict | None) -> None:
-    _state.cache[key] = value
-    if len(_state.cache) > _CACHE_SIZE:
-        _state.cache.popitem(last=False)
+    with _cache_lock:
+        _state.cache[key] = value
+        if len(_state.cache) > _CACHE_SIZE:
+            _state.cache.popitem(last=False)
+
+
+# fix --jobs runs repairs in threads against a server: the verdict cache is shared.
+_cache_lock = threading.Lock()
 
 
 _GO_PACKAGE = re.compile(r"^\s*package\s", re.MULTILINE)
