@@ -184,3 +184,21 @@ def test_string_closed_where_its_last_word_ends():
     source = 'console.log("hello world);\nlet x = 1;\n'
     found = suggest(source, "javascript")
     assert any(c.new_text == 'console.log("hello world");' for c in found)
+
+
+def test_a_busy_machine_gets_the_same_candidates(monkeypatch):
+    # Wall time racing ahead (a loaded machine, a hook during a build) must not cut the
+    # search short: its budget is the CPU time of its own thread.
+    import time as time_module
+
+    source = "def total(values)\n    result = [v * 2 for v in values\n    return sum(result\n"
+    idle = [(c.description, c.source_after) for c in suggest(source, "python")]
+    clock = [time_module.perf_counter()]
+
+    def racing() -> float:
+        clock[0] += 5.0
+        return clock[0]
+
+    monkeypatch.setattr(time_module, "perf_counter", racing)
+    busy = [(c.description, c.source_after) for c in suggest(source, "python")]
+    assert idle and busy == idle
