@@ -24,7 +24,10 @@ _CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}
 _KEYWORD = re.compile(r"(?:^|(?<=[;&|()])|(?<=\bthen\s)|(?<=\bdo\s)|(?<=\belse\s))\s*"
                       r"(if|then|elif|else|fi|case|esac|for|while|until|select|do|done|\{|\})(?=\s|;|$)")
 _NEEDS = {"if": "then", "elif": "then", "while": "do", "until": "do", "for": "do", "select": "do"}
-MAX_CLOSER_SPOTS = 4  # lines tried for a missing closer, per unclosed opener
+# Lines tried for a missing closer, per unclosed opener: the first where the opener's
+# indentation returns is the likeliest; spots far apart would make ranking score every
+# line between them.
+MAX_CLOSER_SPOTS = 2
 MAX_QUOTE_LINES = 3  # lines whose string runs on, each tried for its closing quote
 
 
@@ -83,13 +86,21 @@ def _missing_word_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
         if glued:  # "while : do": the word is there, the ";" before it is not
             yield _at(text, n, glued.start(), ";", f"line {n}: insert ';' before {need!r}")
             continue
-        if code.endswith(";"):
+        indent = text[:len(text) - len(text.lstrip())]
+        own_line = Edit(n, 1, [text, indent + need], f"line {n + 1}: insert {need!r} on its own line")
+        if _own_line_style(lines, need):  # the script's own style decides: one candidate, not two
+            yield own_line
+        elif code.endswith(";"):
             yield _at(text, n, end, f" {need}", f"line {n}: insert {need!r}")
         else:
             yield _at(text, n, end, f"; {need}", f"line {n}: insert '; {need}'")
-        # Or on a line of its own (the style that puts it under the opener).
-        indent = text[:len(text) - len(text.lstrip())]
-        yield Edit(n, 1, [text, indent + need], f"line {n + 1}: insert {need!r} on its own line")
+
+
+def _own_line_style(lines: list[str], word: str) -> bool:
+    """Does the script put ``then``/``do`` on a line of its own more often than after ``;``?"""
+    alone = sum(1 for line in lines if line.strip() == word)
+    after = sum(1 for line in lines if re.search(rf";\s*{word}\b", line))
+    return alone > after
 
 
 def _at(text: str, line_no: int, col: int, insert: str, description: str) -> Edit:
@@ -113,10 +124,11 @@ def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
                 spots += 1
                 if spots >= MAX_CLOSER_SPOTS:
                     break
-        last = len(lines)
-        while last > 1 and not lines[last - 1].strip():
-            last -= 1
-        yield Edit(last, 1, [lines[last - 1], pad + closer], f"line {last + 1}: insert {closer!r} at the end")
+        if not spots:  # the block runs to the end of the file
+            last = len(lines)
+            while last > 1 and not lines[last - 1].strip():
+                last -= 1
+            yield Edit(last, 1, [lines[last - 1], pad + closer], f"line {last + 1}: insert {closer!r} at the end")
 
 
 def _unclosed(lines: list[str]) -> list[_Opener]:

@@ -3,7 +3,7 @@
 One mistake per case: a ``;`` dropped before ``then`` or ``do``, a ``then``, ``fi``,
 ``done`` or ``}`` left out, a closing quote lost. A case is kept when the script's own
 shell (``bash -n``, or ``sh -n`` for a ``#!/bin/sh`` script) rejects it, so each is an
-error a person would really hit. Writes JSONL ``{id, lang, broken, fixed, category}``.
+error a person would really hit, and when the clean script is 1-4 tokens from it. Writes JSONL ``{id, lang, broken, fixed, category}``.
 
     python tools/shell_cases.py /usr/bin/gzexe /etc/init.d/dbus --per-file 2 > shell.jsonl
 """
@@ -19,6 +19,9 @@ import sys
 import tempfile
 from pathlib import Path
 from typing import Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tinycode.edits import token_distance  # noqa: E402
 
 Corruption = Callable[[list[str], int], list[str] | None]
 
@@ -81,7 +84,9 @@ def cases(path: Path, per_file: int, rng: random.Random) -> list[dict[str, str]]
             if broken is None:
                 continue
             broken_text = "\n".join(broken)
-            if rejected(broken_text, shell):
+            # As in corrupt.py: only where the clean script itself would score as a repair
+            # (a quote dropped before a long string moves many tokens, and nothing could).
+            if 1 <= token_distance(broken_text, text, "bash", cap=5) <= 4 and rejected(broken_text, shell):
                 out.append({"id": f"{path.name}-{len(out)}", "lang": "bash", "broken": broken_text,
                             "fixed": text, "category": kind, "error": ""})
             break
