@@ -28,6 +28,7 @@ from .edits import code_tokens, token_distance
 from . import judges
 from .judges import judge_name
 from .languages import get_parser
+from .progress import made_progress
 
 BEAM = 3  # partial repairs extended per level
 MAX_SURVIVORS = 12  # window-verified complete fixes checked as whole files, per level
@@ -337,11 +338,8 @@ class _TreeJudge:
         return PROGRESS
 
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
-        if len(problems) >= len(self.before):
-            return False
-        delta = len(edit.new_lines) - edit.span
-        shifted = {(line + delta if line > edit.line else line, message) for line, message in self.before}
-        return not {(p.line, p.message) for p in problems} - shifted
+        return made_progress(self.node.problems, problems, edit.line, edit.line + len(edit.new_lines) - 1,
+                             len(edit.new_lines) - edit.span)
 
     def judged(self, edit: Edit, lines: list[str]) -> str | None:
         """The native judge's verdict on the edited file: FIXED, PROGRESS or None."""

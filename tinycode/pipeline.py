@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -30,6 +29,7 @@ from .fastpath import try_fast_repair
 from .guard import edit_too_large
 from .languages import normalize
 from .llm.base import LLM
+from .progress import made_progress
 from .rewrite import rewrite_window
 from .tools.workspace import WorkingCopy
 
@@ -210,7 +210,8 @@ def _rewrite_step(source: str, working: str, current: CheckResult, language: str
     else:
         new_lines = rewrite.new_text.count("\n") + 1
         delta = new_lines - (rewrite.end - rewrite.start + 1)
-        if not _progress(current, rewrite.edited_result, rewrite.start + new_lines - 1, delta):
+        if not made_progress(current.problems, rewrite.edited_result.problems, rewrite.start,
+                             rewrite.start + new_lines - 1, delta):
             observation = "The rewrite does not remove the problem; the agent takes over."
         elif _guard(source, rewrite.edited, language, settings, before):
             observation = "The rewrite changes too much; the agent takes over."
@@ -224,19 +225,6 @@ def _rewrite_step(source: str, working: str, current: CheckResult, language: str
                                   observation=observation, prompt_tokens=rewrite.prompt_tokens,
                                   completion_tokens=rewrite.completion_tokens, ms=rewrite.seconds * 1000))
     return kept
-
-
-def _progress(before: CheckResult, after: CheckResult, edit_end: int, delta: int) -> bool:
-    """The step removed a problem and added none. CPython reports one error at a time:
-    there, progress is the first error moving past both the edit and where it was."""
-    if after.ok:
-        return True
-    if before.problems[0].source == "python":
-        first = after.problems[0]
-        return first.line > edit_end and first.line > before.problems[0].line + delta
-    old = Counter(p.message for p in before.problems)
-    new = Counter(p.message for p in after.problems)
-    return len(after.problems) < len(before.problems) and not new - old
 
 
 def _observed(after: CheckResult) -> str:

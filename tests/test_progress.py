@@ -1,0 +1,30 @@
+"""The progress rule the candidate search and the repair loop share."""
+
+from __future__ import annotations
+
+from tinycode.check import Problem
+from tinycode.progress import made_progress
+
+
+def problem(line: int, message: str, source: str = "tree-sitter") -> Problem:
+    return Problem(line, 1, line, 1, message, source=source)
+
+
+def test_a_judge_that_reports_the_first_error_only_moves_on():
+    before = [problem(60, "missing ) after argument list", "node --check"), problem(94, "unexpected ')'")]
+    # The error at line 60 repaired: node now reports the next one, with a new message.
+    after = [problem(94, "Unexpected token ')'", "node --check"), problem(94, "unexpected ')'")]
+    assert made_progress(before, after, 60, 60, 0)
+    # A new message at or before the edit is a new error, not the next one surfacing.
+    assert not made_progress(before, [problem(60, "Unexpected token", "node --check"),
+                                      problem(94, "unexpected ')'")], 60, 60, 0)
+    # More errors from the judge than before: not progress.
+    assert not made_progress(before, after + [problem(120, "x", "node --check")], 60, 60, 0)
+
+
+def test_tree_sitter_problems_must_get_fewer_and_none_new():
+    before = [problem(3, "missing ';'"), problem(9, "unexpected '}'")]
+    assert made_progress(before, [problem(10, "unexpected '}'")], 3, 4, 1)  # shifted by the inserted line
+    assert not made_progress(before, [problem(3, "missing ';'"), problem(9, "unexpected '}'")], 5, 5, 0)
+    assert not made_progress(before, [problem(7, "unexpected 'x'")], 3, 3, 0)
+    assert made_progress(before, [], 3, 3, 0)

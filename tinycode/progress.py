@@ -1,0 +1,43 @@
+"""Did a step repair something: the one rule the candidate search and the repair loop
+share for "this edit removed a problem and added none".
+
+tree-sitter sees every problem at once: progress is fewer of them and none new. Most
+compilers and interpreters (CPython, node, bash -n, php -l) report the first error
+only, so when that one is repaired the next one surfaces with a message never seen
+before: that counts as progress when it lies past the edit and past where the old
+first error was, and the judge does not report more errors than before.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .check import Problem
+
+TREE_SITTER = "tree-sitter"
+
+
+def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
+                  edit_end: int, delta: int) -> bool:
+    """``after`` (the problems once lines from ``edit_line`` on were edited, ending at
+    ``edit_end`` in the new text and shifting later lines by ``delta``) is progress
+    over ``before``."""
+    if not after:
+        return True
+
+    def shifted(problems: Sequence[Problem]) -> set[tuple[int, str]]:
+        return {(p.line + delta if p.line > edit_line else p.line, p.message) for p in problems}
+
+    old_tree = shifted([p for p in before if p.source == TREE_SITTER])
+    old_judge = [p for p in before if p.source != TREE_SITTER]
+    new_tree = {(p.line, p.message) for p in after if p.source == TREE_SITTER}
+    new_judge = [p for p in after if p.source != TREE_SITTER]
+    if new_tree - old_tree:
+        return False
+    surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)]
+    if surfaced:
+        if not old_judge or len(new_judge) > len(old_judge):
+            return False
+        first_old = min(p.line + delta if p.line > edit_line else p.line for p in old_judge)
+        return all(p.line > max(edit_end, first_old) for p in surfaced)
+    return len(after) < len(before)
