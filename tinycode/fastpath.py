@@ -47,14 +47,20 @@ class FastRepair:
 
 def try_fast_repair(source: str, language: str, result: CheckResult | None,
                     get_llm: Callable[[], LLM], *, time_budget: float = 0.5,
-                    min_margin: float = MIN_MARGIN, partial: bool = False) -> FastRepair | None:
+                    min_margin: float = MIN_MARGIN, partial: bool = False,
+                    searched: dict[tuple[str, str], list[Candidate]] | None = None) -> FastRepair | None:
     """A complete, verified fix chosen without generation, or None. With ``partial``,
     failing that, a verified edit that makes progress (fewer problems and none new,
     or CPython's first error moved past it). ``get_llm`` is called only when there are
-    several to choose from."""
+    several to choose from. ``searched`` remembers searches by text, so asking again
+    for the same text (complete fixes first, partial ones later) searches once."""
     start = time.perf_counter()
     result = result or check(source, language)
-    found = suggest(source, language, limit=MAX_RANKED, time_budget=time_budget, result=result)
+    found = None if searched is None else searched.get((language, source))
+    if found is None:
+        found = suggest(source, language, limit=MAX_RANKED, time_budget=time_budget, result=result)
+        if searched is not None:
+            searched[(language, source)] = found
     complete = [c for c in found if c.fixes_all]
     if not complete and partial and found:
         fewest = min(c.problems_after for c in found)

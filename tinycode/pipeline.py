@@ -132,12 +132,18 @@ def _stages(source: str, language: str, before: CheckResult, get_llm: Callable[[
     the loop ends with is returned."""
     working, current = source, before
     edited_lines: list[int] = []  # one entry per candidate edit kept, at its line
+    searched: dict[tuple[str, str], list] = {}  # candidate searches by text
     if not settings.agent_only:
         for _ in range(MAX_LOOP_STEPS):
+            # A complete verified fix first; then the model's rewrite of the problem's
+            # window; a verified edit that only makes progress last, since on a file
+            # whose next error is not yet visible it may be the wrong one.
             kept = (_candidate_step(source, working, current, language, get_llm, settings, before,
-                                    result, on_step, edited_lines)
+                                    result, on_step, edited_lines, searched, partial=False)
                     or _rewrite_step(source, working, current, language, get_llm, settings, before,
-                                     result, on_step))
+                                     result, on_step)
+                    or _candidate_step(source, working, current, language, get_llm, settings, before,
+                                       result, on_step, edited_lines, searched, partial=True))
             if kept is None:
                 break
             working, current = kept
@@ -161,13 +167,14 @@ def _stages(source: str, language: str, before: CheckResult, get_llm: Callable[[
 def _candidate_step(source: str, working: str, current: CheckResult, language: str,
                     get_llm: Callable[[], LLM], settings: Settings, before: CheckResult,
                     result: RepairResult, on_step: Callable[[Step], None] | None,
-                    edited_lines: list[int]) -> tuple[str, CheckResult] | None:
+                    edited_lines: list[int], searched: dict[tuple[str, str], list], *,
+                    partial: bool) -> tuple[str, CheckResult] | None:
     """One verified candidate edit (ranked by the model when there are several) that
     repairs every problem or makes progress; recorded as a step. One place in the file
     takes at most MAX_EDITS_PER_REGION such edits, however many steps they come in:
     six stray characters deleted one by one are not a repair."""
     fast = try_fast_repair(working, language, current, get_llm, time_budget=FAST_PATH_SECONDS,
-                           partial=True)
+                           partial=partial, searched=searched)
     if fast is None:
         return None
     lines = [int(n) for n in _EDIT_LINE.findall(fast.candidate.description)] or [fast.candidate.start_line]
