@@ -37,3 +37,21 @@ def tree_sitter_only():
     from tinycode import judges
 
     judges.configure({"*": "off"})
+
+
+@pytest.fixture
+def model(monkeypatch):
+    """Every model load returns the scripted fake in ``model["llm"]``; loads are counted."""
+    import tinycode.llm.loader as loader
+    from tinycode.llm.fake import FakeLLM
+
+    from scripted import AGENT_FIX
+
+    state = {"llm": FakeLLM(default=AGENT_FIX, scorer=lambda prompt, text: -len(text)), "loads": 0}
+
+    def load(*args, **kwargs):
+        state["loads"] += 1
+        return state["llm"]
+
+    monkeypatch.setattr(loader, "load_llm", load)
+    return state

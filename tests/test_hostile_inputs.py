@@ -16,31 +16,8 @@ from tinycode.cli import main
 from tinycode.errors import ModelError
 from tinycode.llm.fake import FakeLLM
 
-NEEDS_AGENT = "def (x):\n    return x\n"  # no one-token edit repairs this: the model must act
-FIXED = "def double(x):\n    return x\n"
-AGENT_FIX = ('Thought: name the function\nAction: replace_lines\nAction Input: {"start": 1, "end": 1, '
-             '"text": "def double(x):"}')
+from scripted import AGENT_FIX, FIXED, NEEDS_AGENT, run  # noqa: F401
 
-
-@pytest.fixture
-def model(monkeypatch):
-    """Every model load returns the scripted fake in ``model["llm"]``; loads are counted."""
-    import tinycode.llm.loader as loader
-
-    state = {"llm": FakeLLM(default=AGENT_FIX, scorer=lambda prompt, text: -len(text)), "loads": 0}
-
-    def load(*args, **kwargs):
-        state["loads"] += 1
-        return state["llm"]
-
-    monkeypatch.setattr(loader, "load_llm", load)
-    return state
-
-
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def error_lines(err: str) -> list[str]:

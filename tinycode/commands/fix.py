@@ -22,6 +22,7 @@ import os
 import stat
 import sys
 import threading
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TextIO
 
@@ -161,16 +162,41 @@ def _buffered(model: FileModel, text: str, language: str, settings: Settings, pa
     return outcome
 
 
-class _Workers:
+class _Workers(ABC):
     """How the files of a run are repaired: one after another, or by a pool. Every
     way reports through the same ``_Reporter``, in input order."""
 
+    @abstractmethod
     def run(self, inputs: Iterable[Input], settings: Settings, report: _Reporter, *,
             verbose: bool) -> None:
-        raise NotImplementedError
+        """Repair what needs it among ``inputs`` and report each, in order."""
 
     def close(self, *, cancel: bool = False) -> None:
         pass
+
+
+class _Pooled(_Workers):
+    """A pool: files are started as the window allows and reported in input order."""
+
+    window: int
+
+    def run(self, inputs: Iterable[Input], settings: Settings, report: _Reporter, *,
+            verbose: bool) -> None:
+        from ..parallel import done, in_order
+
+        def start(item: Input) -> Any:
+            if not _needs_repair(item):
+                return done(None)
+            assert item.source is not None and item.language is not None
+            return self._submit(item.source.text, item.language, item.settings or settings,
+                                item.path, verbose)
+
+        for item, task in in_order(inputs, start, window=self.window):
+            report(item, _task_outcome(task))
+
+    @abstractmethod
+    def _submit(self, text: str, language: str, settings: Settings, path: str, verbose: bool) -> Any:
+        """A future of the file's Outcome."""
 
 
 class _Sequential(_Workers):
@@ -195,7 +221,7 @@ class _Sequential(_Workers):
         return repair_file(self.model, item.source.text, item.language, item.settings or settings, on_step)
 
 
-class _Threads(_Workers):
+class _Threads(_Pooled):
     """N threads in this process, for a model server: N requests in flight. Each thread
     has its own client (its own HTTP session); a model found unavailable by one is
     unavailable to all."""
@@ -203,7 +229,7 @@ class _Threads(_Workers):
     def __init__(self, jobs: int, options: dict[str, Any]) -> None:
         from ..parallel import ThreadPool
 
-        self.jobs, self.options = jobs, options
+        self.window, self.options = 2 * jobs, options
         self.local = threading.local()
         self.shared: dict[str, str | None] = {"unavailable": None}
         self.pool = ThreadPool(jobs)
@@ -219,25 +245,14 @@ class _Threads(_Workers):
     def _repair(self, text: str, language: str, settings: Settings, path: str, verbose: bool) -> Outcome:
         return _buffered(self._model(), text, language, settings, path, verbose)
 
-    def run(self, inputs: Iterable[Input], settings: Settings, report: _Reporter, *,
-            verbose: bool) -> None:
-        from ..parallel import done, in_order
-
-        def start(item: Input) -> Any:
-            if not _needs_repair(item):
-                return done(None)
-            assert item.source is not None and item.language is not None
-            return self.pool.submit(self._repair, item.source.text, item.language,
-                                    item.settings or settings, item.path, verbose)
-
-        for item, future in in_order(inputs, start, window=2 * self.jobs):
-            report(item, future.result())
+    def _submit(self, text: str, language: str, settings: Settings, path: str, verbose: bool) -> Any:
+        return self.pool.submit(self._repair, text, language, settings, path, verbose)
 
     def close(self, *, cancel: bool = False) -> None:
         self.pool.close(cancel=cancel)
 
 
-class _Processes(_Workers):
+class _Processes(_Pooled):
     """N worker processes, for a model in process (llama.cpp is not thread-safe): each
     loads the model once, when a file first needs it, with its share of the CPUs. The
     pool starts with the first file that has problems (clean files are done here), and
@@ -248,6 +263,7 @@ class _Processes(_Workers):
         from ..llm.loader import LazyLLM
 
         self.requested, self.options, self.settings = jobs, options, settings
+        self.window = 2 * jobs
         self.here = FileModel(LazyLLM(**options))  # loaded only if no pool is started
         self.pool: Any = None
         self.started = False
@@ -277,26 +293,17 @@ class _Processes(_Workers):
         # The loader as looked up now (tests substitute it) is the one the workers use.
         self.pool = ProcessPool(jobs, _worker_start, (self.settings, options, loader.load_llm))
 
-    def run(self, inputs: Iterable[Input], settings: Settings, report: _Reporter, *,
-            verbose: bool) -> None:
+    def _submit(self, text: str, language: str, settings: Settings, path: str, verbose: bool) -> Any:
         from ..check import check
-        from ..parallel import done, in_order
+        from ..parallel import done
 
-        def start(item: Input) -> Any:
-            if not _needs_repair(item):
-                return done(None)
-            assert item.source is not None and item.language is not None
-            text, language, own = item.source.text, item.language, item.settings or settings
-            clean = check(text, language).ok
-            if not clean and not self.started:
-                self._start()
-            if clean or self.pool is None:
-                # Done now, but reported in its turn: its -v steps wait with it.
-                return done(_buffered(self.here, text, language, own, item.path, verbose))
-            return self.pool.submit(_worker_repair, text, language, own, item.path, verbose)
-
-        for item, task in in_order(inputs, start, window=2 * self.requested):
-            report(item, _task_outcome(task))
+        clean = check(text, language).ok
+        if not clean and not self.started:
+            self._start()
+        if clean or self.pool is None:
+            # Done now, but reported in its turn: its -v steps wait with it.
+            return done(_buffered(self.here, text, language, settings, path, verbose))
+        return self.pool.submit(_worker_repair, text, language, settings, path, verbose)
 
     def close(self, *, cancel: bool = False) -> None:
         if self.pool is not None:
