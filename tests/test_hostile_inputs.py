@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from tinycode.cli import main
 from tinycode.errors import ModelError
 from tinycode.llm.fake import FakeLLM
 

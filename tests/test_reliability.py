@@ -20,7 +20,6 @@ from pathlib import Path
 import pytest
 
 from tinycode import check
-from tinycode.cli import main
 from tinycode.llm.fake import FakeLLM
 
 from scripted import AGENT_FIX, FIXED, NEEDS_AGENT, run  # noqa: F401

@@ -25,6 +25,7 @@ from importlib import metadata, resources
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
 
+from .network import is_offline
 from .errors import ModelError
 from .paths import user_cache
 from .private import NOFOLLOW, open_file, private_dir, read_sealed, state_dir, write_sealed
@@ -97,11 +98,6 @@ def find_model(name: str | None) -> ModelInfo | None:
         if wanted == info.name.lower() or wanted in (a.lower() for a in info.aliases):
             return info
     return None
-
-
-def is_offline(offline: bool = False) -> bool:
-    flag = os.environ.get("TINYCODE_OFFLINE", "").strip().lower()
-    return offline or flag in ("1", "true", "yes", "on")
 
 
 def cache_dir() -> Path:

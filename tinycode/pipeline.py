@@ -23,7 +23,7 @@ from . import judges
 from .agent import Step, run_agent
 from .check import CheckResult, Problem, check
 from .config import Settings
-from .deadline import DeadlineExceeded, remaining, until
+from .deadline import DeadlineExceeded, until
 from .errors import ModelError, ModelUnavailable
 from .fastpath import try_fast_repair
 from .guard import edit_too_large

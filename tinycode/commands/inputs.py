@@ -116,11 +116,6 @@ class RunSettings:
         return self.at(os.path.dirname(os.path.abspath(path))).skips(path)
 
 
-def settings_for(files: list[str], overrides: Mapping[str, object]) -> Settings:
-    """The settings for a run over ``files``: the config nearest the first one."""
-    return RunSettings(overrides).first(files)
-
-
 def default_paths(paths: list[str], stdin_filename: str | None) -> list[str]:
     """The paths to work on: those given, else stdin with ``--stdin-filename``, else
     ``.`` (as ruff)."""

@@ -22,7 +22,6 @@ import contextvars
 import os
 import re
 import threading
-import time
 from collections import Counter, OrderedDict
 from typing import Iterator, Mapping
 
@@ -30,7 +29,7 @@ from . import readers, registry
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
-           "calls", "busy_seconds", "judge_name"]
+           "calls", "judge_name"]
 
 DEFAULT_TIMEOUT = 5.0  # seconds: a safety limit, far above any real syntax check
 _CACHE_SIZE = 256
@@ -46,7 +45,6 @@ class _State:
         self.tools: dict[tuple[str, str], Tool | None] = {}
         self.hung: set[str] = set()  # executables that timed out: not asked again
         self.calls = 0  # tool runs (cache misses), for the benchmark and tests
-        self.busy = 0.0  # seconds spent running tools
 
 
 _state = _State()
@@ -69,11 +67,6 @@ def configure(commands: Mapping[str, str] | None = None, timeout: float | None =
 def calls() -> int:
     """How many times a tool has been run in this process (cached verdicts not counted)."""
     return _state.calls
-
-
-def busy_seconds() -> float:
-    """Seconds spent waiting for tools in this process."""
-    return _state.busy
 
 
 def _commands() -> dict[str, str]:
@@ -188,11 +181,7 @@ def _run(tool: Tool, source: str, language: str) -> Verdict | None:
                                                      d.message, d.syntax) for d in found.diagnostics))
     for _ in range(_MAX_HEADER_RETRIES + 1):
         _state.calls += 1
-        started = time.perf_counter()
-        try:
-            output = _state.runner(tool.argv, text, filename, _timeout())
-        finally:
-            _state.busy += time.perf_counter() - started
+        output = _state.runner(tool.argv, text, filename, _timeout())
         found = tool.read(output, filename, text)
         if language == "javascript" and found and _needs_module(found[0].message) and filename.endswith(".js"):
             filename = "input.mjs"  # ES module syntax: node decides by the extension

@@ -7,8 +7,8 @@ backend is actually used, and ``TINYCODE_OFFLINE=1`` stops that before any socke
 
 from __future__ import annotations
 
-import os
 
+from ..network import is_offline
 from .base import INVALID_INPUT, UNAVAILABLE, SearchError, SearchResult
 from .format import format_results
 
@@ -17,14 +17,6 @@ __all__ = ["BACKENDS", "SearchError", "SearchResult", "format_results", "is_offl
 BACKENDS = ("offline", "duckduckgo", "searxng")
 MAX_QUERY_CHARS = 300
 MAX_K = 10
-_TRUE = ("1", "true", "yes", "on")
-
-
-def is_offline(offline: bool = False) -> bool:
-    """True if the network is forbidden: the flag, or ``TINYCODE_OFFLINE=1``."""
-    return offline or os.environ.get("TINYCODE_OFFLINE", "").strip().lower() in _TRUE
-
-
 def search(query: str, k: int = 3, *, backend: str = "offline", offline: bool = False,
            language: str | None = None, use_cache: bool = True) -> list[SearchResult]:
     """Up to ``k`` results for ``query``. ``language`` (optional) prefers that language's
