@@ -19,7 +19,7 @@ from tinycode.config import load_settings
 from tinycode.languages import detect
 
 if TYPE_CHECKING:
-    from tinycode.agent.trace import Step
+    from tinycode.engine.trace import Step
 
 HERE = Path(__file__).resolve().parent
 

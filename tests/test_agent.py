@@ -7,11 +7,11 @@ import re
 import pytest
 
 from tinycode import check, repair
-from tinycode.agent.parser import parse_turn
-from tinycode.agent.loop import run_agent
+from tinycode.engine.agent.parser import parse_turn
+from tinycode.engine.agent.loop import run_agent
 from tinycode.llm.fake import FakeLLM
-from tinycode.tools.base import Tool, ToolGuard, Observation
-from tinycode.tools.workspace import WorkingCopy
+from tinycode.engine.agent.toolkit import Tool, ToolGuard, Observation
+from tinycode.engine.agent.workspace import WorkingCopy
 
 # Two errors no single candidate edit fixes together, so the agent must act.
 BROKEN = "def total(values):\n    result = 0\n    for v in values\n        result += v\n    return result\n"
@@ -120,7 +120,7 @@ def test_suggest_and_apply_fix_tools():
 
 def test_web_search_without_backend_is_structured():
     guard_copy = WorkingCopy(BROKEN, "python")
-    from tinycode.tools.workspace import build_tools
+    from tinycode.engine.agent.workspace import build_tools
 
     tools = {t.name: t for t in build_tools(guard_copy)}
     observation = ToolGuard(list(tools.values())).call("web_search", {"query": "expected ':'"})

@@ -16,7 +16,7 @@ from corrupt import KINDS, SCALING_ERRORS, corrupt_cases, scaling_pair  # noqa: 
 from pngchart import grouped_bars  # noqa: E402
 
 from tinycode.check import check  # noqa: E402
-from tinycode.edits import token_distance  # noqa: E402
+from tinycode.engine.edits import token_distance  # noqa: E402
 from tinycode.llm.fake import FakeLLM  # noqa: E402
 
 BROKEN = "def area(w, h)\n    return w * h\n"

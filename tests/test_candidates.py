@@ -5,9 +5,9 @@ from pathlib import Path
 
 import pytest
 
-from tinycode.candidates import suggest
+from tinycode.engine.candidates import suggest
 from tinycode.check import check
-from tinycode.edits import replace_lines, token_distance
+from tinycode.engine.edits import replace_lines, token_distance
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -110,7 +110,7 @@ def test_yaml_indentation_mistakes_reported_lines_earlier_are_found(broken_line,
 
 def test_a_lost_closing_quote_is_tried_early_when_the_unexpected_text_holds_a_quote(tree_sitter_only):
     from tinycode.check import source_lines
-    from tinycode.edit_proposals import proposals
+    from tinycode.engine.proposals import proposals
 
     clean = (ROOT / "examples" / "php" / "clean.php").read_text()
     source = clean.replace("'-', $slug", "'-, $slug", 1)

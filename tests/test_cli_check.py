@@ -149,7 +149,7 @@ def test_check_never_imports_model_code(tmp_path):
     path = tmp_path / "bad.py"
     path.write_text("x = (\n")
     probe = ("import sys; from tinycode.cli import main; code = main(['check', sys.argv[1]]); "
-             "heavy = [m for m in ('llama_cpp', 'requests', 'tinycode.llm.llama_cpp', 'tinycode.agent') "
+             "heavy = [m for m in ('llama_cpp', 'requests', 'tinycode.llm.llama_cpp', 'tinycode.engine.agent') "
              "if m in sys.modules]; print(heavy); raise SystemExit(code)")
     done = subprocess.run([sys.executable, "-c", probe, str(path)], capture_output=True, text=True,
                           cwd=ROOT)

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from tinycode.check import check
-from tinycode.fastpath import try_fast_repair
+from tinycode.engine.fastpath import try_fast_repair
 from tinycode.llm.fake import FakeLLM
 
 SEVERAL = "def f(values):\n    total = sum(values\n    return total\n"
@@ -41,7 +41,7 @@ def test_backend_without_scoring_never_picks_blindly():
 
 
 def test_ranking_stops_at_the_scored_token_budget(monkeypatch):
-    import tinycode.fastpath as fastpath
+    import tinycode.engine.fastpath as fastpath
 
     offered: list[int] = []
     llm = FakeLLM(scorer=lambda prompt, text: offered.append(1) or -float(len(text)))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tinycode.agent.parser import parse_turn
+from tinycode.engine.agent.parser import parse_turn
 
 TOOLS = ["code_check", "view_lines", "replace_lines", "apply_fix", "web_search"]
 FUZZ = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -16,8 +16,8 @@ from tinycode.cli import main
 from tinycode.config import Settings
 from tinycode.deadline import DeadlineExceeded
 from tinycode.errors import ModelError
-from tinycode.fastpath import try_fast_repair
-from tinycode.guard import edit_too_large
+from tinycode.engine.fastpath import try_fast_repair
+from tinycode.engine.guard import edit_too_large
 from tinycode.llm.fake import FakeLLM
 from tinycode.llm.openai_http import OpenAIHTTPLLM
 
@@ -160,8 +160,8 @@ def test_generation_stops_at_the_deadline():
 
 def test_web_search_requests_respect_the_file_deadline():
     from tinycode.deadline import until
-    from tinycode.search import SearchError
-    from tinycode.search.http import get
+    from tinycode.websearch import SearchError
+    from tinycode.websearch.http import get
 
     with Scripted((200, {"results": []}, 8)) as server:
         started = time.monotonic()

@@ -13,14 +13,14 @@ from pathlib import Path
 import pytest
 
 from tinycode import judges
-from tinycode.candidates import suggest
+from tinycode.engine.candidates import suggest
 from tinycode.check import check
 from tinycode.cli import main
 from tinycode.config import load_settings
-from tinycode.edits import code_tokens
+from tinycode.engine.edits import code_tokens
 from tinycode.errors import ConfigError
 from tinycode.llm.fake import FakeLLM
-from tinycode.pipeline import repair
+from tinycode.engine.loop import repair
 
 # Every candidate equally likely: the search's own order decides (a backend that
 # cannot score would leave several to the rewrite instead).

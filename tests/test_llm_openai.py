@@ -475,8 +475,8 @@ RANKED_SNIPPETS = [
 
 @pytest.mark.model
 def test_real_server_ranks_candidates_as_the_model_in_process_does(real_server):
-    from tinycode.candidates import suggest
-    from tinycode.rank import rank
+    from tinycode.engine.candidates import suggest
+    from tinycode.engine.rank import rank
 
     url, path = real_server
     # The server sorts the vocabulary per echoed token: slow, so asked to rank regardless.

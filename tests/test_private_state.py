@@ -15,8 +15,8 @@ import pytest
 
 from tinycode.llm.prefix_cache import PrefixStates
 from tinycode.llm.prefix_cache import cache_dir as kv_dir
-from tinycode.search import cache as search_cache
-from tinycode.search.base import SearchResult
+from tinycode.websearch import cache as search_cache
+from tinycode.websearch.base import SearchResult
 
 NOBODY = 65534
 as_root = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,

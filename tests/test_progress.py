@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tinycode.check import Problem
-from tinycode.progress import made_progress
+from tinycode.engine.progress import made_progress
 
 
 def problem(line: int, message: str, source: str = "tree-sitter") -> Problem:

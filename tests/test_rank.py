@@ -2,10 +2,10 @@ from __future__ import annotations
 
 import pytest
 
-from tinycode.candidates import suggest
+from tinycode.engine.candidates import suggest
 from tinycode.llm.base import ScoringUnsupported
 from tinycode.llm.fake import FakeLLM
-from tinycode.rank import rank, scoring_texts
+from tinycode.engine.rank import rank, scoring_texts
 
 SOURCE = "def f(values):\n    total = sum(values\n    return total\n"
 

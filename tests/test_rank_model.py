@@ -6,9 +6,9 @@ import os
 
 import pytest
 
-from tinycode.candidates import suggest
-from tinycode.fastpath import try_fast_repair
-from tinycode.rank import rank
+from tinycode.engine.candidates import suggest
+from tinycode.engine.fastpath import try_fast_repair
+from tinycode.engine.rank import rank
 
 pytestmark = pytest.mark.model
 

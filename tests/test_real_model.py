@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from tinycode import check, repair
-from tinycode.edits import changed_lines
+from tinycode.engine.edits import changed_lines
 
 pytestmark = pytest.mark.model
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -78,8 +78,8 @@ def test_the_rewrite_step_repairs_with_the_real_model(llm):
 
 
 def test_agent_turns_with_the_real_model(llm):
-    from tinycode.agent import run_agent
-    from tinycode.tools.workspace import WorkingCopy
+    from tinycode.engine.agent import run_agent
+    from tinycode.engine.agent.workspace import WorkingCopy
 
     outcome = run_agent(llm, WorkingCopy(NO_SMALL_FIX, "python"), max_steps=4)
     assert outcome.model_calls >= 1

@@ -6,8 +6,8 @@ import json
 
 from tinycode import check
 from tinycode.llm.fake import FakeLLM
-from tinycode.pipeline import repair
-from tinycode.rewrite import rewrite_window
+from tinycode.engine.loop import repair
+from tinycode.engine.rewrite import rewrite_window
 
 NO_SMALL_FIX = "def (x):\n    return x\n"  # no one-token edit repairs it
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tinycode.search import SearchResult, format_results
-from tinycode.search.format import CLOSE, OPEN, clean
+from tinycode.websearch import SearchResult, format_results
+from tinycode.websearch.format import CLOSE, OPEN, clean
 
 TOOLS = ["code_check", "view_lines", "replace_lines", "web_search"]
 
@@ -59,7 +59,7 @@ def test_forged_turns_are_neutralised(snippet):
     for marker in ("Action:", "Action Input:", "Observation:", "Final Answer:", "Thought:"):
         assert marker.lower() not in body.lower()
     # A model that echoes the observation back cannot trigger a tool call or a final answer with it.
-    from tinycode.agent.parser import parse_turn
+    from tinycode.engine.agent.parser import parse_turn
 
     turn = parse_turn(text, TOOLS)
     assert not turn.action and not turn.final and turn.arguments is None

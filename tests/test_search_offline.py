@@ -9,8 +9,8 @@ import sys
 import pytest
 
 from tinycode import check, languages
-from tinycode.search import SearchError, search
-from tinycode.search.offline import entries, search_knowledge
+from tinycode.websearch import SearchError, search
+from tinycode.websearch.offline import entries, search_knowledge
 
 
 @pytest.fixture
@@ -154,16 +154,16 @@ def test_offline_mode_refuses_online_backends_without_a_socket(no_network, monke
 
 
 def test_import_and_offline_search_stay_light():
-    code = ("import sys, tinycode.search as s; s.search(\"expected ':'\"); "
+    code = ("import sys, tinycode.websearch as s; s.search(\"expected ':'\"); "
             "print(sorted(m for m in ('requests', 'urllib3', 'llama_cpp') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 
 
 def test_agent_calls_web_search_and_reads_the_offline_answer(no_network):
-    from tinycode.agent.loop import run_agent
+    from tinycode.engine.agent.loop import run_agent
     from tinycode.llm.fake import FakeLLM
-    from tinycode.tools.workspace import WorkingCopy
+    from tinycode.engine.agent.workspace import WorkingCopy
 
     copy = WorkingCopy("def area(r)\n    return r * r\n", "python")
     llm = FakeLLM(['Thought: what does it mean\nAction: web_search\nAction Input: {"query": "SyntaxError: expected \':\'"}\n',

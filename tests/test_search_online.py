@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from tinycode.search import SearchError, cache, duckduckgo, http, search
+from tinycode.websearch import SearchError, cache, duckduckgo, http, search
 
 DDG_PAGE = """<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>{query} at DuckDuckGo</title></head>
@@ -311,9 +311,9 @@ def test_offline_flag_beats_a_configured_backend(server, monkeypatch):
 
 
 def test_agent_reads_duckduckgo_results_as_data(server):
-    from tinycode.agent.loop import run_agent
+    from tinycode.engine.agent.loop import run_agent
     from tinycode.llm.fake import FakeLLM
-    from tinycode.tools.workspace import WorkingCopy
+    from tinycode.engine.agent.workspace import WorkingCopy
 
     server.script("/html/", {"body": ddg_page})
     copy = WorkingCopy("if ready\n    go()\n", "python")

@@ -10,12 +10,12 @@ __version__ = "0.1.0"
 __all__ = ["check", "render", "CheckResult", "Problem", "repair", "__version__"]
 
 if TYPE_CHECKING:
-    from .pipeline import RepairResult
+    from .engine.loop import RepairResult
 
 
 def repair(source: str, language: str | None = None, **options: Any) -> "RepairResult":
-    """Repair ``source``; see :func:`tinycode.pipeline.repair`. Imported lazily so that
+    """Repair ``source``; see :func:`tinycode.engine.loop.repair`. Imported lazily so that
     ``import tinycode`` stays as light as the checker."""
-    from .pipeline import repair as _repair
+    from .engine.loop import repair as _repair
 
     return _repair(source, language, **options)

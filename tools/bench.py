@@ -41,7 +41,7 @@ from corrupt import SCALING_ERRORS, corrupt_cases, scaling_pair  # noqa: E402
 from pngchart import grouped_bars  # noqa: E402
 
 from tinycode.check import check  # noqa: E402
-from tinycode.edits import code_tokens, token_distance  # noqa: E402
+from tinycode.engine.edits import code_tokens, token_distance  # noqa: E402
 
 DEFAULT_DATA = ROOT / ".." / "shared" / "data" / "so_dev.jsonl"
 CHART_GROUPS = 8

@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 
 from tinycode.check import check, source_lines
-from tinycode.edits import token_distance
+from tinycode.engine.edits import token_distance
 from tinycode.languages import detect
 
 KINDS = ("delete bracket", "duplicate bracket", "delete punctuation", "drop closing quote", "break indentation")

@@ -16,7 +16,7 @@ import traceback
 from pathlib import Path
 
 from tinycode import check, render
-from tinycode.agent.parser import parse_turn
+from tinycode.engine.agent.parser import parse_turn
 from tinycode.errors import InputError
 from tinycode.languages import detect
 from tinycode.sourcefile import decode

@@ -23,14 +23,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tinycode.candidates import suggest  # noqa: E402
+from tinycode.engine.candidates import suggest  # noqa: E402
 from tinycode.check import check  # noqa: E402
 from tinycode.errors import ModelError  # noqa: E402
-from tinycode.fastpath import MAX_RANKED  # noqa: E402
+from tinycode.engine.fastpath import MAX_RANKED  # noqa: E402
 from tinycode.llm import load_llm  # noqa: E402
 from tinycode.llm.openai_http import OpenAIHTTPLLM  # noqa: E402
 from tinycode.models import resolve_model_path  # noqa: E402
-from tinycode.rank import rank  # noqa: E402
+from tinycode.engine.rank import rank  # noqa: E402
 
 DEFAULT_DATA = ROOT / ".." / "shared" / "data" / "so_dev.jsonl"
 

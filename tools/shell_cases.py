@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tinycode.edits import token_distance  # noqa: E402
+from tinycode.engine.edits import token_distance  # noqa: E402
 
 Corruption = Callable[[list[str], int], list[str] | None]
 

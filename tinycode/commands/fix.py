@@ -33,7 +33,7 @@ from .output import add_output_arguments, render_report
 if TYPE_CHECKING:
     from ..config import Settings
     from ..llm.base import LLM
-    from ..pipeline import RepairResult
+    from ..engine.loop import RepairResult
     from ..sourcefile import SourceFile
     from .inputs import Input
 
@@ -142,7 +142,7 @@ def repair_file(model: FileModel, text: str, language: str, settings: Settings,
                 on_step: Callable[[Any], None] | None = None) -> Outcome:
     """Repair one file's ``text`` with ``model``; model errors become the outcome."""
     from ..errors import ModelUnavailable, TinycodeError
-    from ..pipeline import repair
+    from ..engine.loop import repair
 
     model.failure = None
     try:
@@ -358,7 +358,7 @@ class _Reporter:
 
     def __call__(self, item: Input, outcome: Outcome | None) -> None:
         from ..check import render
-        from ..edits import unified_diff
+        from ..engine.edits import unified_diff
 
         args = self.args
         filtering = item.stdin and not args.diff and not args.json  # a filter never loses its input
@@ -551,7 +551,7 @@ def _open_trace(path: str) -> TextIO:
 def _write_trace(trace: TextIO, steps: list[Any], path: str) -> bool:
     """Append ``steps`` to the trace; on a write error say so, close it and return False
     (the repairs go on untraced)."""
-    from ..agent.trace import write_jsonl
+    from ..engine.trace import write_jsonl
 
     try:
         write_jsonl(steps, trace, path=path)

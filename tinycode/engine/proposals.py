@@ -12,8 +12,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Iterator
 
-from .check import Problem
-from .languages import comment_prefix
+from ..check import Problem
+from ..languages import comment_prefix
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
 REPLACEABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", "=", "==", ".")
@@ -91,7 +91,7 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         if p.kind == "compiler" and not python and 1 <= p.line <= total:
             yield from _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
     if language == "bash":  # the shell reports a missing then/fi/done lines after it
-        from .shell_edits import shell_edits
+        from .shell_proposals import shell_edits
 
         yield from shell_edits(lines, problems)
     anchors = _anchor_lines(lines, problems)

@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from .candidates import Candidate, suggest
-from .check import CheckResult, check
-from .llm.base import LLM, ScoringUnsupported
+from ..check import CheckResult, check
+from ..llm.base import LLM, ScoringUnsupported
 
 # Complete fixes offered to the ranker: each costs its own window's tokens.
 MAX_RANKED = 5

@@ -7,7 +7,7 @@ import io
 import re
 import tokenize
 
-from .check import source_lines
+from ..check import source_lines
 
 _WORDS_AND_SYMBOLS = r"""[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|\n[ \t]*|==|!=|<=|>=|->|=>|::|\*\*|//|&&|\|\||\S"""
 # A quote that never closes is one token and lexing goes on after it, as Python's own

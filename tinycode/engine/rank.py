@@ -12,9 +12,9 @@ import re
 from typing import Sequence
 
 from .candidates import Candidate
-from .check import source_lines
-from .languages import comment_prefix
-from .llm.base import LLM
+from ..check import source_lines
+from ..languages import comment_prefix
+from ..llm.base import LLM
 
 CONTEXT_BEFORE = 4  # lines of shared prefix
 # Summed log-likelihood favours the shorter text, so deleting the separator between two

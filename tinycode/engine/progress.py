@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .check import Problem
+from ..check import Problem
 
 TREE_SITTER = "tree-sitter"
 

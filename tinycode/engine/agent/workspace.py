@@ -10,11 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from ..candidates import Candidate, suggest
-from ..check import CheckResult, check, number_lines, render, source_lines
+from ...check import CheckResult, check, number_lines, render, source_lines
 from ..edits import replace_lines as apply_line_edit
 from ..edits import rewrites_too_much
 from ..guard import MAX_PROBLEM_DISTANCE, far_from_problems
-from .base import Observation, Tool, ToolError
+from .toolkit import Observation, Tool, ToolError
 
 MAX_VIEW = 30  # lines per view_lines call
 
@@ -146,16 +146,16 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
 
     def web_search(query: str, k: int = 3) -> Observation:
         try:
-            from .. import search as search_module  # optional component
+            from ... import websearch  # optional component
         except ImportError:
             raise ToolError("permanent", "no_backend", "no search backend configured",
                             "continue without search") from None
         try:
-            results = search_module.search(query, k=k, backend=web_backend, offline=offline,
+            results = websearch.search(query, k=k, backend=web_backend, offline=offline,
                                            language=copy.language)
-        except search_module.SearchError as exc:
+        except websearch.SearchError as exc:
             raise ToolError(exc.error_class, "search_failed", exc.detail, exc.hint) from None
-        return Observation(search_module.format_results(results))
+        return Observation(websearch.format_results(results))
 
     line_aliases = {"line": "start", "start_line": "start", "line_start": "start", "from": "start",
                     "end_line": "end", "line_end": "end", "to": "end", "stop": "end",

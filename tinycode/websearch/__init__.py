@@ -1,7 +1,7 @@
 """web_search backends: an offline knowledge base (the default) and, only when asked,
 DuckDuckGo's HTML page or a SearxNG instance.
 
-``import tinycode.search`` stays light: ``requests`` is imported only when an online
+``import tinycode.websearch`` stays light: ``requests`` is imported only when an online
 backend is actually used, and ``TINYCODE_OFFLINE=1`` stops that before any socket opens.
 """
 

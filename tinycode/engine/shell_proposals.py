@@ -15,8 +15,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Iterator
 
-from .check import Problem
-from .edit_proposals import Edit
+from ..check import Problem
+from .proposals import Edit
 
 _CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}
 # A keyword at a command's start: the line's start, or after ; & | ( ) (a case item's

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .check import Problem, source_lines
+from ..check import Problem, source_lines
 from .edits import changed_hunks, changed_lines, code_tokens, token_distance
 
 MAX_CHANGED_LINES = 8
@@ -73,7 +73,7 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
     of that text (in the original's line numbers) count too. Far from every problem a
     line may only gain closing brackets: an unclosed bracket is reported where it
     opens, and the checker reads on to the end of the file looking for its partner."""
-    from .check import check
+    from ..check import check
 
     hunks = changed_hunks(before, after)
     spans = [(p.line, max(p.line, p.end_line)) for p in problems]

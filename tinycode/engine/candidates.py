@@ -4,7 +4,7 @@ checker accepts.
 Most real syntax errors are one or two tokens away from code that parses: a missing
 bracket, colon or comma, a stray character, a wrong indentation, a Python 2 print.
 Around each reported problem we try inserting, deleting or replacing one token from a
-small set, re-indenting a line, and a few whole-line rewrites (``edit_proposals``),
+small set, re-indenting a line, and a few whole-line rewrites (``proposals``),
 and keep the edits after which the checker finds fewer problems and no new ones.
 Edits that only get further are extended by a second (third, fourth) edit while time
 remains. Choosing among the few survivors is left to the model (``rank.py``).
@@ -21,13 +21,13 @@ import time
 from dataclasses import dataclass, replace
 from typing import Iterable
 
-from .deadline import expired
-from .check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
-from .edit_proposals import Edit, open_strings, proposals
+from ..deadline import expired
+from ..check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
+from .proposals import Edit, open_strings, proposals
 from .edits import code_tokens, token_distance
-from . import judges
-from .judges import judge_name
-from .languages import get_parser
+from .. import judges
+from ..judges import judge_name
+from ..languages import get_parser
 from .progress import made_progress
 
 BEAM = 3  # partial repairs extended per level

@@ -19,19 +19,19 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable
 
-from . import judges
+from .. import judges
 from .agent import Step, run_agent
-from .check import CheckResult, Problem, check
-from .config import Settings
-from .deadline import DeadlineExceeded, until
-from .errors import ModelError, ModelUnavailable
+from ..check import CheckResult, Problem, check
+from ..config import Settings
+from ..deadline import DeadlineExceeded, until
+from ..errors import ModelError, ModelUnavailable
 from .fastpath import try_fast_repair
 from .guard import edit_too_large
-from .languages import normalize
-from .llm.base import LLM
+from ..languages import normalize
+from ..llm.base import LLM
 from .progress import made_progress
 from .rewrite import rewrite_window
-from .tools.workspace import WorkingCopy
+from .agent.workspace import WorkingCopy
 
 # CPU seconds one candidate search may take (its own thread's, so the same on a busy
 # machine as on an idle one); the file's wall-time deadline can cut it shorter.
@@ -89,7 +89,7 @@ def _repair(source: str, language: str | None, *, model: str | None, llm: LLM | 
 
     def get_llm() -> LLM:
         if not loaded:
-            from .llm import load_llm
+            from ..llm import load_llm
 
             try:
                 loaded.append(load_llm(model or settings.model, backend=settings.backend,

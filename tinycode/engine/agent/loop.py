@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Callable
 
-from ..llm.base import LLM, Message
-from ..tools.base import ToolGuard
-from ..tools.workspace import WorkingCopy, build_tools
+from ...llm.base import LLM, Message
+from .toolkit import ToolGuard
+from .workspace import WorkingCopy, build_tools
 from .parser import parse_turn
-from .trace import Step
+from ..trace import Step
 
 PROMPT_VERSION = "react_v1"
 STOP = ["Observation:", "\nObservation"]

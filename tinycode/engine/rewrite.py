@@ -16,9 +16,9 @@ import textwrap
 import time
 from dataclasses import dataclass
 
-from .check import CheckResult, check, source_lines
+from ..check import CheckResult, check, source_lines
 from .edits import replace_lines
-from .llm.base import LLM
+from ..llm.base import LLM
 
 LINES_BEFORE, LINES_AFTER = 3, 3  # context around the first problem
 WHOLE_FILE_UP_TO = 12  # lines: a file this short is shown whole
