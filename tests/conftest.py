@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import time
+
 import pytest
 
 
@@ -15,8 +20,9 @@ def tinycode_home(tmp_path_factory, monkeypatch):
     home = tmp_path_factory.mktemp("tinycode-home")
     monkeypatch.setenv("TINYCODE_HOME", str(home))
     monkeypatch.setenv("TINYCODE_CONFIG", str(home / "config.toml"))  # the user config: none
-    for name in ("TINYCODE_MODEL", "TINYCODE_OFFLINE", "TINYCODE_SEARXNG_URL", "TINYCODE_WEB",
-                 "TINYCODE_JUDGES", "TINYCODE_JUDGE_TIMEOUT"):
+    from tinycode.config import ENV_VARS
+
+    for name in ENV_VARS:  # the developer's own settings do not reach the tests
         monkeypatch.delenv(name, raising=False)
     return home
 
@@ -43,8 +49,8 @@ def tree_sitter_only():
 def model(monkeypatch):
     """Every model load returns the scripted fake in ``model["llm"]``; loads are counted."""
     import tinycode.llm.loader as loader
-    from tinycode.llm.fake import FakeLLM
 
+    from fake_llm import FakeLLM
     from scripted import AGENT_FIX
 
     state = {"llm": FakeLLM(default=AGENT_FIX, scorer=lambda prompt, text: -len(text)), "loads": 0}
@@ -55,3 +61,65 @@ def model(monkeypatch):
 
     monkeypatch.setattr(loader, "load_llm", load)
     return state
+
+
+# --- the real default model (tests marked ``model``) -------------------------------------------
+
+@pytest.fixture(scope="session")
+def model_path(tmp_path_factory):
+    """The default model's verified file: from TINYCODE_MODEL_CACHE when the developer or
+    CI set it, else assembled once per session into a temporary cache. The variable is
+    set for the session through a MonkeyPatch, so nothing is left in ``os.environ``."""
+    from tinycode.models import resolve_model_path
+
+    with pytest.MonkeyPatch.context() as patch:
+        if not os.environ.get("TINYCODE_MODEL_CACHE"):
+            patch.setenv("TINYCODE_MODEL_CACHE", str(tmp_path_factory.mktemp("models")))
+        yield resolve_model_path(None, offline=True)
+
+
+@pytest.fixture(scope="session")
+def real_llm(model_path):
+    """The default model in process, loaded once and shared (``load_llm`` caches it too):
+    tests must not close it."""
+    from tinycode.llm import load_llm
+
+    return load_llm(str(model_path))
+
+
+@pytest.fixture(scope="module")
+def model_server(model_path):
+    """llama-cpp-python's OpenAI-compatible server with the default model on 127.0.0.1,
+    named ``tinycode-test``, echoing prompt log-probabilities (for ranking): its URL."""
+    pytest.importorskip("llama_cpp.server")
+    import requests
+
+    from scripted import free_port
+
+    port = free_port()
+    process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model_path),
+                                "--model_alias", "tinycode-test", "--host", "127.0.0.1",
+                                "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
+                                "--logits_all", "true"],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    try:
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"llama_cpp.server exited with {process.returncode}")
+            try:
+                if requests.get(url + "/v1/models", timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("llama_cpp.server did not become ready in 120 s")
+            time.sleep(0.3)
+        yield url
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()

@@ -1,6 +1,9 @@
-"""What the CLI tests share: a file only the (scripted) model can repair, and a runner."""
+"""What the tests share: a file only the (scripted) model can repair, a CLI runner, and
+a free port for a local server."""
 
 from __future__ import annotations
+
+import socket
 
 from tinycode.cli import main
 
@@ -15,3 +18,10 @@ def run(capsys, *argv: str) -> tuple[int, str, str]:  # noqa: ANN001 - pytest's 
     code = main(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on (just now)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -9,7 +9,7 @@ import pytest
 from tinycode import check, repair
 from tinycode.engine.agent.parser import parse_turn
 from tinycode.engine.agent.loop import run_agent
-from tinycode.llm.fake import FakeLLM
+from fake_llm import FakeLLM
 from tinycode.engine.agent.toolkit import Tool, ToolGuard, Observation
 from tinycode.engine.agent.workspace import WorkingCopy
 
@@ -249,3 +249,30 @@ def test_a_range_longer_than_the_text_is_fitted_when_that_alone_repairs():
     outcome, _, copy = agent([turn("replace_lines", f'{{"start": 3, "end": 4, "text": "{FIXED_LINE}"}}')])
     assert outcome.fixed and copy.source == BROKEN.replace("    for v in values\n", FIXED_LINE + "\n")
     assert outcome.steps[0].observation.startswith("Applied to lines 3-3")
+
+
+def test_the_narrow_style_lists_verified_fixes_and_constrains_each_turn():
+    from tinycode.engine.agent.loop import NARROW
+
+    outcome, llm, copy = agent([turn("apply_fix", '{"number": 1}')], style=NARROW)
+    first_prompt = llm.prompts[0]
+    assert "Verified fixes:\n1. " in first_prompt[1]["content"]
+    assert "web_search" not in first_prompt[0]["content"]  # only the tools the style offers
+    grammar = llm.calls[0]["grammar"]
+    assert '"apply_fix\\nAction Input: {" "\\"number\\": " integer "}"' in grammar
+    assert "web_search" not in grammar and "view_lines" not in grammar
+    assert outcome.steps[0].observation.startswith("Edit applied")
+
+
+def test_the_turn_grammar_is_valid_gbnf_with_each_tools_own_schema():
+    from llama_cpp import LlamaGrammar
+
+    from tinycode.engine.agent.toolkit import turn_grammar
+    from tinycode.engine.agent.workspace import build_tools
+
+    tools = build_tools(WorkingCopy(BROKEN, "python"))
+    grammar = turn_grammar(tools)
+    for tool in tools:
+        assert tool.grammar() in grammar
+    assert '"\\"start\\": " integer ", " "\\"end\\": " integer ", " "\\"text\\": " string' in grammar
+    LlamaGrammar.from_string(grammar, verbose=False)  # raises on a grammar llama.cpp cannot read

@@ -9,38 +9,11 @@ import sys
 
 import pytest
 
-from tinycode.cli import main
-from tinycode.llm.fake import FakeLLM
-
-# No one-token edit repairs this (the function needs a name): the agent must act.
-NEEDS_AGENT = "def (x):\n    return x\n"
-FIXED = "def double(x):\n    return x\n"
-AGENT_FIX = ('Thought: name the function\nAction: replace_lines\nAction Input: {"start": 1, "end": 1, '
-             '"text": "def double(x):"}')
+from fake_llm import FakeLLM
+from scripted import FIXED, NEEDS_AGENT, run
 
 
-@pytest.fixture
-def fake_model(monkeypatch):
-    """Every model load returns one scripted fake; loads are counted."""
-    import tinycode.llm.loader as loader
-
-    state = {"loads": 0, "llm": FakeLLM(default=AGENT_FIX, scorer=lambda prompt, text: -len(text))}
-
-    def load(*args, **kwargs):
-        state["loads"] += 1
-        return state["llm"]
-
-    monkeypatch.setattr(loader, "load_llm", load)
-    return state
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
-def test_in_place_fix(capsys, tmp_path, fake_model):
+def test_in_place_fix(capsys, tmp_path, model):
     path = tmp_path / "a.py"
     path.write_text(NEEDS_AGENT)
     path.chmod(0o640)
@@ -51,7 +24,7 @@ def test_in_place_fix(capsys, tmp_path, fake_model):
     assert list(tmp_path.iterdir()) == [path]  # no temporary file left behind
 
 
-def test_diff_writes_nothing(capsys, tmp_path, fake_model):
+def test_diff_writes_nothing(capsys, tmp_path, model):
     path = tmp_path / "a.py"
     path.write_text(NEEDS_AGENT)
     code, out, _ = run(capsys, "fix", "--diff", str(path))
@@ -60,13 +33,13 @@ def test_diff_writes_nothing(capsys, tmp_path, fake_model):
     assert path.read_text() == NEEDS_AGENT
 
 
-def test_stdin_to_stdout(capsys, monkeypatch, fake_model):
+def test_stdin_to_stdout(capsys, monkeypatch, model):
     monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(NEEDS_AGENT.encode())))
     code, out, _ = run(capsys, "fix", "--lang", "python", "-")
     assert code == 0 and out == FIXED
 
 
-def test_json_report(capsys, tmp_path, fake_model):
+def test_json_report(capsys, tmp_path, model):
     path = tmp_path / "a.py"
     path.write_text(NEEDS_AGENT)
     code, out, _ = run(capsys, "fix", "--json", "--diff", str(path))
@@ -76,25 +49,25 @@ def test_json_report(capsys, tmp_path, fake_model):
     assert report["model_calls"] >= 1 and report["diff"].startswith("--- a/")
 
 
-def test_clean_files_never_load_a_model(capsys, tmp_path, fake_model):
+def test_clean_files_never_load_a_model(capsys, tmp_path, model):
     path = tmp_path / "ok.js"
     path.write_text("let x = 1;\n")
     assert run(capsys, "fix", str(path))[0] == 0
-    assert fake_model["loads"] == 0
+    assert model["loads"] == 0
 
 
-def test_model_loaded_once_for_many_files(capsys, tmp_path, fake_model):
+def test_model_loaded_once_for_many_files(capsys, tmp_path, model):
     paths = []
     for i in range(3):
         path = tmp_path / f"f{i}.py"
         path.write_text(NEEDS_AGENT)
         paths.append(str(path))
     assert run(capsys, "fix", *paths)[0] == 0
-    assert fake_model["loads"] == 1
+    assert model["loads"] == 1
 
 
-def test_unfixable_file_exits_one_and_is_untouched(capsys, tmp_path, fake_model):
-    fake_model["llm"] = FakeLLM(default="Thought: hmm\nAction: view_lines\nAction Input: {\"start\": 1}")
+def test_unfixable_file_exits_one_and_is_untouched(capsys, tmp_path, model):
+    model["llm"] = FakeLLM(default="Thought: hmm\nAction: view_lines\nAction Input: {\"start\": 1}")
     path = tmp_path / "a.py"
     source = "this is $$$ not ??? python ``` at all\n"  # no small edit makes this parse
     path.write_text(source)
@@ -103,14 +76,14 @@ def test_unfixable_file_exits_one_and_is_untouched(capsys, tmp_path, fake_model)
     assert path.read_text() == source
 
 
-def test_exit_non_zero_on_fix_and_backup(capsys, tmp_path, fake_model):
+def test_exit_non_zero_on_fix_and_backup(capsys, tmp_path, model):
     path = tmp_path / "a.py"
     path.write_text(NEEDS_AGENT)
     assert run(capsys, "fix", "--exit-non-zero-on-fix", "--backup", str(path))[0] == 1
     assert (tmp_path / "a.py.orig").read_text() == NEEDS_AGENT
 
 
-def test_crlf_and_bom_are_kept(capsys, tmp_path, fake_model):
+def test_crlf_and_bom_are_kept(capsys, tmp_path, model):
     path = tmp_path / "win.py"
     path.write_bytes(b"\xef\xbb\xbfx = 1\r\nvalues = [1, 2\r\ny = 3\r\n")
     assert run(capsys, "fix", str(path))[0] == 0
@@ -136,7 +109,7 @@ def test_model_error_is_one_line_exit_two(capsys, tmp_path, monkeypatch):
     assert path.read_text() == NEEDS_AGENT
 
 
-def test_trace_and_verbose(capsys, tmp_path, fake_model):
+def test_trace_and_verbose(capsys, tmp_path, model):
     path = tmp_path / "a.py"
     path.write_text(NEEDS_AGENT)
     trace = tmp_path / "trace.jsonl"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tinycode.errors import ModelError
-from tinycode.llm.fake import FakeLLM
+from fake_llm import FakeLLM
 
 from scripted import AGENT_FIX, FIXED, NEEDS_AGENT, run  # noqa: F401
 

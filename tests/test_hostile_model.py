@@ -18,7 +18,7 @@ from tinycode.deadline import DeadlineExceeded
 from tinycode.errors import ModelError
 from tinycode.engine.fastpath import try_fast_repair
 from tinycode.engine.guard import edit_too_large
-from tinycode.llm.fake import FakeLLM
+from fake_llm import FakeLLM
 from tinycode.llm.openai_http import OpenAIHTTPLLM
 
 SEVERAL = "def f(values):\n    total = sum(values\n    return total\n"
@@ -94,7 +94,7 @@ def test_ranking_fits_the_context_instead_of_raising():
     # the context, the lines where the fixes differ do.
     source = three_errors_far_apart(gap=60)
     llm = SmallContextLLM(scorer=lambda prompt, text: 0.0 if "sum(values)" in text else -3.0)
-    fast = try_fast_repair(source, "python", None, lambda: llm, time_budget=60)
+    fast = try_fast_repair(source, "python", None, llm, work=10**6)
     assert fast is not None and fast.scored and fast.alternatives >= 1
     assert "    total = sum(values)\n" in fast.source_after and check(fast.source_after, "python").ok
     assert fast.prompt_tokens < SmallContextLLM.n_ctx

@@ -15,7 +15,7 @@ import pytest
 
 from tinycode.cli import main
 from tinycode.errors import ModelError
-from tinycode.llm.fake import FakeLLM
+from fake_llm import FakeLLM
 
 NEEDS_AGENT = "def (x):\n    return x + {n}\n"
 AGENT_FIX = ('Thought: name the function\nAction: replace_lines\nAction Input: {"start": 1, "end": 1, '

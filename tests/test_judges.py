@@ -19,8 +19,8 @@ from tinycode.cli import main
 from tinycode.config import load_settings
 from tinycode.engine.edits import code_tokens
 from tinycode.errors import ConfigError
-from tinycode.llm.fake import FakeLLM
-from tinycode.engine.loop import repair
+from fake_llm import FakeLLM
+from tinycode import repair
 
 # Every candidate equally likely: the search's own order decides (a backend that
 # cannot score would leave several to the rewrite instead).

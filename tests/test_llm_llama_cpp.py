@@ -29,65 +29,50 @@ def test_bad_files_never_reach_llama_cpp(tmp_path):
     text.write_text("not a model at all, " * 100)
     with pytest.raises(ModelError, match="not a GGUF"):
         load_llm(str(text))
-    with pytest.raises(ModelError, match="not found"):
+    with pytest.raises(ModelError, match="no such file"):
         load_llm(str(tmp_path / "absent.gguf"))
 
 
 # --- the real model ------------------------------------------------------------------------------
 
-@pytest.fixture(scope="session")
-def model_path(tmp_path_factory):
-    """The default model, assembled once per session (or taken from TINYCODE_MODEL_CACHE)."""
-    if not os.environ.get("TINYCODE_MODEL_CACHE"):
-        os.environ["TINYCODE_MODEL_CACHE"] = str(tmp_path_factory.mktemp("models"))
-    from tinycode.models import resolve_model_path
-
-    return resolve_model_path(None, offline=True)
-
-
-@pytest.fixture(scope="module")
-def llm(model_path):
-    return load_llm(str(model_path))
+@pytest.mark.model
+def test_the_model_is_loaded_once_per_process(real_llm, model_path):
+    assert load_llm(str(model_path)) is real_llm
+    assert load_llm(None) is real_llm  # the default name resolves to the same cached file
+    assert real_llm.load_seconds < 3  # about 0.5 s on two cores
 
 
 @pytest.mark.model
-def test_the_model_is_loaded_once_per_process(llm, model_path):
-    assert load_llm(str(model_path)) is llm
-    assert load_llm(None) is llm  # the default name resolves to the same cached file
-    assert llm.load_seconds < 3  # about 0.5 s on two cores
-
-
-@pytest.mark.model
-def test_text_completion_counts_tokens_and_honours_stop(llm):
+def test_text_completion_counts_tokens_and_honours_stop(real_llm):
     prompt = "def add(a, b):\n    return"
-    result = llm.complete(prompt, max_tokens=16, stop=["\n"])
+    result = real_llm.complete(prompt, max_tokens=16, stop=["\n"])
     assert "a + b" in result.text and "\n" not in result.text
-    assert result.prompt_tokens == llm.count_tokens(prompt)  # no BOS for Qwen
+    assert result.prompt_tokens == real_llm.count_tokens(prompt)  # no BOS for Qwen
     assert 0 < result.completion_tokens <= 16
     assert result.finish_reason == "stop" and result.seconds > 0
-    cut = llm.complete("# a long comment about", max_tokens=3)
+    cut = real_llm.complete("# a long comment about", max_tokens=3)
     assert cut.completion_tokens == 3 and cut.finish_reason == "length"
 
 
 @pytest.mark.model
-def test_chat_uses_the_template_from_the_gguf(llm):
+def test_chat_uses_the_template_from_the_gguf(real_llm):
     messages = [{"role": "system", "content": "Answer with one word."},
                 {"role": "user", "content": "Which language defines functions with def?"}]
-    template = llm.apply_chat_template(messages)
+    template = real_llm.apply_chat_template(messages)
     assert template.startswith("<|im_start|>system\nAnswer with one word.<|im_end|>")
     assert template.endswith("<|im_start|>assistant\n")
-    result = llm.complete(messages, max_tokens=8)
+    result = real_llm.complete(messages, max_tokens=8)
     assert "python" in result.text.lower()
-    assert result.prompt_tokens == llm.count_tokens(template)
+    assert result.prompt_tokens == real_llm.count_tokens(template)
 
 
 @pytest.mark.model
-def test_kv_prefix_is_reused_between_calls(llm):
+def test_kv_prefix_is_reused_between_calls(real_llm):
     stable = "# Repair the Python file below.\n" + "".join(f"value_{i} = {i}\n" for i in range(20))
-    first = llm.complete(stable + "print(value_1)\n#", max_tokens=4)
-    second = llm.complete(stable + "print(value_2)\n#", max_tokens=4)
+    first = real_llm.complete(stable + "print(value_1)\n#", max_tokens=4)
+    second = real_llm.complete(stable + "print(value_2)\n#", max_tokens=4)
     assert first.prompt_tokens == second.prompt_tokens
-    assert second.cached_tokens >= llm.count_tokens(stable) - 1
+    assert second.cached_tokens >= real_llm.count_tokens(stable) - 1
     assert second.seconds < first.seconds + 1.0  # the stable part was not evaluated again
 
 
@@ -116,56 +101,56 @@ def test_the_system_message_state_is_restored_in_a_new_instance(model_path, tiny
 
 
 @pytest.mark.model
-def test_grammar_constrains_the_output(llm):
+def test_grammar_constrains_the_output(real_llm):
     grammar = 'root ::= "line " [1-9] [0-9]? ": " ("insert" | "delete" | "replace")'
-    result = llm.complete("Which line of `x = (1,\\nprint(x)` is broken and what fixes it?\nAnswer: ",
+    result = real_llm.complete("Which line of `x = (1,\\nprint(x)` is broken and what fixes it?\nAnswer: ",
                           grammar=grammar, max_tokens=12)
     assert re.fullmatch(r"line [1-9][0-9]?: (insert|delete|replace)", result.text), result.text
     with pytest.raises(ModelError, match="grammar"):
-        llm.complete("x", grammar="root ::= (", max_tokens=2)
+        real_llm.complete("x", grammar="root ::= (", max_tokens=2)
 
 
 @pytest.mark.model
-def test_score_ranks_the_correct_continuation_first(llm):
+def test_score_ranks_the_correct_continuation_first(real_llm):
     prompt = "def area(width, height):\n    return width * height\n\nprint(area(2, 3)"
-    right, wrong, worse = llm.score(prompt, [")\n", "]\n", "}}}\n"])
+    right, wrong, worse = real_llm.score(prompt, [")\n", "]\n", "}}}\n"])
     assert right > wrong and right > worse
     assert all(s < 0 for s in (right, wrong, worse))
-    assert llm.score(prompt, []) == []
+    assert real_llm.score(prompt, []) == []
 
 
 @pytest.mark.model
-def test_score_matches_evaluating_each_sequence_from_scratch(llm):
+def test_score_matches_evaluating_each_sequence_from_scratch(real_llm):
     prompt = "items = [1, 2, 3\nprint(items)\n# corrected first line:\n"
     continuations = ["items = [1, 2, 3]\n", "items = [1, 2, 3\n", "items = (1, 2, 3]\n"]
-    shared = llm.score(prompt, continuations)
+    shared = real_llm.score(prompt, continuations)
     alone = []
     for continuation in continuations:
-        llm.complete("unrelated", max_tokens=1)  # empty the KV cache of the prompt
-        alone.append(llm.score(prompt, [continuation])[0])
+        real_llm.complete("unrelated", max_tokens=1)  # empty the KV cache of the prompt
+        alone.append(real_llm.score(prompt, [continuation])[0])
     # llama.cpp's CPU kernels round differently for different batch shapes: close, same order.
     assert shared == pytest.approx(alone, abs=0.5)
     assert sorted(range(3), key=shared.__getitem__) == sorted(range(3), key=alone.__getitem__)
 
 
 @pytest.mark.model
-def test_scoring_leaves_the_generation_cache_alone(llm):
+def test_scoring_leaves_the_generation_cache_alone(real_llm):
     prompt = "def greet(name):\n    return"
-    before = llm.complete(prompt, max_tokens=10, stop=["\n"])
-    assert llm.score(prompt, [" name", " 'hello ' + name", " None"])
-    after = llm.complete(prompt, max_tokens=10, stop=["\n"])
+    before = real_llm.complete(prompt, max_tokens=10, stop=["\n"])
+    assert real_llm.score(prompt, [" name", " 'hello ' + name", " None"])
+    after = real_llm.complete(prompt, max_tokens=10, stop=["\n"])
     assert after.text == before.text
-    assert after.cached_tokens == llm.count_tokens(prompt) - 1
+    assert after.cached_tokens == real_llm.count_tokens(prompt) - 1
 
 
 @pytest.mark.model
-def test_scoring_reuses_its_prefix_and_handles_many_and_uneven_continuations(llm):
+def test_scoring_reuses_its_prefix_and_handles_many_and_uneven_continuations(real_llm):
     prompt = "# Python\n" + "\n".join(f"def f{i}(x):\n    return x + {i}" for i in range(12))
     continuations = [f"\nprint(f{i}(1))\n" for i in range(10)] + ["", "\n" + "y = 1\n" * 30]
-    first = llm.score(prompt, continuations)
+    first = real_llm.score(prompt, continuations)
     assert len(first) == 12 and first[10] == 0.0  # nothing to score
     assert first[11] < min(first[:10])  # thirty more lines cost more
-    again = llm.score(prompt, continuations)  # the prefix comes from the cache this time
+    again = real_llm.score(prompt, continuations)  # the prefix comes from the cache this time
     assert again == pytest.approx(first, abs=0.5)
     assert max(range(12), key=first.__getitem__) == max(range(12), key=again.__getitem__)
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 import http.server
 import json
 import math
-import os
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -18,6 +16,8 @@ import pytest
 from tinycode.errors import ModelError
 from tinycode.llm import ScoringUnsupported, load_llm
 from tinycode.llm.openai_http import OpenAIHTTPLLM
+
+from scripted import free_port
 
 CHAT_REPLY = {"choices": [{"message": {"role": "assistant", "content": "fixed"}, "finish_reason": "stop"}],
               "usage": {"prompt_tokens": 12, "completion_tokens": 3,
@@ -37,8 +37,9 @@ class _QuietServer(http.server.ThreadingHTTPServer):
 
 
 class Scripted:
-    """An HTTP server answering from a script: each entry is (status, body, delay,
-    headers) or "drop" (close the connection without an answer); the last entry repeats."""
+    """An HTTP server answering from a script: each entry is (status, body), optionally
+    followed by a delay in seconds and then a dict of headers, or "drop" (close the
+    connection without an answer); the last entry repeats."""
 
     def __init__(self, *script, routes: dict | None = None) -> None:
         self.script = list(script)
@@ -68,7 +69,9 @@ class Scripted:
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
                     return
-                status, reply, delay, headers = (tuple(entry) + (0, {}))[:4]
+                status, reply, *rest = entry
+                delay = rest[0] if rest else 0
+                headers = rest[1] if len(rest) > 1 else {}
                 time.sleep(delay)
                 data = reply.encode() if isinstance(reply, str) else json.dumps(reply).encode()
                 self.send_response(status)
@@ -99,12 +102,6 @@ def client(url: str, **options) -> OpenAIHTTPLLM:
     options.setdefault("backoff", 0.01)
     options.setdefault("model", "served-model")
     return OpenAIHTTPLLM(url, **options)
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_chat_messages_go_to_chat_completions():
@@ -301,7 +298,7 @@ def test_scores_come_from_the_echoed_prompt_log_probabilities(shifted):
 
 def test_a_server_too_slow_at_echoing_is_not_asked_to_rank():
     # 10 probe tokens in 1 s: 0.1 s a token, past the limit; asked once, then cached.
-    with Scripted((200, probe_reply(), 1.0, {})) as server:
+    with Scripted((200, probe_reply(), 1.0)) as server:
         llm = client(server.url)
         for _ in range(2):
             with pytest.raises(ScoringUnsupported, match="too slow to rank"):
@@ -394,49 +391,9 @@ def test_an_unreachable_server_is_a_model_error_not_a_verdict():
 
 # --- the real default model behind llama-cpp-python's server ----------------------------------
 
-@pytest.fixture(scope="module")
-def real_server(tmp_path_factory):
-    pytest.importorskip("llama_cpp.server")
-    if not os.environ.get("TINYCODE_MODEL_CACHE"):
-        os.environ["TINYCODE_MODEL_CACHE"] = str(tmp_path_factory.mktemp("models"))
-    from tinycode.models import resolve_model_path
-
-    path = resolve_model_path(None, offline=True)
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(path),
-                                "--model_alias", "tinycode-test", "--host", "127.0.0.1",
-                                "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
-                                "--logits_all", "true"],  # prompt log-probabilities, for ranking
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    import requests
-
-    deadline = time.monotonic() + 120
-    try:
-        while True:
-            if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {process.returncode}")
-            try:
-                if requests.get(url + "/v1/models", timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("llama_cpp.server did not become ready in 120 s")
-            time.sleep(0.3)
-        yield url, path
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            process.kill()
-
-
 @pytest.mark.model
-def test_real_server_chat_text_grammar_and_tokens(real_server):
-    url, path = real_server
-    llm = load_llm(backend="openai", base_url=url)
+def test_real_server_chat_text_grammar_and_tokens(model_server, model_path):
+    llm = load_llm(backend="openai", base_url=model_server)
     chat = llm.complete([{"role": "system", "content": "Answer with one word."},
                          {"role": "user", "content": "Which language defines functions with def?"}],
                         max_tokens=8)
@@ -450,7 +407,7 @@ def test_real_server_chat_text_grammar_and_tokens(real_server):
 
     import llama_cpp
 
-    vocab = llama_cpp.Llama(model_path=str(path), vocab_only=True, verbose=False)
+    vocab = llama_cpp.Llama(model_path=str(model_path), vocab_only=True, verbose=False)
     snippet = "def area(width, height):\n    return width * height\n"
     try:
         assert llm.count_tokens(snippet) == len(vocab.tokenize(snippet.encode(), add_bos=False, special=True))
@@ -474,22 +431,22 @@ RANKED_SNIPPETS = [
 
 
 @pytest.mark.model
-def test_real_server_ranks_candidates_as_the_model_in_process_does(real_server):
+def test_real_server_ranks_candidates_as_the_model_in_process_does(model_server, real_llm):
     from tinycode.engine.candidates import suggest
     from tinycode.engine.rank import rank
 
-    url, path = real_server
     # The server sorts the vocabulary per echoed token: slow, so asked to rank regardless.
-    remote = OpenAIHTTPLLM(url, read_timeout=600, max_scoring_seconds_per_token=None)
-    local = load_llm(str(path))
-    try:
-        for source in RANKED_SNIPPETS:
-            complete = [c for c in suggest(source, "python", limit=3, time_budget=2.0) if c.fixes_all]
-            assert len(complete) >= 2, source
-            mine = rank(local, source, "python", complete)
-            theirs = rank(remote, source, "python", complete)
-            assert theirs[0][0] == mine[0][0], source
-            # The same numbers, not only the same order (KV batching differs slightly).
-            assert dict(theirs) == pytest.approx(dict(mine), abs=0.5), source
-    finally:
-        local.close()
+    remote = OpenAIHTTPLLM(model_server, read_timeout=600, max_scoring_seconds_per_token=None)
+    for source in RANKED_SNIPPETS:
+        complete = [c for c in suggest(source, "python", limit=3, work=10**5) if c.fixes_all]
+        assert len(complete) >= 2, source
+        mine = rank(real_llm, source, "python", complete)
+        theirs = rank(remote, source, "python", complete)
+        assert theirs[0][0] == mine[0][0], source
+        # The same numbers, not only the same order (KV batching differs slightly).
+        assert scores(theirs, complete) == pytest.approx(scores(mine, complete), abs=0.5), source
+
+
+def scores(ranked: list, candidates: list) -> list[float]:
+    """The score ``ranked`` gives each of ``candidates``, in their order."""
+    return [next(score for c, score in ranked if c == candidate) for candidate in candidates]

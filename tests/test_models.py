@@ -165,7 +165,7 @@ def test_offline_never_downloads_and_names_the_command(monkeypatch, no_network):
 def test_unknown_model_and_bad_gguf_paths(tmp_path):
     with pytest.raises(ModelError, match="unknown model 'gpt-17'.*qwen2.5-coder-0.5b"):
         models.resolve_model_path("gpt-17")
-    with pytest.raises(ModelError, match="not found"):
+    with pytest.raises(ModelError, match="no such file"):
         models.resolve_model_path(str(tmp_path / "missing.gguf"))
     with pytest.raises(ModelError, match="directory"):
         models.resolve_model_path(str(tmp_path))

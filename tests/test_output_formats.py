@@ -136,7 +136,7 @@ def test_text_output_keeps_controls_escaped_and_summary_on_stderr(capsys, tmp_pa
 def test_fix_output_formats(capsys, project, monkeypatch):
     """`fix` reports what it could not repair in the same formats; nothing else on stdout."""
     import tinycode.llm.loader as loader
-    from tinycode.llm.fake import FakeLLM
+    from fake_llm import FakeLLM
 
     monkeypatch.setattr(loader, "load_llm", lambda *a, **k: FakeLLM(default="Thought: no idea"))
     needs = project / "needs.py"

@@ -28,3 +28,18 @@ def test_tree_sitter_problems_must_get_fewer_and_none_new():
     assert not made_progress(before, [problem(3, "missing ';'"), problem(9, "unexpected '}'")], 5, 5, 0)
     assert not made_progress(before, [problem(7, "unexpected 'x'")], 3, 3, 0)
     assert made_progress(before, [], 3, 3, 0)
+
+
+def test_tree_sitter_seeing_an_old_error_differently_is_not_a_new_problem():
+    # One of two bracket errors repaired: tree-sitter's recovery now calls the other
+    # "unexpected '}'" where it said "unexpected '}}'". Same line, no more problems there.
+    before = [Problem(3, 0, 3, 0, "unexpected ','", source="tree-sitter"),
+              Problem(7, 0, 7, 0, "unexpected ':'", source="tree-sitter"),
+              Problem(37, 0, 37, 0, "unexpected '}}'", source="tree-sitter")]
+    after = [Problem(37, 0, 37, 0, "unexpected '}'", source="tree-sitter")]
+    assert made_progress(before, after, 2, 2, 0)
+    # On the edited lines a problem never seen before is new.
+    assert not made_progress(before, [Problem(2, 0, 2, 0, "unexpected '{'", source="tree-sitter")], 2, 2, 0)
+    # And so is a second problem on a line that had one.
+    assert not made_progress(before, [Problem(37, 0, 37, 0, "unexpected '}}'", source="tree-sitter"),
+                                      Problem(37, 5, 37, 5, "unexpected '}'", source="tree-sitter")], 2, 2, 0)

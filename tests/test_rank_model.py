@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from tinycode.engine.candidates import suggest
@@ -11,16 +9,6 @@ from tinycode.engine.fastpath import try_fast_repair
 from tinycode.engine.rank import rank
 
 pytestmark = pytest.mark.model
-
-
-@pytest.fixture(scope="session")
-def real_llm(tmp_path_factory):
-    if not os.environ.get("TINYCODE_MODEL_CACHE"):
-        os.environ["TINYCODE_MODEL_CACHE"] = str(tmp_path_factory.mktemp("models"))
-    from tinycode.llm import load_llm
-    from tinycode.models import resolve_model_path
-
-    return load_llm(str(resolve_model_path(None, offline=True)))  # shared with other model tests
 
 
 def test_the_model_prefers_the_natural_fix(real_llm):
@@ -32,7 +20,7 @@ def test_the_model_prefers_the_natural_fix(real_llm):
 
 def test_fast_path_repairs_an_assignment_in_a_condition(real_llm):
     source = "x = 2\nif x = 1:\n    print(x)\n"
-    fast = try_fast_repair(source, "python", None, lambda: real_llm)
+    fast = try_fast_repair(source, "python", None, real_llm)
     assert fast is not None and fast.scored
     assert fast.source_after == "x = 2\nif x == 1:\n    print(x)\n"
     assert fast.prompt_tokens > 0  # its speed is the benchmark's business (tools/bench.py)

@@ -4,11 +4,6 @@ broken examples. Marked `model`; CI runs them."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -16,52 +11,38 @@ import pytest
 from tinycode import check, repair
 from tinycode.engine.edits import changed_lines
 
+from scripted import free_port
+
 pytestmark = pytest.mark.model
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 
 
-@pytest.fixture(scope="session")
-def model_path(tmp_path_factory):
-    if not os.environ.get("TINYCODE_MODEL_CACHE"):
-        os.environ["TINYCODE_MODEL_CACHE"] = str(tmp_path_factory.mktemp("models"))
-    from tinycode.models import resolve_model_path
-
-    return resolve_model_path(None, offline=True)
-
-
-@pytest.fixture(scope="session")
-def llm(model_path):
-    from tinycode.llm import load_llm
-
-    return load_llm(str(model_path))
-
-
-def test_cached_model_loads_fast_and_completes(llm, model_path):
-    assert llm.load_seconds < 5
+def test_cached_model_loads_fast_and_completes(real_llm, model_path):
+    assert real_llm.load_seconds < 5
     messages = [{"role": "system", "content": "Answer with one word."},
                 {"role": "user", "content": "What language uses def to define functions?"}]
-    completion = llm.complete(messages, max_tokens=8)
+    completion = real_llm.complete(messages, max_tokens=8)
     assert "python" in completion.text.lower()
     assert completion.prompt_tokens > 10 and 0 < completion.completion_tokens <= 8
-    assert llm.count_tokens("def f(): pass") > 3
+    assert real_llm.count_tokens("def f(): pass") > 3
 
 
-def test_grammar_constrains_the_output(llm):
-    completion = llm.complete("Is the sky green? Answer:", grammar='root ::= " yes" | " no"', max_tokens=4)
+def test_grammar_constrains_the_output(real_llm):
+    completion = real_llm.complete("Is the sky green? Answer:", grammar='root ::= " yes" | " no"', max_tokens=4)
     assert completion.text in (" yes", " no")
 
 
-def test_score_prefers_the_correct_continuation(llm):
+def test_score_prefers_the_correct_continuation(real_llm):
     prefix = "def area(width, height):\n    return width * height\n\nprint(area(2, 3)"
-    right, wrong = llm.score(prefix, [")\n", "]\n"])
+    right, wrong = real_llm.score(prefix, [")\n", "]\n"])
     assert right > wrong
 
 
 @pytest.mark.parametrize("language,name", [("python", "broken.py"), ("javascript", "broken.js"),
                                            ("go", "broken.go")])
-def test_broken_examples_are_repaired_with_small_diffs(llm, language, name):
+def test_broken_examples_are_repaired_with_small_diffs(real_llm, language, name):
     source = (EXAMPLES / language / name).read_text(encoding="utf-8")
-    result = repair(source, language, llm=llm)
+    result = repair(source, language, llm=real_llm)
     assert result.status == "fixed", result.reason
     assert check(result.source, language).ok
     assert 1 <= len(changed_lines(source, result.source)) <= 2
@@ -70,18 +51,18 @@ def test_broken_examples_are_repaired_with_small_diffs(llm, language, name):
 NO_SMALL_FIX = "def (values):\n    return sum(values)\n"  # the model must generate an edit
 
 
-def test_the_rewrite_step_repairs_with_the_real_model(llm):
-    result = repair(NO_SMALL_FIX, "python", llm=llm, max_steps=4)
+def test_the_rewrite_step_repairs_with_the_real_model(real_llm):
+    result = repair(NO_SMALL_FIX, "python", llm=real_llm, max_steps=4)
     assert result.steps[0].kind == "rewrite" and result.model_calls >= 1
     assert result.status == "fixed" and check(result.source, "python").ok
     assert len(changed_lines(NO_SMALL_FIX, result.source)) == 1
 
 
-def test_agent_turns_with_the_real_model(llm):
+def test_agent_turns_with_the_real_model(real_llm):
     from tinycode.engine.agent import run_agent
     from tinycode.engine.agent.workspace import WorkingCopy
 
-    outcome = run_agent(llm, WorkingCopy(NO_SMALL_FIX, "python"), max_steps=4)
+    outcome = run_agent(real_llm, WorkingCopy(NO_SMALL_FIX, "python"), max_steps=4)
     assert outcome.model_calls >= 1
     assert outcome.steps[0].kind == "model" and outcome.steps[0].raw
     if outcome.fixed:
@@ -90,41 +71,10 @@ def test_agent_turns_with_the_real_model(llm):
         assert outcome.reason  # a failed run says why
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-@pytest.fixture(scope="module")
-def server(model_path):
-    pytest.importorskip("llama_cpp.server")
-    port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model_path),
-                                "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "2048"],
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    import requests
-
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline:
-        try:
-            if requests.get(url + "/v1/models", timeout=1).status_code == 200:
-                break
-        except requests.RequestException:
-            time.sleep(0.5)
-    else:
-        process.kill()
-        pytest.fail("llama_cpp.server did not start")
-    yield url
-    process.terminate()
-    process.wait(timeout=20)
-
-
-def test_openai_backend_against_a_real_server(server):
+def test_openai_backend_against_a_real_server(model_server):
     from tinycode.llm import load_llm
 
-    remote = load_llm(backend="openai", base_url=server)
+    remote = load_llm(backend="openai", base_url=model_server)
     completion = remote.complete([{"role": "user", "content": "Say hello."}], max_tokens=8)
     assert completion.text.strip() and completion.completion_tokens > 0
     raw = remote.complete("def add(a, b):\n    return", max_tokens=6, stop=["\n"])

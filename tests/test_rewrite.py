@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 from tinycode import check
-from tinycode.llm.fake import FakeLLM
-from tinycode.engine.loop import repair
+from fake_llm import FakeLLM
+from tinycode import repair
 from tinycode.engine.rewrite import rewrite_window
 
 NO_SMALL_FIX = "def (x):\n    return x\n"  # no one-token edit repairs it
@@ -18,7 +18,7 @@ def test_indented_window_is_sent_dedented_and_put_back_indented():
     source = "class A:\n    def f(self):\n" + "\n".join(lines) + "\n"
     llm = FakeLLM(["```python\nx7 = 7\nx8 = 8\nx9 = 9\ny = (1)\nx10 = 10\nx11 = 11\nx12 = 12\n```"])
     rewrite = rewrite_window(llm, source, "python", check(source, "python"))
-    assert (rewrite.start, rewrite.end) == (10, 16)
+    assert (rewrite.edit.line, rewrite.edit.end_line) == (10, 16)
     assert rewrite.source == source.replace("y = (1\n", "y = (1)\n")
     prompt = llm.prompts[0][-1]["content"]
     assert "\nx8 = 8\n" in prompt and "x0 = 0" not in prompt  # the window only, dedented

@@ -162,7 +162,7 @@ def test_import_and_offline_search_stay_light():
 
 def test_agent_calls_web_search_and_reads_the_offline_answer(no_network):
     from tinycode.engine.agent.loop import run_agent
-    from tinycode.llm.fake import FakeLLM
+    from fake_llm import FakeLLM
     from tinycode.engine.agent.workspace import WorkingCopy
 
     copy = WorkingCopy("def area(r)\n    return r * r\n", "python")

@@ -10,6 +10,8 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
+from tinycode.config import setting
+
 from tinycode.websearch import SearchError, cache, duckduckgo, http, search
 
 DDG_PAGE = """<!DOCTYPE html>
@@ -276,8 +278,8 @@ def test_cache_expires(server, monkeypatch):
     search("expected ':'", backend="duckduckgo")
     key = f"duckduckgo@{duckduckgo.endpoint()}"
     assert cache.load(key, "expected ':'") is not None
-    assert cache.load(key, "expected ':'", now=time.time() + cache.TTL + 1) is None
-    monkeypatch.setenv(cache.ENV_TTL, "0")
+    assert cache.load(key, "expected ':'", now=time.time() + setting("search_cache_ttl").default + 1) is None
+    monkeypatch.setenv(setting("search_cache_ttl").env, "0")
     time.sleep(0.01)
     search("expected ':'", backend="duckduckgo")
     assert server.hits("/html/") == 2
@@ -312,7 +314,7 @@ def test_offline_flag_beats_a_configured_backend(server, monkeypatch):
 
 def test_agent_reads_duckduckgo_results_as_data(server):
     from tinycode.engine.agent.loop import run_agent
-    from tinycode.llm.fake import FakeLLM
+    from fake_llm import FakeLLM
     from tinycode.engine.agent.workspace import WorkingCopy
 
     server.script("/html/", {"body": ddg_page})

@@ -153,7 +153,7 @@ def test_config_exclude_and_languages_per_project(tmp_path, capsys, monkeypatch)
 def test_fix_walks_and_never_touches_ignored_files(repo, capsys, monkeypatch):
     """`fix .` in a repository: the ignored broken files stay byte for byte."""
     import tinycode.llm.loader as loader
-    from tinycode.llm.fake import FakeLLM
+    from fake_llm import FakeLLM
 
     fake = FakeLLM(default=AGENT_FIX, scorer=lambda prompt, text: -len(text))
     monkeypatch.setattr(loader, "load_llm", lambda *a, **k: fake)

@@ -12,7 +12,7 @@ import importlib
 import sys
 from typing import NoReturn, Sequence
 
-from . import __version__
+from .version import __version__
 from .commands.display import printable
 from .errors import TinycodeError
 

@@ -1,6 +1,13 @@
 """Settings for ``tinycode fix`` and friends:
 defaults < user config < ``[tool.tinycode]`` < environment < CLI flags.
 
+Every setting is one entry of :data:`SETTINGS`: its type, default, what it accepts,
+its environment variable, its flag and which commands take it, whether an untrusted
+project may set it, and its help. The :class:`Settings` dataclass, :data:`ENV_VARS`,
+the keys a config file may hold, validation, :data:`RESTRICTED`, the commands' flags
+(``commands/inputs.py``) and the README's table (``tools/settings_table.py``) are all
+derived from it.
+
 The project file is the nearest ``pyproject.toml`` with a ``[tool.tinycode]`` table,
 found by walking up from the file or folder being worked on and stopping at the root
 of the git repository or the user's home (like ruff and black); a file owned by
@@ -18,67 +25,337 @@ such keys are ignored with a note.
 
 from __future__ import annotations
 
+import copy
 import fnmatch
 import os
+import re
 import stat
-import sys
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, make_dataclass, replace
 from pathlib import Path
-from typing import Callable, Mapping
+from types import ModuleType
+from typing import Any, Callable, Mapping
 
 from . import languages
 from .errors import ConfigError
 
+# The names of the model backends and of the web_search backends, spelled here only.
 BACKENDS = ("llama_cpp", "openai")
 WEB_BACKENDS = ("offline", "duckduckgo", "searxng")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
 
-# Environment variable -> Settings field. TINYCODE_HOME and TINYCODE_MODEL_CACHE are
-# read by the model cache code, not here.
-ENV_VARS: dict[str, str] = {
-    "TINYCODE_MODEL": "model",
-    "TINYCODE_BACKEND": "backend",
-    "TINYCODE_BASE_URL": "base_url",
-    "TINYCODE_MAX_STEPS": "max_steps",
-    "TINYCODE_TIMEOUT": "timeout",
-    "TINYCODE_GPU_LAYERS": "gpu_layers",
-    "TINYCODE_WEB": "web",
-    "TINYCODE_OFFLINE": "offline",
-    "TINYCODE_MAX_FILE_SIZE": "max_file_size",
-    "TINYCODE_MAX_CHECK_SIZE": "max_check_size",
-    "TINYCODE_MAX_PROBLEM_DISTANCE": "max_problem_distance",
-    "TINYCODE_JUDGES": "judges",
-    "TINYCODE_JUDGE_TIMEOUT": "judge_timeout",
-}
+
+# --- what a setting accepts ----------------------------------------------------------
+
+@dataclass(frozen=True)
+class Values:
+    """What a setting accepts: ``check`` returns the value normalised or raises
+    ValueError; ``expects`` says it in words; ``options``: the choices, if any."""
+
+    check: Callable[[object], object]
+    expects: str
+    options: tuple[str, ...] = ()
+
+    def __call__(self, value: object) -> object:
+        return self.check(value)
 
 
-@dataclass
-class Settings:
-    model: str | None = None          # registry name/alias or a path to a .gguf; None = default
-    backend: str = "llama_cpp"        # "llama_cpp" | "openai"
-    base_url: str | None = None       # for the openai backend
-    max_steps: int = 8
-    timeout: float = 60.0             # wall-time budget per file, seconds
-    gpu_layers: int = 0               # -1 = all layers on the GPU
-    web: str = "offline"              # "offline" | "duckduckgo" | "searxng"
-    offline: bool = False             # TINYCODE_OFFLINE=1: no network at all
-    include_languages: list[str] = field(default_factory=list)  # empty = all
-    exclude_languages: list[str] = field(default_factory=list)
-    exclude: list[str] = field(default_factory=list)  # glob patterns of files to skip
-    max_changed_lines: int = 8        # minimal-edit guard: lines a repair may change
-    max_changed_tokens: int = 40      # minimal-edit guard: token edit distance allowed
-    max_deleted_tokens: int = 6       # minimal-edit guard: code tokens a repair may remove, net
-    max_problem_distance: int = 6     # locality guard: lines a change may lie from a problem
-    max_file_size: int = 2 * 1024 * 1024    # bytes: larger files are skipped by `fix`
-    max_check_size: int = 8 * 1024 * 1024   # bytes: larger files are skipped by `check`
-    agent_only: bool = False          # skip the fast path and the rewrite: the agent does it all
-    lookup: bool = False              # the agent opens with a web_search for the first message
-    # Native judges (tinycode/judges): {language: command or "off"}; a project may only say "off".
-    judges: dict[str, str] = field(default_factory=dict)
-    judge_timeout: float = 5.0        # seconds a judge may run before it is given up on
-    config_path: Path | None = None   # the pyproject.toml the file values came from
-    notes: tuple[str, ...] = ()       # project keys ignored because the project is not trusted
+def _text(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ValueError(f"expected a non-empty string, got {value!r}")
+    return value.strip()
+
+
+def _integer(minimum: int) -> Values:
+    def check(value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError(f"expected a whole number, got {value!r}")
+        if value < minimum:
+            raise ValueError(f"must be at least {minimum}, got {value}")
+        return value
+    return Values(check, f"whole number ≥ {minimum}")
+
+
+def _seconds(*, zero: bool = False) -> Values:
+    def check(value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"expected a number of seconds, got {value!r}")
+        if not (value >= 0 if zero else value > 0) or value != value or value == float("inf"):
+            kind = "0 or more" if zero else "a positive number of"
+            raise ValueError(f"must be {kind} seconds, got {value}")
+        return float(value)
+    return Values(check, "seconds, ≥ 0" if zero else "seconds, > 0")
+
+
+def _boolean(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value
+
+
+def _choice(options: tuple[str, ...]) -> Values:
+    def check(value: object) -> str:
+        text = _text(value).lower().replace("-", "_")
+        if text not in options:
+            raise ValueError(f"expected one of {', '.join(options)}, got {value!r}")
+        return text
+    return Values(check, "one of " + ", ".join(f"`{o}`" for o in options), options)
+
+
+def _url(*, trailing_slash: bool) -> Values:
+    def check(value: object) -> str:
+        text = _text(value)
+        if not text.startswith(("http://", "https://")):
+            raise ValueError(f"expected an http:// or https:// URL, got {value!r}")
+        return text if trailing_slash else text.rstrip("/")
+    return Values(check, "http(s) URL")
+
+
+def _string_list(value: object) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in value):
+        raise ValueError(f"expected a list of non-empty strings, got {value!r}")
+    return [v.strip() for v in value]
+
+
+def _language_list(value: object) -> list[str]:
+    names = []
+    for item in _string_list(value):
+        name = languages.normalize(item)
+        if not languages.is_supported(name):
+            known = ", ".join(languages.supported_languages())
+            raise ValueError(f"unknown language {item!r} (known: {known})")
+        names.append(name)
+    return names
+
+
+def _judges(value: object) -> dict[str, str]:
+    from .judges.registry import parse_commands
+
+    return parse_commands(value)
+
+
+_SIZE = re.compile(r"\s*(\d+)\s*([kmg]?)i?b?\s*", re.IGNORECASE)
+
+
+def byte_size(text: str) -> int:
+    """A size flag's text: ``2000000``, ``500K``, ``2M``, ``1G`` (powers of 1024)."""
+    match = _SIZE.fullmatch(text)
+    if not match:
+        raise ValueError(f"expected a number of bytes like 2000000 or 2M, got {text!r}")
+    size = int(match.group(1)) * 1024 ** " kmg".index(match.group(2).lower() or " ")
+    if size < 1:
+        raise ValueError("must be at least 1 byte")
+    return size
+
+
+def human_size(size: int) -> str:
+    """``2097152`` -> ``2M``: the largest unit that divides ``size``."""
+    for unit, power in (("G", 3), ("M", 2), ("K", 1)):
+        if size % 1024 ** power == 0:
+            return f"{size // 1024 ** power}{unit}"
+    return str(size)
+
+
+def _looks_like_path(model: str) -> bool:
+    return model.lower().endswith(".gguf") or "/" in model or os.sep in model
+
+
+def _model_near_file(value: object, folder: Path) -> object:
+    """A model path in a config file is relative to that file's folder."""
+    if not _looks_like_path(str(value)):
+        return value
+    return str((folder / Path(str(value)).expanduser()).resolve())
+
+
+# --- what an untrusted project may set ------------------------------------------------
+
+@dataclass(frozen=True)
+class Trust:
+    """The rule for a restricted setting: ``widens(project_value, user_value)`` is True
+    when an untrusted project's value reaches further than the user's (it is then
+    ignored, with a note); ``allows`` says in words what such a project may still set."""
+
+    widens: Callable[[Any, Any], bool]
+    allows: str
+
+
+def _only(safe: str) -> Trust:
+    return Trust(lambda value, user: value != safe, f"only `{safe}`")
+
+
+_NEVER = Trust(lambda value, user: True, "no")
+_NOT_ABOVE_YOURS = Trust(lambda value, user: isinstance(value, int) and isinstance(user, int) and value > user,
+                         "up to your own value")
+_NO_MODEL_PATH = Trust(lambda value, user: _looks_like_path(str(value)), "a registry name, not a path")
+# Turning a judge off is fine; choosing the program it runs is not.
+_JUDGES_OFF_ONLY = Trust(lambda value, user: any(command != "off" and dict(user).get(language) != command
+                                                 for language, command in dict(value).items()),
+                         "only `off`")
+
+
+# --- the table ------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Setting:
+    """One setting. ``name`` is the :class:`Settings` field (``-`` for ``_`` as a config
+    key); ``type`` says how an environment variable's text is read; ``values`` checks
+    every value; ``flag`` is taken by ``commands``; ``trust`` (None: anyone may set it)
+    is the rule for an untrusted project. ``in_config`` False: an environment variable
+    only, read where it is used (no Settings object reaches there)."""
+
+    name: str
+    type: type
+    default: object
+    values: Values
+    help: str
+    env: str | None = None
+    flag: str | None = None
+    commands: tuple[str, ...] = ("fix",)
+    trust: Trust | None = None
+    in_config: bool = True
+    parse_flag: Callable[[str], object] | None = None  # a flag's text -> value (default: ``type``)
+    metavar: str | None = None
+    near_file: Callable[[object, Path], object] | None = None  # a config file's value, made absolute
+
+    @property
+    def key(self) -> str:
+        """The key in ``[tool.tinycode]`` and the user config."""
+        return self.name.replace("_", "-")
+
+    @property
+    def annotation(self) -> str:
+        kind = {list: "list[str]", dict: "dict[str, str]"}.get(self.type, self.type.__name__)
+        return f"{kind} | None" if self.default is None else kind
+
+
+_TEXT = Values(_text, "string")
+_BOOLEAN = Values(_boolean, "true or false (a variable: also 1/0, yes/no, on/off)")
+_LANGUAGES = Values(_language_list, "list of languages")
+_SIZE_LIMIT = _integer(1)
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("model", str, None, _TEXT,
+            "registry name or alias, or a path to a .gguf file (in a config file: relative to it); "
+            "none: the registry's default", env="TINYCODE_MODEL", flag="--model", trust=_NO_MODEL_PATH,
+            near_file=_model_near_file),
+    Setting("backend", str, "llama_cpp", _choice(BACKENDS),
+            "model backend: llama.cpp in process, or an OpenAI-compatible server",
+            env="TINYCODE_BACKEND", flag="--backend", trust=_only("llama_cpp")),
+    Setting("base_url", str, None, _url(trailing_slash=False),
+            "OpenAI-compatible server URL (openai backend)", env="TINYCODE_BASE_URL", flag="--base-url",
+            trust=_NEVER),
+    Setting("max_steps", int, 8, _integer(1), "agent steps per file",
+            env="TINYCODE_MAX_STEPS", flag="--max-steps"),
+    Setting("timeout", float, 60.0, _seconds(), "seconds per file (wall time)",
+            env="TINYCODE_TIMEOUT", flag="--timeout"),
+    Setting("gpu_layers", int, 0, _integer(-1), "layers on the GPU (-1 = all)",
+            env="TINYCODE_GPU_LAYERS", flag="--gpu-layers"),
+    Setting("web", str, "offline", _choice(WEB_BACKENDS), "web_search backend",
+            env="TINYCODE_WEB", flag="--web", trust=_only("offline")),
+    Setting("offline", bool, False, _BOOLEAN,
+            "no network access at all (servers on this machine excepted)",
+            env="TINYCODE_OFFLINE", flag="--offline"),
+    Setting("include_languages", list, [], _LANGUAGES, "only these languages (empty: all)"),
+    Setting("exclude_languages", list, [], _LANGUAGES, "never these languages"),
+    Setting("exclude", list, [], Values(_string_list, "list of globs"),
+            "files and folders to skip (a glob with a / is relative to the config file's folder)"),
+    Setting("max_changed_lines", int, 8, _integer(1),
+            "minimal-edit guard: lines a repair may change in one region", trust=_NOT_ABOVE_YOURS),
+    Setting("max_changed_tokens", int, 40, _integer(1),
+            "minimal-edit guard: the token edit distance of a repair in one region", trust=_NOT_ABOVE_YOURS),
+    # A stray bracket, a duplicated word, a ">>>" prompt: on the StackOverflow dev set
+    # 96% of the human fixes remove at most 6 tokens.
+    Setting("max_deleted_tokens", int, 6, _integer(0),
+            "minimal-edit guard: code tokens a repair may remove in one region, net", trust=_NOT_ABOVE_YOURS),
+    # An unclosed bracket is reported where it opens and closed where its statement ends.
+    Setting("max_problem_distance", int, 6, _integer(0),
+            "locality guard: lines a change may lie from a reported problem",
+            env="TINYCODE_MAX_PROBLEM_DISTANCE", trust=_NOT_ABOVE_YOURS),
+    Setting("max_file_size", int, 2 * 1024 * 1024, _SIZE_LIMIT,
+            "bytes: larger files are skipped by fix, with an error", env="TINYCODE_MAX_FILE_SIZE",
+            flag="--max-file-size", trust=_NOT_ABOVE_YOURS, parse_flag=byte_size, metavar="BYTES"),
+    Setting("max_check_size", int, 8 * 1024 * 1024, _SIZE_LIMIT,
+            "bytes: larger files are skipped by check, with an error", env="TINYCODE_MAX_CHECK_SIZE",
+            flag="--max-file-size", commands=("check",), trust=_NOT_ABOVE_YOURS, parse_flag=byte_size,
+            metavar="BYTES"),
+    Setting("agent_only", bool, False, _BOOLEAN,
+            "skip the fast path and the rewrite: the ReAct agent does the repair", flag="--agent-only"),
+    Setting("lookup", bool, False, _BOOLEAN,
+            "open the agent's run with a web_search for the first error", flag="--lookup"),
+    Setting("judges", dict, {}, Values(_judges, "language = command, or `off`"),
+            "each language's own checker, e.g. 'c=clang,bash=off' ('off': tree-sitter only)",
+            env="TINYCODE_JUDGES", flag="--judges", commands=("fix", "check"), trust=_JUDGES_OFF_ONLY,
+            metavar="LANG=CMD,..."),
+    Setting("judge_timeout", float, 5.0, _seconds(), "seconds a judge may run before it is given up on",
+            env="TINYCODE_JUDGE_TIMEOUT"),
+    # Environment only: read where they are used, which no Settings object reaches.
+    Setting("duckduckgo_url", str, "https://html.duckduckgo.com/html/", _url(trailing_slash=True),
+            "address of DuckDuckGo's HTML page (web = duckduckgo)", env="TINYCODE_DUCKDUCKGO_URL",
+            in_config=False),
+    Setting("searxng_url", str, None, _url(trailing_slash=True),
+            "your SearxNG instance (web = searxng)", env="TINYCODE_SEARXNG_URL", in_config=False),
+    Setting("search_cache_ttl", float, 7 * 24 * 3600.0, _seconds(zero=True),
+            "seconds a cached online search answer stays good (0: always ask again)",
+            env="TINYCODE_SEARCH_CACHE_TTL", in_config=False),
+    Setting("hf_endpoint", str, "https://huggingface.co", _url(trailing_slash=False),
+            "where a model that is not installed is downloaded from (Hugging Face, or a mirror)",
+            env="TINYCODE_HF_ENDPOINT", in_config=False),
+)
+
+# Read before any settings exist (where the config and the caches are), or a secret
+# that belongs in no file: not settings, listed in the README beside them.
+EARLY_VARIABLES: tuple[tuple[str, str], ...] = (
+    ("TINYCODE_CONFIG", "the user config file (default `$XDG_CONFIG_HOME/tinycode/config.toml`, "
+                        "else `~/.config/tinycode/config.toml`)"),
+    ("TINYCODE_HOME", "tinycode's own folder: `models/`, `search-cache/`, `kv-cache/` "
+                      "(default `$XDG_CACHE_HOME/tinycode`, else `~/.cache/tinycode`)"),
+    ("TINYCODE_MODEL_CACHE", "the model cache folder itself (default `$TINYCODE_HOME/models`)"),
+    ("TINYCODE_API_KEY", "bearer token sent to an `openai` backend server (never over plain http "
+                         "to another machine)"),
+)
+
+_BY_NAME: dict[str, Setting] = {entry.name: entry for entry in SETTINGS}
+# Environment variable -> setting name.
+ENV_VARS: dict[str, str] = {entry.env: entry.name for entry in SETTINGS if entry.env}
+# Settings a project's config may set only when the user trusts the project: they
+# choose where code goes, which weights or programs run, or how far the guard reaches.
+RESTRICTED: tuple[str, ...] = tuple(entry.name for entry in SETTINGS if entry.trust is not None)
+_IN_CONFIG = frozenset(entry.name for entry in SETTINGS if entry.in_config)  # keys of a config file
+
+
+def setting(name: str) -> Setting:
+    """The table's entry for ``name``."""
+    return _BY_NAME[name]
+
+
+def flag_settings(command: str) -> list[Setting]:
+    """The settings ``command`` (``fix``, ``check``) takes a flag for, in table order."""
+    return [s for s in SETTINGS if s.flag is not None and command in s.commands]
+
+
+def shown_default(entry: Setting) -> str:
+    """The default as people read it: ``2M``, ``60``, ``offline``; "" when there is none."""
+    value = entry.default
+    if value is None or value is False or value == [] or value == {}:
+        return ""
+    if entry.parse_flag is byte_size and isinstance(value, int):
+        return human_size(value)
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "true" if value is True else str(value)
+
+
+# --- the Settings dataclass, from the table ------------------------------------------
+
+class _SettingsMethods:
+    """What :class:`Settings` does beside holding the table's values."""
+
+    config_path: Path | None
+    include_languages: list[str]
+    exclude_languages: list[str]
+    exclude: list[str]
 
     @property
     def root(self) -> Path:
@@ -101,6 +378,26 @@ class Settings:
                    for pattern in self.exclude)
 
 
+def _field(entry: Setting) -> Any:
+    if isinstance(entry.default, (list, dict)):
+        return field(default_factory=lambda default=entry.default: copy.copy(default))
+    return field(default=entry.default)
+
+
+Settings: Any = make_dataclass(
+    "Settings",
+    [(s.name, s.annotation, _field(s)) for s in SETTINGS if s.in_config]
+    + [("config_path", "Path | None", field(default=None)),   # the pyproject.toml the file values came from
+       ("notes", "tuple[str, ...]", field(default=()))],       # project keys ignored for want of trust
+    bases=(_SettingsMethods,),
+    namespace={"__module__": __name__,
+               "__doc__": "The merged settings: one field per entry of SETTINGS that a config "
+                          "file may hold, plus where they came from (``config_path``) and the "
+                          "project keys ignored for want of trust (``notes``)."})
+
+
+# --- loading ----------------------------------------------------------------------------
+
 def load_settings(overrides: Mapping[str, object] | None = None, start: str | os.PathLike[str] = ".",
                   *, environ: Mapping[str, str] | None = None) -> Settings:
     """Settings for files under ``start``: defaults, the user config, then
@@ -119,12 +416,30 @@ def load_settings(overrides: Mapping[str, object] | None = None, start: str | os
         if not (trust_flag or _is_trusted(path.parent, trusted)):
             project = _without_restricted(project, settings, table, path, notes, env)
         settings = replace(project, config_path=path)
-    for var, name in ENV_VARS.items():
-        if env.get(var, "").strip():
-            settings = _apply(settings, {name: env[var]}, origin=var, from_text=True)
+    for entry in SETTINGS:
+        if entry.env and entry.in_config and env.get(entry.env, "").strip():
+            settings = _apply(settings, {entry.name: env[entry.env]}, origin=entry.env, from_text=True)
     for key, value in given.items():
-        settings = _apply(settings, {key: value}, origin="--" + key.replace("_", "-"))
+        flag = _BY_NAME[key].flag if key in _BY_NAME and _BY_NAME[key].flag else "--" + key.replace("_", "-")
+        settings = _apply(settings, {key: value}, origin=flag)
     return replace(settings, notes=tuple(notes))
+
+
+def from_environment(name: str, environ: Mapping[str, str] | None = None, *, strict: bool = True) -> Any:
+    """Setting ``name`` as its environment variable gives it (its default when unset or
+    empty), for code that runs without a Settings object. A bad value raises
+    ``ConfigError`` naming the variable, or with ``strict=False`` gives the default."""
+    entry = _BY_NAME[name]
+    env = os.environ if environ is None else environ
+    text = env.get(entry.env or "", "")
+    if not text.strip():
+        return copy.copy(entry.default)
+    try:
+        return entry.values(_from_text(entry, text))
+    except ValueError as exc:
+        if not strict:
+            return copy.copy(entry.default)
+        raise ConfigError(f"{entry.env}: {exc}") from None
 
 
 def user_config_path(environ: Mapping[str, str] | None = None) -> Path:
@@ -144,31 +459,10 @@ def find_config(start: str | os.PathLike[str] = ".") -> Path | None:
     return found[0] if found is not None else None
 
 
-# Settings a project's config may set only when the user trusts the project: they
-# choose where code goes, which weights or programs run, or how far the guard reaches.
-RESTRICTED = ("backend", "base_url", "web", "model", "gpu_layers", "max_changed_lines",
-              "max_changed_tokens", "max_deleted_tokens", "max_problem_distance",
-              "max_file_size", "max_check_size", "judges")
-
-
 def _widens(key: str, value: object, user: object) -> bool:
     """True when a project's ``value`` for ``key`` reaches further than the user's."""
-    if key not in RESTRICTED or value == user:
-        return False
-    if key == "backend":
-        return value != "llama_cpp"
-    if key == "web":
-        return value != "offline"
-    if key == "model":
-        return _looks_like_path(str(value))
-    if key == "gpu_layers":
-        return False
-    if key == "base_url":
-        return True
-    if key == "judges":  # turning a judge off is fine; choosing the program it runs is not
-        return any(command != "off" and dict(user).get(language) != command
-                   for language, command in dict(value).items())
-    return isinstance(value, int) and isinstance(user, int) and value > user
+    rule = _BY_NAME[key].trust
+    return rule is not None and value != user and rule.widens(value, user)
 
 
 def _without_restricted(project: Settings, user: Settings, table: Mapping[str, object], path: Path,
@@ -194,7 +488,7 @@ def _user_settings(path: Path) -> tuple[Settings, list[Path]]:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read: {exc}") from None
     try:
-        table = dict(_toml_loads(text))
+        table = dict(toml_loads(text))
     except ValueError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     table.pop("tool", None)  # tolerate a pasted [tool.tinycode] header's parent
@@ -244,12 +538,24 @@ def _foreign(path: Path) -> str:
     return ""
 
 
-def _toml_loads(text: str) -> dict:
-    if sys.version_info >= (3, 11):
+def toml_parser() -> ModuleType | None:
+    """The TOML parser: the standard library's ``tomllib`` (3.11+), else ``tomli``, else None."""
+    try:
         import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
-    return tomllib.loads(text)
+    except ImportError:
+        try:
+            import tomli as tomllib  # type: ignore[no-redef]
+        except ImportError:
+            return None
+    return tomllib
+
+
+def toml_loads(text: str) -> dict[str, Any]:
+    """``text`` parsed as TOML; ValueError (``TOMLDecodeError``) when it is not TOML."""
+    parser = toml_parser()
+    if parser is None:  # pragma: no cover - Python 3.10 without its tomli dependency
+        raise ConfigError("reading TOML needs Python 3.11 or the tomli package")
+    return parser.loads(text)
 
 
 def _read_table(path: Path) -> dict[str, object] | None:
@@ -261,7 +567,7 @@ def _read_table(path: Path) -> dict[str, object] | None:
     if "tinycode" not in text:  # most pyproject.toml files: no need to parse
         return None
     try:
-        data = _toml_loads(text)
+        data = toml_loads(text)
     except ValueError as exc:  # tomllib.TOMLDecodeError subclasses ValueError
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     tool = data.get("tool")
@@ -276,43 +582,43 @@ def _read_table(path: Path) -> dict[str, object] | None:
 
 def _apply(settings: Settings, values: Mapping[str, object], *, origin: str, kebab: bool = False,
            from_text: bool = False, base: Path | None = None) -> Settings:
-    """A copy of ``settings`` with ``values`` validated and set; errors name ``origin``."""
-    known = {f.name for f in fields(Settings)} - {"config_path", "notes"}
+    """A copy of ``settings`` with ``values`` validated and set; errors name ``origin``.
+    ``base``: the folder of the config file the values come from."""
     changes: dict[str, object] = {}
     for raw_key, value in values.items():
         key = raw_key.replace("-", "_") if kebab else raw_key
-        if key not in known or (kebab and "_" in raw_key):
+        if key not in _IN_CONFIG or (kebab and "_" in raw_key):
             where = f"{origin}: [tool.tinycode]" if kebab else origin
-            if kebab and key in known:
+            if kebab and key in _IN_CONFIG:
                 raise ConfigError(f"{where}: unknown key {raw_key!r} (did you mean {raw_key.replace('_', '-')!r}?)")
-            expected = ", ".join(sorted(k.replace("_", "-") for k in known))
+            expected = ", ".join(sorted(_BY_NAME[k].key for k in _IN_CONFIG))
             raise ConfigError(f"{where}: unknown key {raw_key!r} (known: {expected})")
+        entry = _BY_NAME[key]
         label = f"{origin}: [tool.tinycode] {raw_key}" if kebab else origin
         try:
-            changes[key] = _VALIDATORS[key](_from_text(key, value) if from_text else value)
+            changes[key] = entry.values(_from_text(entry, value) if from_text else value)
         except ValueError as exc:
             raise ConfigError(f"{label}: {exc}") from None
-        if key == "model" and base is not None and _looks_like_path(str(changes[key])):
-            changes[key] = str((base / Path(str(changes[key])).expanduser()).resolve())
+        if entry.near_file is not None and base is not None:
+            changes[key] = entry.near_file(changes[key], base)
     return replace(settings, **changes)
 
 
-def _from_text(key: str, text: object) -> object:
-    """An environment variable's text as the type its field wants."""
+def _from_text(entry: Setting, text: object) -> object:
+    """An environment variable's text as the type ``entry`` wants."""
     value = str(text).strip()
-    if key in ("offline", "agent_only", "lookup"):
+    if entry.type is bool:
         if value.lower() in _TRUE:
             return True
         if value.lower() in _FALSE:
             return False
         raise ValueError(f"expected 1/0, true/false, yes/no or on/off, got {value!r}")
-    if key in ("max_steps", "gpu_layers", "max_changed_lines", "max_changed_tokens",
-               "max_deleted_tokens", "max_file_size", "max_check_size", "max_problem_distance"):
+    if entry.type is int:
         try:
             return int(value)
         except ValueError:
             raise ValueError(f"expected a whole number, got {value!r}") from None
-    if key in ("timeout", "judge_timeout"):
+    if entry.type is float:
         try:
             return float(value)
         except ValueError:
@@ -320,114 +626,13 @@ def _from_text(key: str, text: object) -> object:
     return value
 
 
-def _text(value: object) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise ValueError(f"expected a non-empty string, got {value!r}")
-    return value.strip()
-
-
-def _integer(minimum: int) -> Callable[[object], int]:
-    def check(value: object) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise ValueError(f"expected a whole number, got {value!r}")
-        if value < minimum:
-            raise ValueError(f"must be at least {minimum}, got {value}")
-        return value
-    return check
-
-
-def _seconds(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"expected a number of seconds, got {value!r}")
-    if not value > 0 or value != value or value == float("inf"):
-        raise ValueError(f"must be a positive number of seconds, got {value}")
-    return float(value)
-
-
-def _boolean(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise ValueError(f"expected true or false, got {value!r}")
-    return value
-
-
-def _choice(options: tuple[str, ...]) -> Callable[[object], str]:
-    def check(value: object) -> str:
-        text = _text(value).lower().replace("-", "_")
-        if text not in options:
-            raise ValueError(f"expected one of {', '.join(options)}, got {value!r}")
-        return text
-    return check
-
-
-def _url(value: object) -> str:
-    text = _text(value)
-    if not text.startswith(("http://", "https://")):
-        raise ValueError(f"expected an http:// or https:// URL, got {value!r}")
-    return text.rstrip("/")
-
-
-def _language_list(value: object) -> list[str]:
-    items = _string_list(value)
-    names = []
-    for item in items:
-        name = languages.normalize(item)
-        if not languages.is_supported(name):
-            known = ", ".join(languages.supported_languages())
-            raise ValueError(f"unknown language {item!r} (known: {known})")
-        names.append(name)
-    return names
-
-
-def _string_list(value: object) -> list[str]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in value):
-        raise ValueError(f"expected a list of non-empty strings, got {value!r}")
-    return [v.strip() for v in value]
-
-
 # --- native judges -------------------------------------------------------------------
-
-def _judges(value: object) -> dict[str, str]:
-    from .judges.registry import parse_commands
-
-    return parse_commands(value)
-
 
 def configure_judges(settings: Settings) -> None:
     """Make ``settings``' choice of judges the one ``check()`` uses in this process."""
     from . import judges
 
     judges.configure(settings.judges, settings.judge_timeout)
-
-
-_VALIDATORS: dict[str, Callable[[object], object]] = {
-    "model": _text,
-    "backend": _choice(BACKENDS),
-    "base_url": _url,
-    "max_steps": _integer(1),
-    "timeout": _seconds,
-    "gpu_layers": _integer(-1),
-    "web": _choice(WEB_BACKENDS),
-    "offline": _boolean,
-    "include_languages": _language_list,
-    "exclude_languages": _language_list,
-    "exclude": _string_list,
-    "max_changed_lines": _integer(1),
-    "max_changed_tokens": _integer(1),
-    "max_deleted_tokens": _integer(0),
-    "agent_only": _boolean,
-    "lookup": _boolean,
-    "max_problem_distance": _integer(0),
-    "max_file_size": _integer(1),
-    "max_check_size": _integer(1),
-    "judges": _judges,
-    "judge_timeout": _seconds,
-}
-
-
-def _looks_like_path(model: str) -> bool:
-    return model.lower().endswith(".gguf") or "/" in model or os.sep in model
 
 
 # --- exclude globs ------------------------------------------------------------------

@@ -29,11 +29,11 @@ from .network import is_offline
 from .errors import ModelError
 from .paths import user_cache
 from .private import NOFOLLOW, open_file, private_dir, read_sealed, state_dir, write_sealed
+from .sourcefile import move_into_place, unreadable
 
 GGUF_MAGIC = b"GGUF"
 GGUF_VERSIONS = (2, 3)
 _BLOCK = 1 << 20
-HF_ENDPOINT = "https://huggingface.co"
 RECORD = "model-record"
 
 
@@ -48,9 +48,8 @@ class Chunk:
 class ModelInfo:
     name: str
     file: str
-    size: int
-    sha256: str
-    license: str = ""
+    size: int  # bytes
+    sha256: str  # lower-case hex; nothing is loaded unless the file has it
     aliases: tuple[str, ...] = ()
     hf_repo: str = ""
     hf_revision: str = "main"
@@ -61,23 +60,17 @@ class ModelInfo:
 
 # --- registry -----------------------------------------------------------------
 
-def _toml_loads(text: str) -> dict:
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on 3.10 only
-        import tomli as tomllib
-    return tomllib.loads(text)
-
-
 @lru_cache(maxsize=1)
 def registry() -> tuple[str, tuple[ModelInfo, ...]]:
     """(default model name, known models) from the packaged ``registry.toml``."""
     text = resources.files("tinycode").joinpath("data/registry.toml").read_text(encoding="utf-8")
-    data = _toml_loads(text)
+    from .config import toml_loads
+
+    data = toml_loads(text)
     models = tuple(
         ModelInfo(
             name=m["name"], file=m["file"], size=int(m["size"]), sha256=m["sha256"].lower(),
-            license=m.get("license", ""), aliases=tuple(m.get("aliases", ())),
+            aliases=tuple(m.get("aliases", ())),
             hf_repo=m.get("hf_repo", ""), hf_revision=m.get("hf_revision", "main"),
             hf_file=m.get("hf_file", m["file"]), extra=m.get("extra", ""),
             chunks=tuple(Chunk(c["package"], c["version"], c["path"]) for c in m.get("chunks", ())),
@@ -211,12 +204,8 @@ def check_gguf_file(path: Path) -> None:
     try:
         with open(path, "rb") as handle:
             header = handle.read(8)
-    except FileNotFoundError:
-        raise ModelError(f"model file not found: {path}") from None
-    except IsADirectoryError:
-        raise ModelError(f"model path is a directory: {path}") from None
     except OSError as exc:
-        raise ModelError(f"cannot read model file {path}: {exc.strerror}") from None
+        raise ModelError(f"model file {unreadable(path, exc)}") from None
     if header[:4] != GGUF_MAGIC:
         raise ModelError(f"{path} is not a GGUF model file")
     version = int.from_bytes(header[4:8], "little") if len(header) == 8 else 0
@@ -327,7 +316,7 @@ def _finish(info: ModelInfo, tmp: Path, target: Path, digest: str) -> Path:
         tmp.unlink(missing_ok=True)
         raise ModelError(f"{info.name}: SHA-256 mismatch ({digest[:12]}…, expected "
                          f"{info.sha256[:12]}…); the file was discarded")
-    os.replace(tmp, target)
+    move_into_place(tmp, target)
     _write_record(target, digest)
     return target
 
@@ -338,7 +327,9 @@ def download(info: ModelInfo, progress: Progress | None = None) -> Path:
     """Fetch the file from Hugging Face with resume, then verify; ModelError on failure."""
     import requests
 
-    endpoint = os.environ.get("TINYCODE_HF_ENDPOINT", HF_ENDPOINT).rstrip("/")
+    from .config import from_environment  # the hf_endpoint setting (TINYCODE_HF_ENDPOINT)
+
+    endpoint = str(from_environment("hf_endpoint")).rstrip("/")
     url = f"{endpoint}/{info.hf_repo}/resolve/{info.hf_revision}/{info.hf_file}"
     target = cache_dir() / info.file
     with _lock(target):

@@ -8,16 +8,19 @@ clear text off this machine: plain http carries it to loopback hosts only.
 from __future__ import annotations
 
 import ipaddress
-import os
 from urllib.parse import urlsplit
 
 _LOOPBACK_NAMES = ("localhost", "localhost.", "ip6-localhost")
-_TRUE = ("1", "true", "yes", "on")
 
 
 def is_offline(offline: bool = False) -> bool:
-    """True if the network is forbidden: the flag, or ``TINYCODE_OFFLINE=1``."""
-    return offline or os.environ.get("TINYCODE_OFFLINE", "").strip().lower() in _TRUE
+    """True if the network is forbidden: the flag, or ``TINYCODE_OFFLINE=1`` (read as
+    the ``offline`` setting reads it; a value it cannot read counts as unset)."""
+    if offline:
+        return True
+    from .config import from_environment
+
+    return bool(from_environment("offline", strict=False))
 
 
 def host_of(url: str) -> str:

@@ -2,9 +2,11 @@
 
 Folders are created 0700. A folder or file owned by another user or writable by group
 or others is not used: a cache miss, said once as an ``UnsafeStateWarning``. Files are
-opened without following links. A sealed file carries an HMAC-SHA256, keyed by a
-random per-user secret kept in the tinycode home, over its purpose, its key and its
-whole payload: a file written by anyone without the secret is a miss, never loaded.
+opened without following links, and written 0600 by ``sourcefile.write_atomic``, which
+replaces a link rather than writing through it. A sealed file carries an HMAC-SHA256,
+keyed by a random per-user secret kept in the tinycode home, over its purpose, its key
+and its whole payload: a file written by anyone without the secret is a miss, never
+loaded.
 """
 
 from __future__ import annotations
@@ -16,11 +18,11 @@ import hmac
 import os
 import secrets
 import stat
-import tempfile
 import warnings
 from pathlib import Path
 
 from .paths import home
+from .sourcefile import write_atomic
 
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _FLAGS = NOFOLLOW | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_BINARY", 0)
@@ -108,19 +110,6 @@ def read_file(path: Path) -> bytes:
         return handle.read()
 
 
-def write_file(directory: Path, name: str, data: bytes) -> None:
-    """Replace ``directory/name`` atomically through a new 0600 temporary file."""
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")  # O_EXCL|O_NOFOLLOW
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        os.replace(tmp, directory / name)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 # --- the per-user secret and sealed files ------------------------------------------------
 
 def secret() -> bytes | None:
@@ -150,19 +139,11 @@ def secret() -> bytes | None:
 
 
 def _make_secret(path: Path) -> None:
-    """Write the key to a fresh O_EXCL|O_NOFOLLOW 0600 file, then link it into place:
-    a reader never sees half a key, and of two racing processes the first one wins."""
-    tmp = path.with_name(f".{path.name}.{secrets.token_hex(8)}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _FLAGS, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(secrets.token_bytes(SECRET_SIZE))
-            handle.flush()
-            os.fsync(handle.fileno())
-        with contextlib.suppress(FileExistsError):
-            os.link(tmp, path)
-    finally:
-        os.unlink(tmp)
+    """Write a new key with ``exclusive``: a reader never sees half a key, and of two
+    racing processes the first one wins."""
+    with contextlib.suppress(FileExistsError):
+        write_atomic(path, secrets.token_bytes(SECRET_SIZE), mode=0o600, follow_symlinks=False,
+                     exclusive=True)
 
 
 def tag(key_bytes: bytes, purpose: str, key: str, payload: bytes) -> bytes:
@@ -179,7 +160,9 @@ def write_sealed(directory: Path, name: str, purpose: str, key: str, payload: by
     key_bytes = secret()
     if key_bytes is None:
         raise PermissionError(errno.EPERM, "no private key to seal with", str(directory))
-    write_file(directory, name, _MAGIC + tag(key_bytes, purpose, key, payload) + payload)
+    # No fsync: a file torn by a crash fails its tag, a miss like any other.
+    write_atomic(directory / name, _MAGIC + tag(key_bytes, purpose, key, payload) + payload,
+                 mode=0o600, follow_symlinks=False, fsync=False)
 
 
 def read_sealed(path: Path, purpose: str, key: str) -> bytes | None:

@@ -1,14 +1,17 @@
 """Reading source files safely and writing them back atomically.
 
 A file is read as UTF-8 (a BOM is remembered and restored), binary files are
-refused with a clear message, and writes go to a temporary file in the same
-folder that is fsync'ed and renamed over the original, keeping its mode, so a
-crash at any moment leaves either the old file or the new one. Reads can be capped
-in size (checked before reading); backups never follow a link or replace a file.
+refused with a clear message. Reads can be capped in size (checked before reading).
+
+:func:`write_atomic` is the one write of tinycode, for source files, backups and its
+own private state alike: a temporary file in the same folder, renamed over the old
+one, so a crash at any moment leaves either the old file or the new one; backups
+never follow a link or replace a file.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import stat
@@ -23,6 +26,10 @@ BOM = "\ufeff"
 _SNIFF_BYTES = 8192
 # Names tried for a backup: NAME.orig, NAME.1.orig ... NAME.99.orig.
 _BACKUP_NAMES = 100
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+# Why os.link can fail where the file system has no hard links.
+_NO_HARD_LINKS = {errno.EPERM, errno.EMLINK, getattr(errno, "ENOTSUP", -1),
+                  getattr(errno, "EOPNOTSUPP", -1), getattr(errno, "ENOSYS", -1)}
 
 
 @dataclass
@@ -34,12 +41,6 @@ class SourceFile:
     bom: bool = False
     mtime_ns: int = 0
     size: int = 0
-
-    @property
-    def newline(self) -> str:
-        """The file's dominant line ending, used for lines an edit introduces."""
-        crlf = self.text.count("\r\n")
-        return "\r\n" if crlf and crlf >= self.text.count("\n") - crlf else "\n"
 
 
 def decode(data: bytes, name: str = "<stdin>") -> tuple[str, bool]:
@@ -63,12 +64,8 @@ def read_source(path: str, *, max_size: int | None = None) -> SourceFile:
     before a byte is read, so a file over ``max_size`` costs no memory."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
-    except FileNotFoundError:
-        raise InputError(f"{path}: no such file") from None
-    except IsADirectoryError:
-        raise InputError(f"{path}: is a directory") from None
     except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        raise InputError(unreadable(path, exc)) from None
     try:
         info = os.fstat(fd)
         if stat.S_ISDIR(info.st_mode):
@@ -81,13 +78,22 @@ def read_source(path: str, *, max_size: int | None = None) -> SourceFile:
             # One byte past the cap tells a file that grew since the check.
             data = handle.read() if max_size is None else handle.read(max_size + 1)
     except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+        raise InputError(unreadable(path, exc)) from None
     finally:
         os.close(fd)
     if max_size is not None and len(data) > max_size:
         raise InputError(_too_large(path, len(data), max_size))
     text, bom = decode(data, path)
     return SourceFile(path, text, bom, info.st_mtime_ns, info.st_size)
+
+
+def unreadable(path: str | os.PathLike[str], exc: OSError) -> str:
+    """One line saying why ``path`` could not be opened or read."""
+    if isinstance(exc, FileNotFoundError):
+        return f"{path}: no such file"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path}: is a directory"
+    return f"{path}: cannot read ({exc.strerror})"
 
 
 def read_head(path: str, size: int = 256) -> bytes:
@@ -124,34 +130,19 @@ def write_backup(source: SourceFile) -> str:
     """Keep ``source`` as read (same bytes, mode and time) next to its file, as
     ``NAME.orig``, else the first free ``NAME.N.orig``; the path written.
 
-    The backup is created with O_EXCL|O_NOFOLLOW: an existing file or a symlink
-    under a backup name is never opened, let alone overwritten."""
-    data = ((BOM if source.bom else "") + source.text).encode("utf-8", "surrogatepass")
+    Written with ``exclusive``: an existing file or a symlink under a backup name is
+    never opened, let alone overwritten."""
     try:
         mode = os.stat(source.path).st_mode & 0o777  # never a setuid copy
     except OSError:
         mode = 0o600
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
     for n in range(_BACKUP_NAMES):
         name = f"{source.path}.orig" if n == 0 else f"{source.path}.{n}.orig"
         try:
-            fd = os.open(name, flags, 0o600)
+            write_atomic(name, source.text, bom=source.bom, mode=mode, follow_symlinks=False,
+                         exclusive=True, mtime_ns=source.mtime_ns or None)
         except FileExistsError:
             continue
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fchmod(handle.fileno(), mode)
-                if source.mtime_ns:
-                    os.utime(handle.fileno(), ns=(source.mtime_ns, source.mtime_ns))
-                os.fsync(handle.fileno())
-        except BaseException:
-            try:
-                os.unlink(name)
-            except OSError:
-                pass
-            raise
         return name
     raise FileExistsError(errno.EEXIST, f"{source.path}.orig and {_BACKUP_NAMES - 1} numbered "
                                         "backups exist")
@@ -175,30 +166,80 @@ def is_read_only(path: str) -> bool:
         return False
 
 
-def write_atomic(path: str, text: str, *, bom: bool = False) -> None:
-    """Replace ``path`` with ``text`` atomically, keeping the file's permission bits."""
-    real = os.path.realpath(path)  # write through symlinks, keep the link itself
-    folder = os.path.dirname(real) or "."
-    try:
-        mode = stat.S_IMODE(os.stat(real).st_mode)
-    except FileNotFoundError:
-        mode = 0o644
-    data = ((BOM if bom else "") + text).encode("utf-8", "surrogatepass")
-    fd, tmp = tempfile.mkstemp(prefix=".tinycode-", suffix=".tmp", dir=folder)
+def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, bom: bool = False,
+                 mode: int | None = None, follow_symlinks: bool = True, exclusive: bool = False,
+                 fsync: bool = True, mtime_ns: int | None = None) -> None:
+    """Put ``data`` at ``path`` so that a reader, or a crash at any moment, sees the old
+    file or the new one whole: the one write everything in tinycode goes through.
+
+    The bytes go to a new private temporary file in the same folder, which is then
+    renamed over ``path`` (see :func:`move_into_place`); on any failure, Ctrl-C
+    included, the temporary file is removed and ``path`` is as it was.
+
+    ``data``: bytes as they are, or text written as UTF-8 (after a BOM if ``bom``).
+    ``mode``: the new file's permission bits; None keeps the existing file's (0o644
+    for a new one). ``follow_symlinks``: write through a link at ``path`` to its
+    target, keeping the link (a user's source file); False replaces whatever entry
+    is at ``path`` and never writes through it (tinycode's own files).
+    ``exclusive``: raise FileExistsError if ``path`` exists, even as a dangling link,
+    rather than replace it. ``fsync``: make the file and its folder entry durable
+    before returning (off for caches, where a torn file fails its check and is a
+    miss). ``mtime_ns``: the new file's modification time."""
+    target = os.path.realpath(path) if follow_symlinks else os.fspath(path)
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except FileNotFoundError:
+            mode = 0o644
+    if isinstance(data, str):
+        data = ((BOM if bom else "") + data).encode("utf-8", "surrogatepass")
+    # mkstemp: O_EXCL|O_NOFOLLOW, mode 0600 until the contents are complete
+    fd, tmp = tempfile.mkstemp(prefix=".tinycode-", suffix=".tmp", dir=os.path.dirname(target) or ".")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
         os.chmod(tmp, mode)
-        os.replace(tmp, real)
+        if mtime_ns is not None:
+            os.utime(tmp, ns=(mtime_ns, mtime_ns))
+        move_into_place(tmp, target, exclusive=exclusive, fsync=fsync)
     except BaseException:
-        try:
+        with contextlib.suppress(OSError):
             os.unlink(tmp)
-        except OSError:
-            pass
         raise
-    _fsync_dir(folder)
+
+
+def move_into_place(tmp: str | os.PathLike[str], path: str | os.PathLike[str], *,
+                    exclusive: bool = False, fsync: bool = True) -> None:
+    """Make the finished temporary file ``tmp`` (in ``path``'s folder) be ``path``, in
+    one step: renamed over the entry there (a link is replaced, never followed) or,
+    ``exclusive``, linked in only where no entry is (FileExistsError otherwise).
+
+    :func:`write_atomic` ends here; so does a model download, whose temporary file
+    outlives a failed run so that the next one can resume it. ``fsync`` flushes the
+    file before the rename and the folder after it. ``tmp`` is gone on success."""
+    if fsync:
+        fd = os.open(tmp, os.O_RDONLY | _NOFOLLOW)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+    if not exclusive:
+        os.replace(tmp, path)
+    else:
+        try:
+            os.link(tmp, path)  # never follows a link at ``path``
+        except OSError as exc:
+            if exc.errno not in _NO_HARD_LINKS:
+                raise  # FileExistsError among them
+            # A file system without hard links (FAT): check, then rename; the rename
+            # still replaces a link planted meanwhile rather than writing through it.
+            if os.path.lexists(path):
+                raise FileExistsError(errno.EEXIST, "file exists", os.fspath(path)) from None
+            os.replace(tmp, path)
+        else:
+            os.unlink(tmp)
+    if fsync:
+        _fsync_dir(os.path.dirname(os.fspath(path)) or ".")
 
 
 def _fsync_dir(folder: str) -> None:

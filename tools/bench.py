@@ -4,11 +4,21 @@ Runs ``tinycode.repair`` (model loaded once) over a JSONL of cases
 ``{id, broken, fixed?, lang?, error?}`` and scores each output after BIFI: success =
 the language's checker accepts it and the token edit distance from ``broken`` is
 1-4; exact = its tokens equal the human fix's. Writes bench.json, bench.md and
-bench.png to ``--out``.
+bench.png to ``--out`` (a folder, or ``NAME.json`` with ``NAME.md``/``NAME.png`` beside it).
 
+    python tools/bench.py --split odd --limit 300 --out odd300.json
     python tools/bench.py --limit 100 --baseline react1
     python tools/bench.py --data none --corrupt examples --scaling
-    python tools/bench.py --data ../shared/data/c_dev.jsonl --lang c --judge gcc --split odd --sample 150
+    python tools/bench.py --data ../shared/data/c_dev.jsonl --lang c --judge gcc --split odd --limit 150
+
+``--limit N`` runs a seeded random sample of N cases (``--seed``) of those left after
+``--split``, kept in file order: so_dev.jsonl is ordered by difficulty, so its first N
+would measure only the easy head. Rows per human-fix distance (1, 2, 3+ tokens) and per
+snippet length (lines) come with every run.
+
+Determinism: every case's output is kept (text and SHA-256) in the JSON; ``--busy N``
+runs N busy-looping processes beside the bench, and ``--compare EARLIER.json`` (or
+``tools/compare_runs.py A.json B.json``) lists the cases whose output differs and exits 1.
 
 ``--judge CMD`` scores with a language's own tool run here (``gcc``: ``gcc
 -fsyntax-only``; ``bash``: ``bash -n``; ``node``: ``node --check``) instead of
@@ -18,7 +28,9 @@ tinycode's checker, so that the system measured is not also the referee.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
 import platform
 import random
 import re
@@ -30,31 +42,78 @@ import tempfile
 import time
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tools"))
+if not __package__:  # run as a script: the repository (tinycode and tools/) first on the path
+    sys.path.insert(0, str(ROOT))
 
-from baselines import BASELINES, run_baseline  # noqa: E402
-from corrupt import SCALING_ERRORS, corrupt_cases, scaling_pair  # noqa: E402
-from pngchart import grouped_bars  # noqa: E402
+from tools.baselines import BASELINES, run_baseline  # noqa: E402
+from tools.compare_runs import report_differences  # noqa: E402
+from tools.corrupt import SCALING_ERRORS, corrupt_cases, scaling_pair  # noqa: E402
+from tools.pngchart import grouped_bars  # noqa: E402
 
 from tinycode.check import check  # noqa: E402
 from tinycode.engine.edits import code_tokens, token_distance  # noqa: E402
 
 DEFAULT_DATA = ROOT / ".." / "shared" / "data" / "so_dev.jsonl"
 CHART_GROUPS = 8
+# Snippet length in lines. so_dev.jsonl: median 4 lines, deciles 1,1,2,3,4,5,6,8,10, only 3
+# of 1,145 longer than 30, so its rows are 1-2 / 3-5 / 6-10 / 11-30 (about 30/35/25/10%);
+# whole files (--corrupt, 30-400 lines) fall in the last two.
+LENGTH_BINS = ((2, "1-2"), (5, "3-5"), (10, "6-10"), (30, "11-30"), (100, "31-100"), (None, "101+"))
+DISTANCE_BINS = ("0", "1", "2", "3+", "no fix")  # tokens from broken to the human fix
+BUSY_LOOP = ("import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n"
+             "    for _ in range(1_000_000):\n        pass\n")  # ends when the bench does
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    json_path, md_path, png_path = output_paths(args.out)
+    earlier = json.loads(Path(args.compare).read_text(encoding="utf-8")) if args.compare else None
     cases = load_cases(args)
     if not cases and not args.scaling:
         print("no cases to run", file=sys.stderr)
         return 2
+    busy = start_busy(args.busy)
+    try:
+        report = run_bench(args, cases)
+    finally:
+        stop_busy(busy)
+    json_path.write_text(json.dumps(report, indent=1), encoding="utf-8")
+    md_path.write_text(markdown(report), encoding="utf-8")
+    chart(report, png_path)
+    print(markdown(report))
+    if earlier is not None:
+        return report_differences(earlier, report)
+    return 0
+
+
+def output_paths(out: str) -> tuple[Path, Path, Path]:
+    """bench.json/.md/.png in the folder ``out``, or ``out`` itself when it names a .json file."""
+    path = Path(out)
+    if path.suffix == ".json":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return path, path.with_suffix(".md"), path.with_suffix(".png")
+    path.mkdir(parents=True, exist_ok=True)
+    return path / "bench.json", path / "bench.md", path / "bench.png"
+
+
+def start_busy(count: int) -> list[subprocess.Popen]:
+    """``count`` processes that spin on a core each, as a busy machine (CI, a build) would."""
+    return [subprocess.Popen([sys.executable, "-c", BUSY_LOOP], stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL) for _ in range(count)]
+
+
+def stop_busy(processes: list[subprocess.Popen]) -> None:
+    for process in processes:
+        process.kill()
+    for process in processes:
+        process.wait()
+
+
+def run_bench(args: argparse.Namespace, cases: list[dict[str, Any]]) -> dict[str, Any]:
+    """Every system over every case (and the scaling runs): the report, without writing it."""
     from tinycode.llm import load_llm
 
     from tinycode.config import Settings
@@ -79,10 +138,14 @@ def main(argv: list[str] | None = None) -> int:
     report: dict[str, Any] = {
         "config": {"data": str(args.data), "cases": len(cases), "model": llm.name, "seed": args.seed,
                    "baseline": args.baseline, "split": args.split, "limit": args.limit,
-                   "sample": args.sample, "judge": args.judge, "lang": args.lang,
+                   "judge": args.judge, "lang": args.lang, "busy": args.busy,
                    "corrupt": args.corrupt, "agent_only": args.agent_only, "lookup": args.lookup,
                    "machine": platform.platform(), "python": platform.python_version()},
         "systems": {name: summarise(records) for name, records in runs.items()},
+        "by_fix_distance": {name: grouped(records, "fix_distance", DISTANCE_BINS)
+                            for name, records in runs.items()},
+        "by_length": {name: grouped(records, "length", [label for _, label in LENGTH_BINS])
+                      for name, records in runs.items()},
         "by_category": {name: grouped(records, "category") for name, records in runs.items()},
         "by_language": {name: grouped(records, "lang") for name, records in runs.items()},
     }
@@ -95,26 +158,22 @@ def main(argv: list[str] | None = None) -> int:
     report["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     report["wall_seconds"] = time.perf_counter() - started
     report["cases"] = runs
-    (out / "bench.json").write_text(json.dumps(report, indent=1), encoding="utf-8")
-    (out / "bench.md").write_text(markdown(report), encoding="utf-8")
-    chart(report, out / "bench.png")
-    print(markdown(report))
-    return 0
+    return report
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="JSONL of cases ('none' for no file)")
-    parser.add_argument("--limit", type=int, default=0, help="run only the first N cases of the file")
+    parser.add_argument("--limit", "--sample", type=int, default=0, metavar="N",
+                        help="a random sample of N of the file's cases (after --split), drawn with --seed and "
+                             "run in file order; the file's first N would be its easy head")
     parser.add_argument("--split", choices=("all", "even", "odd"), default="all",
                         help="cases whose numeric id is even (tuning) or odd (held out)")
-    parser.add_argument("--sample", type=int, default=0,
-                        help="a random sample of N cases (after --split and --limit), drawn with --seed")
     parser.add_argument("--lang", default=None, help="language of cases that do not name one (default python)")
     parser.add_argument("--judge", default=None, metavar="CMD",
                         help="score with this tool instead of tinycode's checker (gcc, g++, clang, bash, sh, node)")
     parser.add_argument("--model", default=None, help="registry name or .gguf path (default model)")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=int, default=0, help="for --limit's sample and the corruptions (0)")
     parser.add_argument("--baseline", choices=BASELINES, default=None)
     parser.add_argument("--corrupt", action="append", default=[], metavar="DIR",
                         help="also make single-error cases from the clean files in DIR "
@@ -128,7 +187,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--lookup", action="store_true",
                         help="the agent opens with a web_search for the first error")
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per repair")
-    parser.add_argument("--out", default="bench-out")
+    parser.add_argument("--busy", type=int, default=0, metavar="N",
+                        help="run N busy-looping processes beside the bench (the determinism check)")
+    parser.add_argument("--compare", default=None, metavar="EARLIER.json",
+                        help="after the run, list the cases whose output differs from that run's; exit 1 if any")
+    parser.add_argument("--out", default="bench-out", help="a folder, or NAME.json (NAME.md and NAME.png beside it)")
     parser.add_argument("--quiet", action="store_true")
     return parser
 
@@ -144,10 +207,9 @@ def load_cases(args: argparse.Namespace) -> list[dict[str, Any]]:
                     if args.split != "all" and number and int(number.group(1)) % 2 != (args.split == "odd"):
                         continue
                     cases.append(case)
-        if args.limit:
-            cases = cases[:args.limit]
-        if args.sample and args.sample < len(cases):
-            cases = random.Random(args.seed).sample(cases, args.sample)
+        if args.limit and args.limit < len(cases):
+            chosen = random.Random(args.seed).sample(range(len(cases)), args.limit)
+            cases = [cases[index] for index in sorted(chosen)]
     for directory in args.corrupt:
         paths = sorted((ROOT / "examples").glob("*/clean.*")) if directory == "examples" else [Path(directory)]
         cases += corrupt_cases(paths, args.per_file, args.seed, args.errors)
@@ -156,7 +218,22 @@ def load_cases(args: argparse.Namespace) -> list[dict[str, Any]]:
     for case in cases:
         case.setdefault("lang", args.lang or "python")
         case.setdefault("category", category(case))
+        case.setdefault("fix_distance", fix_distance(case))
+        case.setdefault("length", length_bin(case["broken"]))
     return cases
+
+
+def fix_distance(case: dict[str, Any]) -> str:
+    """How far the human fix is from ``broken``, in tokens: "1", "2", "3+" (or "0", "no fix")."""
+    if not case.get("fixed"):
+        return "no fix"
+    distance = token_distance(case["broken"], case["fixed"], case["lang"], cap=3)
+    return "3+" if distance >= 3 else str(distance)
+
+
+def length_bin(source: str) -> str:
+    lines = len(source.splitlines()) or 1
+    return next(label for top, label in LENGTH_BINS if top is None or lines <= top)
 
 
 def category(case: dict[str, Any]) -> str:
@@ -208,7 +285,7 @@ def run_tinycode(llm, case: dict[str, Any], timeout: float, settings=None) -> di
     start = time.perf_counter()
     result = repair(case["broken"], case["lang"], llm=llm, timeout=timeout, settings=settings)
     seconds = time.perf_counter() - start
-    return {"seconds": seconds, "status": result.status, "reason": result.reason,
+    return {"seconds": seconds, **_output(result.source), "status": result.status, "reason": result.reason,
             "model_calls": result.model_calls, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "steps": len(result.steps),
             "fast_path": bool(getattr(result, "fast_path", False)),
@@ -217,9 +294,15 @@ def run_tinycode(llm, case: dict[str, Any], timeout: float, settings=None) -> di
 
 def run_baseline_case(kind: str, llm, case: dict[str, Any], seed: int) -> dict[str, Any]:
     result = run_baseline(kind, llm, case["broken"], case["lang"], seed)
-    return {"seconds": result.seconds, "status": "answered", "model_calls": result.model_calls,
+    return {"seconds": result.seconds, **_output(result.source), "status": "answered",
+            "model_calls": result.model_calls,
             "prompt_tokens": result.prompt_tokens, "completion_tokens": result.completion_tokens,
             **score(case, result.source)}
+
+
+def _output(source: str) -> dict[str, str]:
+    """The output kept for the determinism check: its text and its SHA-256."""
+    return {"output": source, "output_sha256": hashlib.sha256(source.encode("utf-8")).hexdigest()}
 
 
 def _guarded(run: Callable[[dict[str, Any]], dict[str, Any]], case: dict[str, Any]) -> dict[str, Any]:
@@ -229,11 +312,14 @@ def _guarded(run: Callable[[dict[str, Any]], dict[str, Any]], case: dict[str, An
         record = run(case)
         record["crash"] = None
     except Exception as exc:  # noqa: BLE001 - the benchmark must survive any case
-        record = {"seconds": time.perf_counter() - start, "status": "crash", "parsed": False,
+        record = {"seconds": time.perf_counter() - start, "output": None, "output_sha256": None,
+                  "status": "crash", "parsed": False,
                   "success": False, "exact": False, "distance": None, "model_calls": 0,
                   "prompt_tokens": 0, "completion_tokens": 0,
                   "crash": "".join(traceback.format_exception_only(type(exc), exc)).strip()}
-    record.update(id=case["id"], lang=case["lang"], category=case["category"])
+    record.update(id=case["id"], lang=case["lang"], category=case["category"],
+                  fix_distance=case.get("fix_distance", "no fix"),
+                  length=case.get("length") or length_bin(case.get("broken", "")))
     return record
 
 
@@ -266,11 +352,15 @@ def _counts(values) -> dict[str, int]:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
-def grouped(records: list[dict[str, Any]], key: str) -> dict[str, dict[str, Any]]:
+def grouped(records: list[dict[str, Any]], key: str, order: Sequence[str] = ()) -> dict[str, dict[str, Any]]:
+    """Summaries per value of ``key``: in ``order`` when given (bins), else largest first."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for record in records:
         groups.setdefault(record[key], []).append(record)
-    return {name: summarise(rows) for name, rows in sorted(groups.items(), key=lambda kv: -len(kv[1]))}
+    rank = {name: index for index, name in enumerate(order)}
+    items = sorted(groups.items(), key=lambda kv: (rank.get(kv[0], len(rank)), -len(kv[1]))) if order \
+        else sorted(groups.items(), key=lambda kv: -len(kv[1]))
+    return {name: summarise(rows) for name, rows in items}
 
 
 def run_scaling(llm, timeout: float, repeats: int = 3) -> dict[str, Any]:
@@ -305,6 +395,23 @@ def markdown(report: dict[str, Any]) -> str:
                      f"{s['fast_path']:.1%} | {s['crashes']} |")
     if report.get("speed_ratio"):
         lines += ["", f"Speed ratio (baseline median / tinycode median): {report['speed_ratio']:.1f}x"]
+    for title, key, column in (("human-fix distance (tokens)", "by_fix_distance", "tokens"),
+                               ("snippet length (lines)", "by_length", "lines")):
+        if key not in report:
+            continue
+        names = list(report[key])
+        prefixes = [f"{n} " if len(names) > 1 else "" for n in names]
+        lines += ["", f"## By {title}", "",
+                  f"| {column} | " + " | ".join(f"{p}n | {p}success | {p}exact | {p}median s | {p}p95 s"
+                                            for p in prefixes) + " |",
+                  "| --- |" + " ---: | ---: | ---: | ---: | ---: |" * len(names)]
+        for group in report[key]["tinycode"]:
+            cells = []
+            for name in names:
+                g = report[key][name].get(group)
+                cells.append(f"{g['n']} | {g['success']:.1%} | {g['exact']:.1%} | {g['median_seconds']:.2f} | "
+                             f"{g['p95_seconds']:.2f}" if g else "- | - | - | - | -")
+            lines.append(f"| {group} | " + " | ".join(cells) + " |")
     for title, key in (("category", "by_category"), ("language", "by_language")):
         names = list(report[key])
         lines += ["", f"## By {title}", "",

@@ -18,8 +18,8 @@ from ..config import configure_judges
 from ..errors import UsageError
 from ..judges.table import judges_table
 from .display import printable
-from .inputs import (RunSettings, add_input_arguments, default_paths, iter_inputs, jobs_count,
-                     resolve_language)
+from .inputs import (RunSettings, add_input_arguments, add_setting_arguments, default_paths, iter_inputs,
+                     jobs_count, resolve_language, setting_overrides)
 from .output import add_output_arguments, render_report
 
 if TYPE_CHECKING:
@@ -40,14 +40,13 @@ BATCH = 50
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("files", nargs="*", metavar="PATH",
                         help="files and folders to check (default: .); - reads stdin")
-    add_input_arguments(parser, size_default="8M, or max-check-size in the config")
+    add_input_arguments(parser)
+    add_setting_arguments(parser, "check")  # --max-file-size, --judges, from config.SETTINGS
     add_output_arguments(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="print nothing; use the exit code")
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="list which judge checks each language on this machine, and which "
                              "files were skipped and why")
-    parser.add_argument("--judges", metavar="LANG=CMD,...",
-                        help="each language's own checker, e.g. 'c=clang,bash=off' ('off': tree-sitter only)")
     parser.add_argument("-j", "--jobs", type=jobs_count, metavar="N",
                         help=f"worker processes (default: the number of CPUs), started only for runs "
                              f"of more than {PARALLEL_MIN_FILES:,} files: below that, starting them "
@@ -59,8 +58,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--statistics goes with --output-format text or json")
     lang = resolve_language(args.lang)
     paths = default_paths(args.files, args.stdin_filename)
-    settings = RunSettings({"max_check_size": args.max_file_size, "trust_project": args.trust_project,
-                            "judges": args.judges})
+    settings = RunSettings(setting_overrides(args, "check"))
     # A bad config stops the run before any output; the judges are chosen once per run.
     judged_by = settings.first(paths, args.stdin_filename)
     configure_judges(judged_by)

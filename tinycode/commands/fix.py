@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TextIO
 
 from .display import printable
-from .inputs import add_input_arguments, jobs_count
+from .inputs import add_input_arguments, add_setting_arguments, jobs_count
 from .output import add_output_arguments, render_report
 
 if TYPE_CHECKING:
+    from ..check import CheckResult
     from ..config import Settings
     from ..llm.base import LLM
     from ..engine.loop import RepairResult
@@ -43,19 +44,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="files and folders to repair (default: .); - reads stdin")
     parser.add_argument("--diff", action="store_true", help="print a unified diff; write nothing")
     add_output_arguments(parser, statistics=False)
-    add_input_arguments(parser, size_default="2M, or max-file-size in the config")
-    parser.add_argument("--model", help="registry name or alias, or a path to a .gguf file")
-    parser.add_argument("--backend", choices=("llama_cpp", "openai"), help="model backend")
-    parser.add_argument("--base-url", help="OpenAI-compatible server URL (openai backend)")
-    parser.add_argument("--max-steps", type=int, help="agent steps per file (default 8)")
-    parser.add_argument("--timeout", type=float, help="seconds per file (default 60)")
-    parser.add_argument("--gpu-layers", type=int, help="layers on the GPU (-1 = all)")
-    parser.add_argument("--web", choices=("offline", "duckduckgo", "searxng"), help="web_search backend")
-    parser.add_argument("--offline", action="store_true", default=None, help="no network access at all")
-    parser.add_argument("--agent-only", action="store_true", default=None,
-                        help="skip the fast path and the rewrite: the ReAct agent does the repair")
-    parser.add_argument("--lookup", action="store_true", default=None,
-                        help="open the agent's run with a web_search for the first error")
+    add_input_arguments(parser)
+    add_setting_arguments(parser, "fix")  # --model, --backend, --max-steps, ... from config.SETTINGS
     parser.add_argument("--backup", action="store_true",
                         help="keep FILE.orig (or FILE.N.orig if that exists) before writing")
     parser.add_argument("--exit-non-zero-on-fix", action="store_true", help="exit 1 when a file was changed")
@@ -63,8 +53,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-v", "--verbose", action="store_true",
                         help="show the agent's steps and skipped files on stderr")
     parser.add_argument("-q", "--quiet", action="store_true", help="print only errors")
-    parser.add_argument("--judges", metavar="LANG=CMD,...",
-                        help="each language's own checker, e.g. 'c=clang,bash=off' ('off': tree-sitter only)")
     parser.add_argument("-j", "--jobs", type=jobs_count, metavar="N",
                         help="files repaired at once (default 1): with --backend openai, N requests "
                              "to the server (match its parallel slots: queued requests spend each "
@@ -75,19 +63,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..config import configure_judges
     from ..errors import UsageError
-    from .inputs import RunSettings, default_paths, iter_inputs, resolve_language
+    from .inputs import RunSettings, default_paths, iter_inputs, resolve_language, setting_overrides
 
     lang = resolve_language(args.lang)
     paths = default_paths(args.files, args.stdin_filename)
     args.json = args.output_format != "text"  # stdout holds the report, not diffs or sources
     if args.json and args.diff and args.output_format != "json":
         raise UsageError(f"--diff goes with --output-format text or json, not {args.output_format}")
-    overrides = {"model": args.model, "backend": args.backend, "base_url": args.base_url,
-                 "max_steps": args.max_steps, "timeout": args.timeout, "gpu_layers": args.gpu_layers,
-                 "web": args.web, "offline": args.offline, "agent_only": args.agent_only,
-                 "lookup": args.lookup, "max_file_size": args.max_file_size,
-                 "trust_project": args.trust_project, "judges": args.judges}
-    run_settings = RunSettings(overrides)
+    run_settings = RunSettings(setting_overrides(args, "fix"))
     settings = run_settings.first(paths, args.stdin_filename)
     configure_judges(settings)  # the judges are chosen once per run
     if args.trace:  # checked before anything is opened or repaired
@@ -417,7 +400,7 @@ class _Reporter:
             self.remaining += 1
             if not args.quiet and not args.json:
                 _say(f"{item.path}: not fixed ({result.reason})")
-                _say(render(_still(result), text, path=item.path))
+                _say(render(_problems_before(result), text, path=item.path))
         if result.status != "fixed" and filtering:
             sys.stdout.write(text)
         if self.progress:
@@ -594,7 +577,9 @@ def _say(text: str) -> None:
     print(printable(text), file=sys.stderr, flush=True)
 
 
-def _still(result):  # noqa: ANN001, ANN202 - a RepairResult
+def _problems_before(result: RepairResult) -> CheckResult:
+    """The check of the file as it was before the repair, to show what is still wrong
+    with a file left unchanged."""
     from ..check import CheckResult
 
     return CheckResult(result.language, tuple(result.problems_before))

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
 
 from .. import languages
 from ..errors import InputError, TinycodeError, UnknownLanguageError
@@ -35,12 +34,9 @@ class Input:
     settings: Settings | None = None
 
 
-def add_input_arguments(parser: argparse.ArgumentParser, *, size_default: str) -> None:
+def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     """The options ``check`` and ``fix`` share for choosing and reading files."""
     parser.add_argument("--lang", help="language of the input (default: from the file name)")
-    parser.add_argument("--max-file-size", type=byte_size, metavar="BYTES",
-                        help=f"skip larger files with an error (default {size_default}; "
-                             "suffixes K, M, G)")
     parser.add_argument("--ignore-unknown", action="store_true",
                         help="skip files of an unknown language quietly (for hooks)")
     parser.add_argument("--stdin-filename", metavar="NAME",
@@ -51,18 +47,49 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, size_default: str) -
                              "wider guard limits too (see 'Whose settings count' in the README)")
 
 
-_SIZE = re.compile(r"\s*(\d+)\s*([kmg]?)i?b?\s*", re.IGNORECASE)
+def add_setting_arguments(parser: argparse.ArgumentParser, command: str) -> None:
+    """The flags of ``command`` that set a setting, as the table in ``config.py`` has
+    them (name, type, choices, help); each stores into the setting's own name."""
+    from ..config import byte_size, flag_settings, shown_default
+
+    for entry in flag_settings(command):
+        default = shown_default(entry)
+        units = ", suffixes K, M, G" if entry.parse_flag is byte_size else ""
+        help_text = entry.help + (f" (default {default}, or {entry.key} in the config{units})"
+                                  if default else "")
+        options: dict[str, Any] = {"dest": entry.name, "help": help_text}
+        if entry.type is bool:
+            options.update(action="store_true", default=None)
+        else:
+            # A table (judges) is given as its text, read by the setting's own check.
+            plain = entry.type if entry.type in (int, float) else str
+            options["type"] = _flag_type(entry.parse_flag) if entry.parse_flag else plain
+            if entry.values.options:
+                options["choices"] = entry.values.options
+            if entry.metavar:
+                options["metavar"] = entry.metavar
+        parser.add_argument(entry.flag, **options)
 
 
-def byte_size(text: str) -> int:
-    """``--max-file-size`` values: ``2000000``, ``500K``, ``2M``, ``1G`` (powers of 1024)."""
-    match = _SIZE.fullmatch(text)
-    if not match:
-        raise argparse.ArgumentTypeError(f"expected a number of bytes like 2000000 or 2M, got {text!r}")
-    size = int(match.group(1)) * 1024 ** " kmg".index(match.group(2).lower() or " ")
-    if size < 1:
-        raise argparse.ArgumentTypeError("must be at least 1 byte")
-    return size
+def setting_overrides(args: argparse.Namespace, command: str) -> dict[str, object]:
+    """What ``command``'s flags set, by setting name (None: not given), and whether the
+    project is trusted: the ``overrides`` of :func:`tinycode.config.load_settings`."""
+    from ..config import flag_settings
+
+    overrides: dict[str, object] = {entry.name: getattr(args, entry.name) for entry in flag_settings(command)}
+    overrides["trust_project"] = args.trust_project
+    return overrides
+
+
+def _flag_type(parse: Callable[[str], object]) -> Callable[[str], object]:
+    """``parse`` for argparse: its ValueError becomes the usage error's own message."""
+    def convert(text: str) -> object:
+        try:
+            return parse(text)
+        except ValueError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    convert.__name__ = getattr(parse, "__name__", "value")
+    return convert
 
 
 def jobs_count(text: str) -> int:

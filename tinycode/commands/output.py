@@ -117,7 +117,7 @@ def sarif(reports: Iterable[Mapping[str, Any]], *, cwd: str | None = None) -> di
     ``%SRCROOT%`` (what GitHub code scanning expects); others are ``file://`` URIs.
     Columns count Unicode code points, as tinycode's do. A file that could not be read
     is a tool execution notification, not a result."""
-    from .. import __version__
+    from ..version import __version__
 
     base = os.path.abspath(cwd or os.getcwd())
     results, notifications = [], []

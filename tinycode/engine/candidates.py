@@ -6,25 +6,25 @@ bracket, colon or comma, a stray character, a wrong indentation, a Python 2 prin
 Around each reported problem we try inserting, deleting or replacing one token from a
 small set, re-indenting a line, and a few whole-line rewrites (``proposals``),
 and keep the edits after which the checker finds fewer problems and no new ones.
-Edits that only get further are extended by a second (third, fourth) edit while time
-remains. Choosing among the few survivors is left to the model (``rank.py``).
+Edits that only get further are extended by a second (third, fourth) edit while the
+search's work budget lasts. Choosing among the few survivors is left to the model (``rank.py``).
 
-Cost does not grow with the file: an edit is judged first on a window of lines
+The budget is counted in checks made, not in seconds, so a busy machine finds the
+same candidates as an idle one; the file's wall-time deadline is only the outer
+safety bound. Cost does not grow with the file: an edit is judged first on a window of lines
 (Python) or by an incremental re-parse (tree-sitter), and only the survivors are
 checked as whole files.
 """
 
 from __future__ import annotations
 
-import math
-import time
 from dataclasses import dataclass, replace
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from ..deadline import expired
 from ..check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
-from .proposals import Edit, open_strings, proposals
-from .edits import code_tokens, token_distance
+from .edits import Edit, code_tokens, differing_span, token_distance
+from .proposals import open_strings, proposals, unmatched_brackets
 from .. import judges
 from ..judges import judge_name
 from ..languages import get_parser
@@ -33,8 +33,12 @@ from .progress import made_progress
 BEAM = 3  # partial repairs extended per level
 MAX_SURVIVORS = 12  # window-verified complete fixes checked as whole files, per level
 MAX_PARTIAL = 6  # partial repairs checked as whole files, per level
+# Checks (a window compile, an incremental re-parse, a whole-file check) one search
+# may make: at 20-100 microseconds each, about 0.5-2 s of CPU; most searches need
+# a few hundred.
+WORK_BUDGET = 20_000
 LOOK_FURTHER = 400  # proposals tried for alternatives after the first complete fix,
-ALTERNATIVES_SECONDS = 0.1  # for at most this long
+ALTERNATIVES_WORK = 1_500  # and checks spent on them at most
 FIXED, PROGRESS = "fixed", "progress"
 # Above this many lines a Python file is judged on a window around the error.
 WINDOW_FROM = 40
@@ -44,35 +48,29 @@ _DEDUPE_WHOLE = 400  # files up to this many lines are compared whole for duplic
 # Runs of a native judge (gcc, node, ...) one search may make: each costs a process.
 MAX_JUDGE_CALLS = 60
 JUDGE_ALTERNATIVES = 8  # runs spent looking for other complete fixes once one is found
+BRACKET_REACH = 40  # lines either side of an edit where its brackets may find their partners
 _INDENTED = ("python", "yaml", "haskell", "make", "nim", "elm", "fsharp")  # indentation is syntax
 
 
 @dataclass(frozen=True)
 class Candidate:
-    """Replace lines ``start_line..end_line`` (1-based, inclusive) with ``new_text``."""
+    """A verified repair: ``edit`` (all of its steps as one change of the source, its
+    size the token edit distance) and what the checker says after it."""
 
-    start_line: int
-    end_line: int
-    new_text: str
-    description: str
+    edit: Edit
     problems_after: int
     source_after: str
-    size: int = 1  # token edit distance from the source
 
     @property
     def fixes_all(self) -> bool:
         return self.problems_after == 0
 
-    @property
-    def edit_distance(self) -> int:
-        return self.size
 
-
-def suggest(source: str, language: str, *, limit: int = 5, time_budget: float = 0.5,
+def suggest(source: str, language: str, *, limit: int = 5, work: int = WORK_BUDGET,
             result: CheckResult | None = None, depth: int = 4) -> list[Candidate]:
     """Up to ``limit`` verified edits: complete fixes (only those, when there are
-    any), fewest edits and likeliest kinds of edit first."""
-    deadline = _now() + time_budget
+    any), fewest edits and likeliest kinds of edit first, found within ``work`` checks."""
+    budget = _Budget(work)
     judge_limit = judges.calls() + MAX_JUDGE_CALLS
     result = result or check(source, language)
     if result.ok:
@@ -84,9 +82,9 @@ def suggest(source: str, language: str, *, limit: int = 5, time_budget: float = 
     for _ in range(depth):
         found: list[_Node] = []
         for node in beam:
-            if _now() > deadline:
+            if budget.spent():
                 break
-            found.extend(_expand(node, language, deadline, judge_limit))
+            found.extend(_expand(node, language, budget, judge_limit))
         complete = [n for n in found if n.fixed]
         if complete:
             break
@@ -99,6 +97,20 @@ def suggest(source: str, language: str, *, limit: int = 5, time_budget: float = 
     return _candidates(source, language, sorted(chosen, key=_Node.order), limit)
 
 
+class _Budget:
+    """The checks a search may still make. The file's deadline (wall time, the
+    safety bound) ends it too."""
+
+    def __init__(self, checks: int) -> None:
+        self.left = checks
+
+    def take(self) -> None:
+        self.left -= 1
+
+    def spent(self) -> bool:
+        return self.left <= 0 or expired()
+
+
 @dataclass(frozen=True)
 class _Node:
     """A source reached by a sequence of verified edits."""
@@ -107,7 +119,7 @@ class _Node:
     trailing_newline: bool
     problems: tuple[Problem, ...]
     edits: tuple[Edit, ...]
-    prior: int  # positions of its edits among the proposals, summed (likelier first)
+    proposal_rank: int  # positions of its edits among the proposals, summed (likelier first)
     echoes: int = 0  # edits after which the same error turned up further on
 
 
@@ -122,56 +134,57 @@ class _Node:
     def order(self) -> tuple[int, ...]:
         """Fewer problems, fewer edits; a mistake repaired where it repeats; then the
         likelier kind of edit."""
-        return (len(self.problems), len(self.edits), -self.echoes, self.prior, sum(e.size for e in self.edits))
+        return (len(self.problems), len(self.edits), -self.echoes, self.proposal_rank, sum(e.size for e in self.edits))
 
 
-def _expand(node: _Node, language: str, deadline: float, judge_limit: int = 0) -> list[_Node]:
+def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -> list[_Node]:
     """The single edits of ``node`` that fix it, or failing that the best few that
     make progress, as nodes checked on the whole file."""
     judge = _PythonJudge(node) if language == "python" else _TreeJudge(node, language, judge_limit)
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
-    alternatives_until = 0.0
-    for prior, edit in enumerate(_repeat_first(proposals(node.lines, node.problems, language), node)):
-        if len(fixing) >= MAX_SURVIVORS or (fixing and prior > fixing[0][0] + LOOK_FURTHER) \
-                or (prior % 16 == 0 and _now() > deadline):
+    alternatives_until: int | None = None  # the budget left when the search for alternatives ends
+    for rank, edit in enumerate(_repeat_first(proposals(node.lines, node.problems, language), node)):
+        if len(fixing) >= MAX_SURVIVORS or (fixing and rank > fixing[0][0] + LOOK_FURTHER) \
+                or budget.spent() or (alternatives_until is not None and budget.left <= alternatives_until):
             break
         # Past the first level the likeliest edits come first (the kind that helped
         # before): with a partial repair in hand, look only a little further.
-        if node.edits and not fixing and progressing and prior > progressing[-1][0] + LOOK_FURTHER:
+        if node.edits and not fixing and progressing and rank > progressing[-1][0] + LOOK_FURTHER:
             break
-        if len(fixing) == 1 and not alternatives_until:
-            alternatives_until = min(deadline, _now() + ALTERNATIVES_SECONDS)
-            deadline = alternatives_until
+        if len(fixing) == 1 and alternatives_until is None:
+            alternatives_until = budget.left - ALTERNATIVES_WORK
         key = (edit.line, edit.span, tuple(edit.new_lines))
-        if (edit.alone and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
+        if (edit.whole_repair_only and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
             continue
         seen.add(key)
+        budget.take()
         verdict = judge.verdict(edit)
         if verdict == FIXED and isinstance(judge, _TreeJudge) and judge.native:
             verdict = judge.judged(edit, node.lines)  # tree-sitter passed it: now the real judge
         if verdict == FIXED:
-            fixing.append((prior, edit))
-        elif verdict == PROGRESS and len(progressing) < MAX_PARTIAL and not edit.alone \
+            fixing.append((rank, edit))
+        elif verdict == PROGRESS and len(progressing) < MAX_PARTIAL and not edit.whole_repair_only \
                 and not _unbalances(node, edit):
-            progressing.append((prior, edit))
+            progressing.append((rank, edit))
     found: list[_Node] = []
     # Whole-file checks cost the most on long files: partial repairs are checked
     # only when no complete one survives.
     for group in (fixing, progressing):
-        for prior, edit in group:
+        for rank, edit in group:
             lines = node.lines[:edit.line - 1] + edit.new_lines + node.lines[edit.line - 1 + edit.span:]
-            child = _Node(lines, node.trailing_newline, (), node.edits + (edit,), node.prior + prior)
+            child = _Node(lines, node.trailing_newline, (), node.edits + (edit,), node.proposal_rank + rank)
+            budget.take()
             problems = judge.confirm(child.text, edit)
             if problems is not None:
-                found.append(replace(child, problems=problems, echoes=node.echoes + _echo(node, problems)))
+                found.append(replace(child, problems=problems, echoes=node.echoes + _error_repeats(node, problems)))
         if any(n.fixed for n in found):
             break
     return found
 
 
-def _echo(node: _Node, problems: tuple[Problem, ...]) -> int:
+def _error_repeats(node: _Node, problems: tuple[Problem, ...]) -> int:
     """1 when the edit left the same error to repair on a later line."""
     if not problems or not node.problems:
         return 0
@@ -194,26 +207,20 @@ def _kind(edit: Edit) -> str:
 
 
 def _unbalances(node: _Node, edit: Edit) -> bool:
-    """The edit leaves more brackets unmatched or strings open on its lines than
-    there were: such an edit only moves the error along, it does not lead to a repair."""
+    """The edit leaves strings open on its lines, or more brackets unmatched in the
+    lines around it, than there were: such an edit only moves the error along, it does
+    not lead to a repair. (An opener whose closer lies further down is not unmatched:
+    putting back a deleted ``{`` is a repair.)"""
     old = node.lines[edit.line - 1:edit.line - 1 + edit.span]
     if sum(map(open_strings, edit.new_lines)) > sum(map(open_strings, old)):
         return True  # an unterminated string swallows the error, it does not fix it
-    return _unmatched("\n".join(edit.new_lines)) > _unmatched("\n".join(old))
+    before = node.lines[max(0, edit.line - 1 - BRACKET_REACH):edit.line - 1]
+    after = node.lines[edit.line - 1 + edit.span:edit.line - 1 + edit.span + BRACKET_REACH]
+    return _unmatched(before + list(edit.new_lines) + after) > _unmatched(before + old + after)
 
 
-def _unmatched(text: str) -> int:
-    stack: list[str] = []
-    unmatched = 0
-    for char in text:
-        if char in "([{":
-            stack.append(char)
-        elif char in ")]}":
-            if stack and "([{"[")]}".index(char)] == stack[-1]:
-                stack.pop()
-            else:
-                unmatched += 1
-    return unmatched + len(stack)
+def _unmatched(lines: Sequence[str]) -> int:
+    return len(unmatched_brackets(list(lines), 1, len(lines), ""))
 
 
 class _PythonJudge:
@@ -367,16 +374,6 @@ class _TreeJudge:
         return problems
 
 
-def _now() -> float:
-    """The search's clock: the CPU time of this thread, so a busy machine (other
-    processes, other threads) does not cut the search shorter than an idle one would,
-    and time spent waiting for a native judge does not count (the judge is budgeted in
-    runs, MAX_JUDGE_CALLS). The file's wall-time deadline is the outer bound."""
-    if expired():
-        return math.inf
-    return time.thread_time()
-
-
 def native_judge(language: str, source: str) -> bool:
     """True when a tool other than tree-sitter judges ``language`` here (not Python,
     whose own judge is built into the search, nor JSON, checked whole as before)."""
@@ -438,21 +435,21 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
         text = node.text
         if text in out or text == source:
             continue
-        start, end_before, end_after = _changed_span(original, node.lines)
+        start, end_before, end_after = differing_span(original, node.lines)
         # Edits that differ only in spacing or line breaks are one candidate (the likelier one).
         if len(original) <= _DEDUPE_WHOLE:
             key: tuple[str, ...] = tuple(t for t in code_tokens(text, "other") if t.strip())
         else:
             key = (str(start),) + tuple(t for t in code_tokens(
-                "\n".join(node.lines[max(0, start - 2):end_after + 1]), "other") if t.strip())
+                "\n".join(node.lines[max(0, start - 1):end_after + 1]), "other") if t.strip())
         if key in same_tokens:
             continue
         same_tokens.add(key)
-        size = token_distance("\n".join(original[start - 1:end_before]),
-                              "\n".join(node.lines[start - 1:end_after]), language, cap=50)
-        out[text] = Candidate(start, max(end_before, start), "\n".join(node.lines[start - 1:end_after]),
-                              "; ".join(e.description for e in node.edits), _count(node, text, language), text,
-                              max(size, 1))
+        size = token_distance("\n".join(original[start:end_before]),
+                              "\n".join(node.lines[start:end_after]), language, cap=50)
+        change = Edit(start + 1, end_before - start, node.lines[start:end_after],
+                      "; ".join(e.description for e in node.edits), max(size, 1))
+        out[text] = Candidate(change, _count(node, text, language), text)
         if len(out) >= limit * 2:
             break
     return list(out.values())[:limit]
@@ -462,15 +459,3 @@ def _count(node: _Node, text: str, language: str) -> int:
     if node.fixed or language != "python":
         return len(node.problems)
     return max(1, len(check(text, language).problems))  # nodes carry CPython's first error only
-
-
-def _changed_span(before: list[str], after: list[str]) -> tuple[int, int, int]:
-    """First changed line (1-based) and the last changed line in ``before`` and ``after``."""
-    start = 0
-    while start < min(len(before), len(after)) and before[start] == after[start]:
-        start += 1
-    end_b, end_a = len(before), len(after)
-    while end_b > start and end_a > start and before[end_b - 1] == after[end_a - 1]:
-        end_b -= 1
-        end_a -= 1
-    return start + 1, end_b, end_a

@@ -1,4 +1,5 @@
-"""Line-range edits, unified diffs, and how big an edit is (in lines and tokens)."""
+"""The one ``Edit`` type (lines replaced by lines), applying line-range edits, unified
+diffs, and how big an edit is (in lines and tokens)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import difflib
 import io
 import re
 import tokenize
+from dataclasses import dataclass
+from typing import Sequence
 
 from ..check import source_lines
 
@@ -18,6 +21,51 @@ _LEXER = re.compile(r""""(?:\\.|[^"\\\n])*"|'(?:\\.|[^'\\\n])*'|""" + _WORDS_AND
 # count one by one: adding or moving a quote regroups the words of a line into other
 # strings, which deletes nothing.
 _LEXER_NO_STRINGS = re.compile(_WORDS_AND_SYMBOLS)
+
+
+WHOLE_LINE = 10**6  # end column of an edit that rewrites whole lines
+BRACKETS = {"(": ")", "[": "]", "{": "}"}
+
+
+@dataclass(frozen=True)
+class Edit:
+    """Lines ``line..end_line`` (1-based; ``span`` 0 inserts before ``line``) replaced
+    by ``new_lines``: every change the engine makes, whether proposed by the candidate
+    search, written by the model's rewrite or by an agent's turn."""
+
+    line: int
+    span: int  # lines replaced
+    new_lines: Sequence[str]
+    description: str = ""
+    size: int = 1  # tokens changed, roughly
+    end_column: int = WHOLE_LINE  # 1-based column just past the change on its last line
+    column: int = 0  # 0-based column where the change starts on its first line
+    whole_repair_only: bool = False  # acceptable only as the whole repair, never as a step of one
+    direct: bool = False  # asked of the language's native judge without tree-sitter's filter
+
+    @property
+    def end_line(self) -> int:
+        return self.line + self.span - 1
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.new_lines)
+
+    def applied(self, lines: Sequence[str]) -> list[str]:
+        return [*lines[:self.line - 1], *self.new_lines, *lines[self.line - 1 + self.span:]]
+
+
+def differing_span(a: Sequence, b: Sequence) -> tuple[int, int, int]:
+    """(start, end_a, end_b): ``a[start:end_a]`` and ``b[start:end_b]`` are what lies
+    between the common prefix and the common suffix of two sequences. Edits are small
+    and files long, so everything that compares two versions strips these first."""
+    start = 0
+    while start < min(len(a), len(b)) and a[start] == b[start]:
+        start += 1
+    end_a, end_b = len(a), len(b)
+    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
+        end_a, end_b = end_a - 1, end_b - 1
+    return start, end_a, end_b
 
 
 def replace_lines(source: str, start: int, end: int, text: str) -> str:
@@ -55,13 +103,7 @@ def changed_hunks(before: str, after: str) -> list[tuple[int, list[str], list[st
     is inserted before; the lines it replaces; the lines that replace them)."""
     a, b = source_lines(before), source_lines(after)
     # Only the middle that differs goes to difflib: it is slow on long, repetitive files.
-    start = 0
-    while start < min(len(a), len(b)) and a[start] == b[start]:
-        start += 1
-    end_a, end_b = len(a), len(b)
-    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
-        end_a -= 1
-        end_b -= 1
+    start, end_a, end_b = differing_span(a, b)
     matcher = difflib.SequenceMatcher(a=a[start:end_a], b=b[start:end_b], autojunk=False)
     return [(start + i1 + 1, a[start + i1:start + i2], b[start + j1:start + j2])
             for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
@@ -107,14 +149,7 @@ def _lexed_by_fallback(source: str) -> bool:
 
 
 def _levenshtein(a: list[str], b: list[str], cap: int) -> int:
-    # Strip the common prefix and suffix first: edits are small, files may be long.
-    start = 0
-    while start < len(a) and start < len(b) and a[start] == b[start]:
-        start += 1
-    end_a, end_b = len(a), len(b)
-    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
-        end_a -= 1
-        end_b -= 1
+    start, end_a, end_b = differing_span(a, b)
     a, b = a[start:end_a], b[start:end_b]
     if abs(len(a) - len(b)) >= cap:
         return cap
@@ -127,15 +162,3 @@ def _levenshtein(a: list[str], b: list[str], cap: int) -> int:
         if min(previous) >= cap:
             return cap
     return min(previous[-1], cap)
-
-
-def rewrites_too_much(before: str, after: str, language: str) -> bool:
-    """True when an edit replaces code rather than repairing it: more tokens changed
-    than half of what the touched lines held (and more than a handful)."""
-    distance = token_distance(before, after, language, cap=200)
-    if distance <= 6:
-        return False
-    touched = changed_lines(before, after)
-    lines = source_lines(before)
-    original = "\n".join(lines[i - 1] for i in touched if 0 < i <= len(lines))
-    return distance > max(6, len(code_tokens(original, "other")) // 2)

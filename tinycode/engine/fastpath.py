@@ -10,25 +10,20 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import Callable
-
-from .candidates import Candidate, suggest
+from .candidates import WORK_BUDGET, Candidate, suggest
 from ..check import CheckResult, check
 from ..llm.base import LLM, ScoringUnsupported
 
 # Complete fixes offered to the ranker: each costs its own window's tokens.
 MAX_RANKED = 5
 # Scoring costs about 1.5x evaluating a prompt (every scored token needs its logits), so
-# the candidates ranked stop at this many scored tokens (two are always kept). Measured on
-# the first 200 even-id dev snippets: 300 kept success and exact as they were without a
-# limit (94.5%, 58.0%) with fewer prompt tokens; 200 lost half a point of each.
+# the candidates ranked stop at this many scored tokens (two are always kept): on the
+# dev set a lower cap began to lose the right fix, a higher one only cost time.
 MAX_SCORED_TOKENS: int | None = 300
 # A backend that does not say how large its context is is assumed to hold this many
 # tokens; a scored text keeps this many free (a token merged at the seam, the BOS).
 DEFAULT_CONTEXT = 4096
 CONTEXT_MARGIN = 8
-# Log-likelihood lead (nats) the best candidate needs over the runner-up; below it the
-# choice is left to the agent.
-MIN_MARGIN = 0.0
 
 
 @dataclass
@@ -46,32 +41,33 @@ class FastRepair:
 
 
 def try_fast_repair(source: str, language: str, result: CheckResult | None,
-                    get_llm: Callable[[], LLM], *, time_budget: float = 0.5,
-                    min_margin: float = MIN_MARGIN, partial: bool = False,
-                    searched: dict[tuple[str, str], list[Candidate]] | None = None) -> FastRepair | None:
+                    llm: LLM, *, work: int = WORK_BUDGET, partial: bool = False,
+                    searched: dict[tuple[str, str], list[Candidate]] | None = None,
+                    keep: Callable[[Candidate], bool] | None = None) -> FastRepair | None:
     """A complete, verified fix chosen without generation, or None. With ``partial``,
     failing that, a verified edit that makes progress (fewer problems and none new,
-    or CPython's first error moved past it). ``get_llm`` is called only when there are
-    several to choose from. ``searched`` remembers searches by text, so asking again
-    for the same text (complete fixes first, partial ones later) searches once."""
+    or CPython's first error moved past it). ``llm`` (a lazy one loads only then) is
+    used only when there are several to choose from. ``searched`` remembers searches by text, so asking again
+    for the same text (complete fixes first, partial ones later) searches once. Only
+    the candidates ``keep`` accepts are chosen from."""
     start = time.perf_counter()
     result = result or check(source, language)
     found = None if searched is None else searched.get((language, source))
     if found is None:
-        found = suggest(source, language, limit=MAX_RANKED, time_budget=time_budget, result=result)
+        found = suggest(source, language, limit=MAX_RANKED, work=work, result=result)
         if searched is not None:
             searched[(language, source)] = found
     complete = [c for c in found if c.fixes_all]
-    if not complete and partial and found:
-        fewest = min(c.problems_after for c in found)
-        complete = [c for c in found if c.problems_after == fewest]
+    if not complete and partial:
+        progress = [c for c in found if keep is None or keep(c)]
+        fewest = min((c.problems_after for c in progress), default=0)
+        complete = [c for c in progress if c.problems_after == fewest]
     if not complete:
         return None
     if len(complete) == 1:
         return FastRepair(complete[0], 0, 0.0, time.perf_counter() - start, False)
     from .rank import rank, scoring_texts
 
-    llm = get_llm()
     complete = _affordable(llm, source, language, complete)
     if len(complete) < 2:  # the candidates' windows do not fit the context together
         return None
@@ -82,8 +78,6 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
         return None
     (best, best_score), (_, second_score) = ranked[0], ranked[1]
     margin = best_score - second_score
-    if margin < min_margin:
-        return None
     prefix, windows = scoring_texts(source, language, complete)
     tokens = llm.count_tokens(prefix) + sum(llm.count_tokens(w) for w in windows)
     return FastRepair(best, len(complete) - 1, margin, time.perf_counter() - start, True, tokens)

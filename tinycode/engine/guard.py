@@ -5,7 +5,8 @@ rewrote code to make the parser happy), and one that removes more than a few tok
 deleted code the parser choked on, so both are refused and the input is left as it
 was. A change far from every problem the checker reported is not a repair at all: code
 comments are model input, and an instruction planted in one must not reach a line the
-error does not touch. The limits come from the settings (`max-changed-lines`,
+error does not touch. Each agent edit must also repair rather than rewrite the lines it touches
+(``rewrites_instead_of_repairing``). The limits come from the settings (`max-changed-lines`,
 `max-changed-tokens`, `max-deleted-tokens`, `max-problem-distance`).
 """
 
@@ -14,16 +15,14 @@ from __future__ import annotations
 from typing import Sequence
 
 from ..check import Problem, source_lines
-from .edits import changed_hunks, changed_lines, code_tokens, token_distance
+from ..config import setting
+from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, token_distance
 
-MAX_CHANGED_LINES = 8
-MAX_CHANGED_TOKENS = 40
-# Net tokens a repair may remove: a stray bracket, a duplicated word, a ">>>" prompt.
-# (On the StackOverflow dev set 96% of the human fixes remove at most 6.)
-MAX_DELETED_TOKENS = 6
-# Lines a changed line may lie outside every problem's span (an unclosed bracket is
-# reported where it opens and closed where its statement ends).
-MAX_PROBLEM_DISTANCE = 6
+# The limits' defaults are the settings' (tinycode.config), defined there once.
+MAX_CHANGED_LINES: int = setting("max_changed_lines").default
+MAX_CHANGED_TOKENS: int = setting("max_changed_tokens").default
+MAX_DELETED_TOKENS: int = setting("max_deleted_tokens").default
+MAX_PROBLEM_DISTANCE: int = setting("max_problem_distance").default
 
 
 def edit_too_large(before: str, after: str, language: str, *,
@@ -33,34 +32,51 @@ def edit_too_large(before: str, after: str, language: str, *,
                    problems: Sequence[Problem] | None = None,
                    max_distance: int = MAX_PROBLEM_DISTANCE) -> str:
     """Why the edit from ``before`` to ``after`` breaks the guard, or "" when it is small
-    enough (and, given the ``problems`` of ``before``, near enough to one of them)."""
-    lines = changed_lines(before, after)
+    enough (and, given the ``problems`` of ``before``, near enough to one of them).
+
+    The size limits hold per repaired region (changes at most ``max_distance`` lines
+    apart): three small repairs in three places are fine, one large rewrite is not."""
     if problems is not None:
         far = far_from_problems(before, after, language, problems, max_distance)
         if far:
             return far
-    before, after = _differing_middle(before, after)  # so the cost follows the edit, not the file
-    if len(lines) > max_lines:
-        return f"{len(lines)} lines changed, limit {max_lines}"
-    distance = token_distance(before, after, language, cap=max_tokens + 1)
-    if distance > max_tokens:
-        return f"more than {max_tokens} tokens changed, limit {max_tokens}"
-    deleted = len(code_tokens(before, "other", strings=False)) - len(code_tokens(after, "other", strings=False))
-    if deleted > max_deleted:
-        return f"{deleted} tokens of code deleted, limit {max_deleted}"
+    for first, lines, old, new in _regions(before, after, max_distance):
+        where = f" near line {first}"
+        if lines > max_lines:
+            return f"{lines} lines changed{where}, limit {max_lines}"
+        distance = token_distance(old, new, language, cap=max_tokens + 1)
+        if distance > max_tokens:
+            return f"more than {max_tokens} tokens changed{where}, limit {max_tokens}"
+        deleted = len(code_tokens(old, "other", strings=False)) - len(code_tokens(new, "other", strings=False))
+        if deleted > max_deleted:
+            return f"{deleted} tokens of code deleted{where}, limit {max_deleted}"
     return ""
 
 
-def _differing_middle(before: str, after: str) -> tuple[str, str]:
-    """The lines of each text from the first that differs to the last that differs."""
-    a, b = before.split("\n"), after.split("\n")
-    start = 0
-    while start < min(len(a), len(b)) and a[start] == b[start]:
-        start += 1
-    end_a, end_b = len(a), len(b)
-    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
-        end_a, end_b = end_a - 1, end_b - 1
-    return "\n".join(a[start:end_a]), "\n".join(b[start:end_b])
+def _regions(before: str, after: str, max_distance: int) -> list[tuple[int, int, str, str]]:
+    """The repaired regions: runs of changed lines at most ``max_distance`` lines apart,
+    each as (its first line, lines of ``before`` it changes, its text before, after)."""
+    original = source_lines(before)
+    groups: list[list[tuple[int, list[str], list[str]]]] = []
+    for hunk in changed_hunks(before, after):
+        if groups:
+            first, old, _ = groups[-1][-1]
+            if hunk[0] - (first + len(old)) <= max_distance:
+                groups[-1].append(hunk)
+                continue
+        groups.append([hunk])
+    regions = []
+    for group in groups:
+        start, (last, last_old, _) = group[0][0], group[-1]
+        end = last + len(last_old)  # one past the region's last line in ``before``
+        new_lines: list[str] = []
+        at = start
+        for first, old, new in group:
+            new_lines += original[at - 1:first - 1] + new
+            at = first + len(old)
+        changed = sum(max(len(old), 1) for _, old, _ in group)
+        regions.append((start, changed, "\n".join(original[start - 1:end - 1]), "\n".join(new_lines)))
+    return regions
 
 
 def far_from_problems(before: str, after: str, language: str, problems: Sequence[Problem],
@@ -140,6 +156,19 @@ def _only_closes_brackets(old: list[str], new: list[str]) -> bool:
     for char in grown:
         if i < len(squeeze) and char == squeeze[i]:
             i += 1
-        elif char not in ")]}":
+        elif char not in BRACKETS.values():
             return False
     return i == len(squeeze)
+
+
+def rewrites_instead_of_repairing(before: str, after: str, language: str) -> bool:
+    """One step's rule (the limits above are the whole repair's): True when an edit
+    replaces code rather than repairing it: more tokens changed
+    than half of what the touched lines held (and more than a handful)."""
+    distance = token_distance(before, after, language, cap=200)
+    if distance <= 6:
+        return False
+    touched = changed_lines(before, after)
+    lines = source_lines(before)
+    original = "\n".join(lines[i - 1] for i in touched if 0 < i <= len(lines))
+    return distance > max(6, len(code_tokens(original, "other")) // 2)

@@ -1,15 +1,19 @@
-"""``repair(source)``: the whole pipeline for one text.
+"""``repair(source)``: the repair loop for one text.
 
-check -> clean: done, no model loaded. Otherwise the fast path (a verified candidate
-edit, ranked by the model when there are several), then one generated rewrite of the
-lines around the problem, then the ReAct agent. The result
-is the working copy, and it is returned as fixed only when the checker finds no
-problem and the edit is small and near the problems found at the start.
+check -> clean: done, no model loaded. Otherwise the loop observes the problems, acts
+on the next one with one of its tools (a complete verified candidate edit, ranked by
+the model when there are several; the model's rewrite of the problem's window; a
+verified edit that only makes progress) and keeps the step when that problem went and
+none came. What the loop cannot repair goes to the ReAct agent, working on the partly
+repaired copy. The result is returned as fixed only when the checker finds no problem
+and every change is small and near a problem found at the start.
 
-Every stage works within one deadline per file (``tinycode.deadline``). A failure of
-the model while repairing this file (a server error, a context overflow, the deadline)
-ends this file as failed with the reason; only a model that cannot be loaded at all
-(``ModelUnavailable``) is raised, since every other file would fail the same way.
+Every step works within one deadline per file (``tinycode.deadline``), a safety bound:
+the work itself is budgeted in checks, steps and tokens, so a busy machine gives the
+same answer as an idle one. A failure of the model while repairing this file (a
+server error, a context overflow, the deadline) ends this file as failed with the
+reason; only a model that cannot be loaded at all (``ModelUnavailable``) is raised,
+since every other file would fail the same way.
 """
 
 from __future__ import annotations
@@ -20,27 +24,29 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import judges
-from .agent import Step, run_agent
 from ..check import CheckResult, Problem, check
 from ..config import Settings
 from ..deadline import DeadlineExceeded, until
 from ..errors import ModelError, ModelUnavailable
-from .fastpath import try_fast_repair
-from .guard import edit_too_large
 from ..languages import normalize
 from ..llm.base import LLM
+from ..llm.loader import LazyLLM
+from .agent import WorkingCopy, run_agent
+from .agent.loop import OPEN, Style
+from .candidates import Candidate
+from .fastpath import try_fast_repair
+from .guard import edit_too_large
 from .progress import made_progress
 from .rewrite import rewrite_window
-from .agent.workspace import WorkingCopy
+from .trace import Step
 
-# CPU seconds one candidate search may take (its own thread's, so the same on a busy
-# machine as on an idle one); the file's wall-time deadline can cut it shorter.
-FAST_PATH_SECONDS = 0.5
 # Kept steps of the repair loop before what remains goes to the agent.
 MAX_LOOP_STEPS = 12
 # Candidate edits one place may take in all (the candidate search's own depth).
 MAX_EDITS_PER_REGION = 4
 _EDIT_LINE = re.compile(r"(?:^|; )line (\d+):")
+
+OnStep = Callable[[Step], None]
 
 
 @dataclass
@@ -58,52 +64,85 @@ class RepairResult:
     seconds: float = 0.0
     fast_path: bool = False
 
-    @property
-    def changed(self) -> bool:
-        return self.status == "fixed"
+
+@dataclass
+class RepairState:
+    """What every step of one repair reads and updates: the original and its problems,
+    the working copy and its check, the lazy model, the settings and the counters."""
+
+    original: str
+    language: str
+    original_result: CheckResult
+    settings: Settings
+    llm: LLM  # loaded on first use
+    result: RepairResult
+    on_step: OnStep | None
+    working: str = ""
+    current: CheckResult | None = None
+    edited_lines: list[int] = field(default_factory=list)  # one entry per candidate edit kept
+    searched: dict[tuple[str, str], list] = field(default_factory=dict)  # candidate searches by text
+
+    @classmethod
+    def start(cls, source: str, language: str, before: CheckResult, settings: Settings, llm: LLM,
+              on_step: OnStep | None = None) -> "RepairState":
+        """The state of a repair that has not made a step yet."""
+        result = RepairResult(source, "failed", language, problems_before=list(before.problems))
+        return cls(source, language, before, settings, llm, result, on_step, source, before)
+
+    def record(self, step: Step) -> None:
+        if self.on_step:
+            self.on_step(step)
+        self.result.steps.append(step)
+
+    def next_number(self) -> int:
+        return len(self.result.steps) + 1
+
+    def too_large(self, after_source: str) -> str:
+        """Why the change from the original to ``after_source`` is not a repair (the
+        minimal-edit and locality guard with the settings' limits), or ''."""
+        s = self.settings
+        return edit_too_large(self.original, after_source, self.language, max_lines=s.max_changed_lines,
+                              max_tokens=s.max_changed_tokens, max_deleted=s.max_deleted_tokens,
+                              problems=self.original_result.problems, max_distance=s.max_problem_distance)
+
+    def count_model(self, prompt_tokens: int, completion_tokens: int = 0) -> None:
+        self.result.model_calls += 1
+        self.result.prompt_tokens += prompt_tokens
+        self.result.completion_tokens += completion_tokens
 
 
-def repair(source: str, language: str | None = None, *, model: str | None = None,
-           llm: LLM | None = None, settings: Settings | None = None, max_steps: int | None = None,
-           timeout: float | None = None, on_step: Callable[[Step], None] | None = None) -> RepairResult:
-    """Repair ``source`` (``language`` defaults to Python). ``llm`` is used as given;
-    otherwise ``model`` (or the settings' model) is loaded, only if a model is needed."""
-    # A native judge's non-syntax messages about the original (a missing header) may
-    # stay; every check during this repair reports any new one as a problem.
-    with judges.baseline(source, normalize(language or "python")):
-        return _repair(source, language, model=model, llm=llm, settings=settings,
-                       max_steps=max_steps, timeout=timeout, on_step=on_step)
+# A tool of the loop: act on the working copy's next problem; the new text and its
+# check when the step is kept, else None.
+LoopTool = Callable[[RepairState], "tuple[str, CheckResult] | None"]
 
 
-def _repair(source: str, language: str | None, *, model: str | None, llm: LLM | None,
-            settings: Settings | None, max_steps: int | None, timeout: float | None,
-            on_step: Callable[[Step], None] | None) -> RepairResult:
-    started = time.monotonic()
+def repair(source: str, language: str | None = None, *, llm: LLM | None = None,
+           settings: Settings | None = None, on_step: OnStep | None = None) -> RepairResult:
+    """Repair ``source`` (``language`` defaults to Python) within ``settings`` (model,
+    steps, timeout, guard limits...). ``llm`` is used as given; otherwise the settings'
+    model is loaded, only if a model is needed."""
     settings = settings or Settings()
     language = normalize(language or "python")
+    # A native judge's non-syntax messages about the original (a missing header) may
+    # stay; every check during this repair reports any new one as a problem.
+    with judges.baseline(source, language):
+        return _repair(source, language, llm, settings, on_step)
+
+
+def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
+            on_step: OnStep | None) -> RepairResult:
+    started = time.monotonic()
     before = check(source, language)
     if before.ok:
         return RepairResult(source, "clean", language, seconds=time.monotonic() - started)
-    deadline = started + (timeout if timeout is not None else settings.timeout)
-    loaded: list[LLM] = [llm] if llm is not None else []
-
-    def get_llm() -> LLM:
-        if not loaded:
-            from ..llm import load_llm
-
-            try:
-                loaded.append(load_llm(model or settings.model, backend=settings.backend,
-                                       base_url=settings.base_url, gpu_layers=settings.gpu_layers,
-                                       offline=settings.offline))
-            except ModelError as exc:
-                raise ModelUnavailable(str(exc)) from None
-        return loaded[0]
-
-    result = RepairResult(source, "failed", language, problems_before=list(before.problems))
+    if llm is None:
+        llm = LazyLLM(model=settings.model, backend=settings.backend, base_url=settings.base_url,
+                      gpu_layers=settings.gpu_layers, offline=settings.offline)
+    state = RepairState.start(source, language, before, settings, llm, on_step)
+    result = state.result
     try:
-        with until(deadline):
-            final_source = _stages(source, language, before, get_llm, settings, result, deadline,
-                                   max_steps, on_step)
+        with until(started + settings.timeout):
+            final_source = state.working if run_loop(state) else run_agent_on(state)
     except ModelUnavailable:
         raise
     except (ModelError, DeadlineExceeded) as exc:
@@ -115,7 +154,7 @@ def _repair(source: str, language: str | None, *, model: str | None, llm: LLM | 
     if not after.ok:
         result.reason = result.reason or "problems remain"
         return result
-    too_large = _guard(source, final_source, language, settings, before)
+    too_large = state.too_large(final_source)
     if too_large:
         result.reason = f"edit too large ({too_large})"
         return result
@@ -123,115 +162,136 @@ def _repair(source: str, language: str | None, *, model: str | None, llm: LLM | 
     return result
 
 
-def _stages(source: str, language: str, before: CheckResult, get_llm: Callable[[], LLM],
-            settings: Settings, result: RepairResult, deadline: float, max_steps: int | None,
-            on_step: Callable[[Step], None] | None) -> str:
-    """The repair loop: observe, act on the next problem with a verified candidate edit
-    or else a rewrite of its window, keep the step when it removes that problem and
-    adds none, repeat; what no step can repair goes to the agent. The working copy
-    the loop ends with is returned."""
-    working, current = source, before
-    edited_lines: list[int] = []  # one entry per candidate edit kept, at its line
-    searched: dict[tuple[str, str], list] = {}  # candidate searches by text
-    if not settings.agent_only:
-        for _ in range(MAX_LOOP_STEPS):
-            # A complete verified fix first; then the model's rewrite of the problem's
-            # window; a verified edit that only makes progress last, since on a file
-            # whose next error is not yet visible it may be the wrong one.
-            kept = (_candidate_step(source, working, current, language, get_llm, settings, before,
-                                    result, on_step, edited_lines, searched, partial=False)
-                    or _rewrite_step(source, working, current, language, get_llm, settings, before,
-                                     result, on_step)
-                    or _candidate_step(source, working, current, language, get_llm, settings, before,
-                                       result, on_step, edited_lines, searched, partial=True))
-            if kept is None:
+def run_loop(state: RepairState) -> bool:
+    """The loop on the working copy, until it is clean (True) or no tool makes progress."""
+    if state.settings.agent_only:
+        return False
+    for _ in range(MAX_LOOP_STEPS):
+        kept = None
+        for tool in LOOP_TOOLS:
+            kept = tool(state)
+            if kept is not None:
                 break
-            working, current = kept
-            if current.ok:
-                return working
-    copy = WorkingCopy(working, language, current, max_distance=settings.max_problem_distance,
-                       original=source, original_result=before)
-    outcome = run_agent(get_llm(), copy, max_steps=max_steps or settings.max_steps,
-                        deadline=deadline, on_step=on_step, web_backend=settings.web,
-                        offline=settings.offline, first_step=len(result.steps) + 1,
-                        lookup=settings.lookup)
-    result.steps.extend(outcome.steps)
-    result.model_calls += outcome.model_calls
-    result.prompt_tokens += outcome.prompt_tokens
-    result.completion_tokens += outcome.completion_tokens
-    if not outcome.fixed:
-        result.reason = outcome.reason
-    return outcome.source
+        if kept is None:
+            return False
+        state.working, state.current = kept
+        if state.current.ok:
+            return True
+    return False
 
 
-def _candidate_step(source: str, working: str, current: CheckResult, language: str,
-                    get_llm: Callable[[], LLM], settings: Settings, before: CheckResult,
-                    result: RepairResult, on_step: Callable[[Step], None] | None,
-                    edited_lines: list[int], searched: dict[tuple[str, str], list], *,
-                    partial: bool) -> tuple[str, CheckResult] | None:
-    """One verified candidate edit (ranked by the model when there are several) that
-    repairs every problem or makes progress; recorded as a step. One place in the file
-    takes at most MAX_EDITS_PER_REGION such edits, however many steps they come in:
-    six stray characters deleted one by one are not a repair."""
-    fast = try_fast_repair(working, language, current, get_llm, time_budget=FAST_PATH_SECONDS,
-                           partial=partial, searched=searched)
+def _complete_fix(state: RepairState) -> tuple[str, CheckResult] | None:
+    """A verified candidate edit that repairs every problem."""
+    return _candidate_step(state, partial=False)
+
+
+def _region_fix(state: RepairState) -> tuple[str, CheckResult] | None:
+    """A verified candidate edit after which no problem is left near it: that region is
+    repaired, and the problems left are other mistakes elsewhere in the file."""
+    return _candidate_step(state, partial=True, keep=lambda c: _region_clean(c, state))
+
+
+def _partial_fix(state: RepairState) -> tuple[str, CheckResult] | None:
+    """A verified candidate edit that makes progress: last, since on a file whose next
+    error is not yet visible it may be the wrong one."""
+    return _candidate_step(state, partial=True)
+
+
+def _region_clean(candidate: Candidate, state: RepairState) -> bool:
+    """No problem of the text after ``candidate`` lies within the guard's distance of
+    the lines it changed."""
+    edit = candidate.edit
+    first, last = edit.line, edit.line + max(len(edit.new_lines), 1) - 1
+    reach = state.settings.max_problem_distance
+    problems = check(candidate.source_after, state.language).problems
+    return all(p.line > last + reach or max(p.line, p.end_line) < first - reach for p in problems)
+
+
+def _candidate_step(state: RepairState, *, partial: bool,
+                    keep: Callable[[Candidate], bool] | None = None) -> tuple[str, CheckResult] | None:
+    """One verified candidate edit (ranked by the model when there are several),
+    recorded as a step. One place in the file takes at most MAX_EDITS_PER_REGION such
+    edits, however many steps they come in: six stray characters deleted one by one
+    are not a repair."""
+    assert state.current is not None
+    fast = try_fast_repair(state.working, state.language, state.current, state.llm, partial=partial,
+                           searched=state.searched, keep=keep)
     if fast is None:
         return None
-    lines = [int(n) for n in _EDIT_LINE.findall(fast.candidate.description)] or [fast.candidate.start_line]
+    change = fast.candidate.edit
+    lines = [int(n) for n in _EDIT_LINE.findall(change.description)] or [change.line]
+    distance = state.settings.max_problem_distance
     for line in lines:
-        near = [n for n in edited_lines + lines if abs(n - line) <= settings.max_problem_distance]
+        near = [n for n in state.edited_lines + lines if abs(n - line) <= distance]
         if len(near) > MAX_EDITS_PER_REGION:
             return None
-    after = check(fast.source_after, language)
-    if _guard(source, fast.source_after, language, settings, before):
+    if state.too_large(fast.source_after):
         return None
-    edited_lines.extend(lines)
-    where = current.problems[0]
+    after = check(fast.source_after, state.language)
+    state.edited_lines.extend(lines)
     thought = ("a verified small edit fixes every problem" if after.ok else
-               f"a verified small edit removes the problem at line {where.line}")
-    _record(result, on_step, Step(len(result.steps) + 1, kind="fast_path", thought=thought,
-                                  action="apply_fix", input={"description": fast.candidate.description},
-                                  observation=_observed(after), ms=fast.seconds * 1000,
-                                  prompt_tokens=fast.prompt_tokens))
+               f"a verified small edit removes the problem at line {state.current.problems[0].line}")
+    state.record(Step(state.next_number(), kind="fast_path", thought=thought, action="apply_fix",
+                      input={"description": change.description}, observation=_observed(after),
+                      ms=fast.seconds * 1000, prompt_tokens=fast.prompt_tokens))
     if fast.scored:  # one scoring pass, no generation
-        result.model_calls += 1
-        result.prompt_tokens += fast.prompt_tokens
-    result.fast_path = after.ok and len(result.steps) == 1
+        state.count_model(fast.prompt_tokens)
+    state.result.fast_path = after.ok and len(state.result.steps) == 1
     return fast.source_after, after
 
 
-def _rewrite_step(source: str, working: str, current: CheckResult, language: str,
-                  get_llm: Callable[[], LLM], settings: Settings, before: CheckResult,
-                  result: RepairResult, on_step: Callable[[Step], None] | None
-                  ) -> tuple[str, CheckResult] | None:
+def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
     """One generated rewrite of the lines around the next problem, recorded as a step;
     kept when the file then parses, or when the problem went and none came, within the
     guard."""
-    rewrite = rewrite_window(get_llm(), working, language, current)
-    result.model_calls += 1
-    result.prompt_tokens += rewrite.prompt_tokens
-    result.completion_tokens += rewrite.completion_tokens
+    assert state.current is not None
+    rewrite = rewrite_window(state.llm, state.working, state.language, state.current)
+    state.count_model(rewrite.prompt_tokens, rewrite.completion_tokens)
     kept: tuple[str, CheckResult] | None = None
     if rewrite.edited is None or rewrite.edited_result is None:
         observation = "The rewrite changes nothing usable; the agent takes over."
     else:
-        new_lines = rewrite.new_text.count("\n") + 1
-        delta = new_lines - (rewrite.end - rewrite.start + 1)
-        if not made_progress(current.problems, rewrite.edited_result.problems, rewrite.start,
-                             rewrite.start + new_lines - 1, delta):
+        change = rewrite.edit
+        if not made_progress(state.current.problems, rewrite.edited_result.problems, change.line,
+                             change.line + len(change.new_lines) - 1, len(change.new_lines) - change.span):
             observation = "The rewrite does not remove the problem; the agent takes over."
-        elif _guard(source, rewrite.edited, language, settings, before):
+        elif state.too_large(rewrite.edited):
             observation = "The rewrite changes too much; the agent takes over."
         else:
             kept = rewrite.edited, rewrite.edited_result
             observation = _observed(rewrite.edited_result)
-    _record(result, on_step, Step(len(result.steps) + 1, kind="rewrite",
-                                  thought=f"no small edit repairs line {current.problems[0].line}: "
-                                  "rewrite the lines around it", action="rewrite_lines",
-                                  input={"start": rewrite.start, "end": rewrite.end, "text": rewrite.new_text},
-                                  observation=observation, prompt_tokens=rewrite.prompt_tokens,
-                                  completion_tokens=rewrite.completion_tokens, ms=rewrite.seconds * 1000))
+    state.record(Step(state.next_number(), kind="rewrite",
+                      thought=f"no small edit repairs line {state.current.problems[0].line}: "
+                      "rewrite the lines around it", action="rewrite_lines",
+                      input={"start": rewrite.edit.line, "end": rewrite.edit.end_line, "text": rewrite.edit.text},
+                      observation=observation, prompt_tokens=rewrite.prompt_tokens,
+                      completion_tokens=rewrite.completion_tokens, ms=rewrite.seconds * 1000))
     return kept
+
+
+# In this order each iteration: a complete verified fix first; then one that repairs the
+# problem's region while mistakes elsewhere remain; then the model's rewrite of the
+# problem's window; a verified edit that only makes progress last.
+LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _rewrite, _partial_fix)
+
+
+def run_agent_on(state: RepairState, style: Style = OPEN) -> str:
+    """The ReAct agent on the working copy, within the settings' steps; the copy it
+    ends with."""
+    assert state.current is not None
+    s = state.settings
+    copy = WorkingCopy(state.working, state.language, state.current, max_distance=s.max_problem_distance,
+                       original=state.original, original_result=state.original_result)
+    outcome = run_agent(state.llm, copy, max_steps=s.max_steps, on_step=state.on_step,
+                        web_backend=s.web, offline=s.offline, first_step=state.next_number(),
+                        lookup=s.lookup, style=style)
+    state.result.steps.extend(outcome.steps)
+    state.result.model_calls += outcome.model_calls
+    state.result.prompt_tokens += outcome.prompt_tokens
+    state.result.completion_tokens += outcome.completion_tokens
+    if not outcome.fixed:
+        state.result.reason = outcome.reason
+    return outcome.source
 
 
 def _observed(after: CheckResult) -> str:
@@ -239,19 +299,3 @@ def _observed(after: CheckResult) -> str:
         return "No problems: the file parses."
     first = after.problems[0]
     return f"{len(after.problems)} problem(s) left; next at line {first.line}: {first.message}"
-
-
-def _record(result: RepairResult, on_step: Callable[[Step], None] | None, step: Step) -> None:
-    if on_step:
-        on_step(step)
-    result.steps.append(step)
-
-
-def _guard(before_source: str, after_source: str, language: str, settings: Settings,
-           before: CheckResult) -> str:
-    """The minimal-edit and locality guard with the settings' limits."""
-    return edit_too_large(before_source, after_source, language,
-                          max_lines=settings.max_changed_lines,
-                          max_tokens=settings.max_changed_tokens,
-                          max_deleted=settings.max_deleted_tokens,
-                          problems=before.problems, max_distance=settings.max_problem_distance)

@@ -1,7 +1,10 @@
 """Did a step repair something: the one rule the candidate search and the repair loop
 share for "this edit removed a problem and added none".
 
-tree-sitter sees every problem at once: progress is fewer of them and none new. Most
+tree-sitter sees every problem at once: progress is fewer of them and none new. Its
+error recovery may describe an error it saw before differently once another is repaired
+(``unexpected '}}'`` becomes ``unexpected '}'``): outside the edited lines a problem is
+new only where a line has more problems than before. Most
 compilers and interpreters (CPython, node, bash -n, php -l) report the first error
 only, so when that one is repaired the next one surfaces with a message never seen
 before: that counts as progress when it lies past the edit and past where the old
@@ -10,6 +13,7 @@ first error was, and the judge does not report more errors than before.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Sequence
 
 from ..check import Problem
@@ -32,7 +36,7 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     old_judge = [p for p in before if p.source != TREE_SITTER]
     new_tree = {(p.line, p.message) for p in after if p.source == TREE_SITTER}
     new_judge = [p for p in after if p.source != TREE_SITTER]
-    if new_tree - old_tree:
+    if _added(new_tree, old_tree, edit_line, edit_end):
         return False
     surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)]
     if surfaced:
@@ -41,3 +45,12 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
         first_old = min(p.line + delta if p.line > edit_line else p.line for p in old_judge)
         return all(p.line > max(edit_end, first_old) for p in surfaced)
     return len(after) < len(before)
+
+
+def _added(new: set[tuple[int, str]], old: set[tuple[int, str]], edit_line: int, edit_end: int) -> bool:
+    """Some problem in ``new`` is not one of ``old``: on the edited lines any problem not
+    seen before, elsewhere one more on its line than before."""
+    old_per_line = Counter(line for line, _ in old)
+    new_per_line = Counter(line for line, _ in new)
+    return any(edit_line <= line <= edit_end or new_per_line[line] > old_per_line[line]
+               for line, message in new - old)

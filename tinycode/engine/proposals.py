@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import keyword
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import lru_cache
 from typing import Iterator
 
 from ..check import Problem
 from ..languages import comment_prefix
+from .edits import BRACKETS, Edit
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
 REPLACEABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", "=", "==", ".")
@@ -38,22 +39,7 @@ QUOTE_LINES_BEFORE = 30  # lines before a problem searched for a dropped closing
 CLOSE_WITHIN = 40  # lines after an unclosed bracket where its closer is tried
 INNER_LINES = 16  # a multi-line problem up to this size has each of its lines tried
 BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched bracket
-_PAIRS = {"(": ")", "[": "]", "{": "}"}
 _EXPECTED = re.compile(r"^(?:SyntaxError: )?expected '([^'\s]{1,2})'(?: before| after|,)")  # gcc, clang, gofmt
-_WHOLE_LINE = 10**6  # end column of an edit that rewrites whole lines
-
-
-@dataclass(frozen=True)
-class Edit:
-    line: int  # first line replaced, 1-based
-    span: int  # lines replaced
-    new_lines: list[str]
-    description: str
-    size: int = 1  # tokens changed, roughly
-    end_column: int = _WHOLE_LINE  # 1-based column just past the change on its last line
-    column: int = 0  # 0-based column where the change starts on its first line
-    alone: bool = False  # acceptable only as the whole repair, never as a step of one
-    direct: bool = False  # asked of the language's native judge without tree-sitter's filter
 
 
 def open_strings(text: str) -> int:
@@ -192,20 +178,20 @@ def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -
     reports such a mistake far from it, or as one ERROR over the whole file."""
     first = max(1, problem.line - BRACKET_SCAN)
     last = min(len(lines), max(problem.line, problem.end_line, first + BRACKET_SCAN) + BRACKET_SCAN)
-    for line_no, col, bracket in _unmatched_brackets(lines, first, last, comment):
+    for line_no, col, bracket in unmatched_brackets(lines, first, last, comment):
         text = lines[line_no - 1]
         code_end = len(text.rstrip())
         bounds = sorted({c for c, _ in tokens(text)} | {code_end})
-        if bracket in _PAIRS:
-            partner, spots = _PAIRS[bracket], [code_end] + [b for b in bounds if col < b < code_end]
+        if bracket in BRACKETS:
+            partner, spots = BRACKETS[bracket], [code_end] + [b for b in bounds if col < b < code_end]
         else:
-            partner = next(o for o, c in _PAIRS.items() if c == bracket)
+            partner = next(o for o, c in BRACKETS.items() if c == bracket)
             spots = [b for b in reversed(bounds) if b <= col]
         for spot in spots:
             yield _insert(text, line_no, spot, partner)
 
 
-def _unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
+def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
     """(line, column, bracket) of brackets on lines ``first..last`` that have no partner
     there, strings and line comments skipped: closers that close nothing or the wrong
     opener, then openers never closed (the innermost first)."""
@@ -216,10 +202,10 @@ def _unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -
         for col, tok in tokens(text):
             if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
                 break  # a comment (a "#" inside a word, as in bash's ${#x}, is not one)
-            if tok in _PAIRS:
+            if tok in BRACKETS:
                 stack.append((line_no, col, tok))
-            elif tok in _PAIRS.values():
-                if stack and _PAIRS[stack[-1][2]] == tok:
+            elif tok in BRACKETS.values():
+                if stack and BRACKETS[stack[-1][2]] == tok:
                     stack.pop()
                 else:
                     stray.append((line_no, col, tok))
@@ -292,7 +278,7 @@ def _python_error_token_edits(lines: list[str], problem: Problem, late: bool = F
                 yield _replace(text, problem.line, start, tok, "")
             rest = text[start:]
             if text[:start].strip() and len(tokens(rest.strip())) >= 3 and not set(rest) & set("()[]{}'\"#"):
-                yield replace(_insert(text, problem.line, start, "# "), alone=True)
+                yield replace(_insert(text, problem.line, start, "# "), whole_repair_only=True)
             return
         for new in PYTHON_ALTERNATIVES.get(tok, ()):
             yield _replace(text, problem.line, start, tok, new)
@@ -308,7 +294,7 @@ def _python_error_token_edits(lines: list[str], problem: Problem, late: bool = F
 
 def _close_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A bracket "never closed": its closer at the end of one of the lines that follow."""
-    closer = {"(": ")", "[": "]", "{": "}"}.get(problem.text)
+    closer = BRACKETS.get(problem.text)
     if not closer or "never closed" not in problem.message:
         return
     for line_no in range(problem.line, min(len(lines), problem.line + CLOSE_WITHIN) + 1):

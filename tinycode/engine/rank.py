@@ -25,10 +25,9 @@ NEW_NAME_PENALTY = 4.0
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
-def rank(llm: LLM, source: str, language: str, candidates: Sequence[Candidate], *,
-         normalise: bool = False) -> list[tuple[Candidate, float]]:
-    """Candidates with their log-likelihood (higher is better), best first; with
-    ``normalise``, per scored token. Raises ScoringUnsupported when the backend
+def rank(llm: LLM, source: str, language: str, candidates: Sequence[Candidate]
+         ) -> list[tuple[Candidate, float]]:
+    """Candidates with their log-likelihood (higher is better), best first. Raises ScoringUnsupported when the backend
     cannot score."""
     if not candidates:
         return []
@@ -36,8 +35,6 @@ def rank(llm: LLM, source: str, language: str, candidates: Sequence[Candidate], 
     scores = llm.score(prefix, windows)
     known = set(_NAME.findall(source))
     scores = [s - NEW_NAME_PENALTY * bool(set(_NAME.findall(w)) - known) for s, w in zip(scores, windows)]
-    if normalise:
-        scores = [s / max(1, llm.count_tokens(w)) for s, w in zip(scores, windows)]
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     return [(candidates[i], scores[i]) for i in order]
 

@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass
 
 from ..check import CheckResult, check, source_lines
-from .edits import replace_lines
+from .edits import Edit, replace_lines
 from ..llm.base import LLM
 
 LINES_BEFORE, LINES_AFTER = 3, 3  # context around the first problem
@@ -30,9 +30,7 @@ _FENCE = re.compile(r"```[\w+#.-]*[ \t]*\n(.*?)(?:```|\Z)", re.S)
 @dataclass
 class Rewrite:
     source: str | None  # the repaired file, or None when the answer did not make it parse
-    start: int
-    end: int
-    new_text: str
+    edit: Edit  # the window's lines replaced by the answer
     prompt_tokens: int
     completion_tokens: int
     seconds: float
@@ -67,7 +65,8 @@ def rewrite_window(llm: LLM, source: str, language: str, result: CheckResult) ->
         if candidate != source:
             edited, edited_result = candidate, check(candidate, language)
             repaired = candidate if edited_result.ok else None
-    return Rewrite(repaired, start, end, new_text, completion.prompt_tokens,
+    change = Edit(start, end - start + 1, new_text.split("\n"), "rewrite of the problem's window")
+    return Rewrite(repaired, change, completion.prompt_tokens,
                    completion.completion_tokens, time.perf_counter() - started, edited, edited_result)
 
 

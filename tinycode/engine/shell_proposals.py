@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Iterator
 
 from ..check import Problem
-from .proposals import Edit
+from .edits import Edit
 
 _CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}
 # A keyword at a command's start: the line's start, or after ; & | ( ) (a case item's

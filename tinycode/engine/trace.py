@@ -10,7 +10,10 @@ from typing import Any, Iterable, TextIO
 @dataclass
 class Step:
     number: int
-    kind: str = "model"  # "model" (a generated turn) or "fast_path" (a ranked candidate, no generation)
+    # "model" (an agent's turn), "fast_path" (a verified candidate edit, ranked by the
+    # model when there were several; no generation), "rewrite" (the model's rewrite of a
+    # problem's window) or "lookup" (the agent's opening web_search)
+    kind: str = "model"
     thought: str = ""
     action: str = ""
     input: Any = None

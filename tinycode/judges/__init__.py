@@ -19,27 +19,26 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import os
 import re
 import threading
 from collections import Counter, OrderedDict
 from typing import Iterator, Mapping
 
+from ..config import from_environment, toml_parser
 from . import readers, registry
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
            "calls", "judge_name"]
 
-DEFAULT_TIMEOUT = 5.0  # seconds: a safety limit, far above any real syntax check
 _CACHE_SIZE = 256
 _MAX_HEADER_RETRIES = 4  # headers blanked out one by one when the compiler cannot find them
 
 
 class _State:
     def __init__(self) -> None:
-        self.commands: dict[str, str] | None = None  # None: from TINYCODE_JUDGES
-        self.timeout: float | None = None  # None: from TINYCODE_JUDGE_TIMEOUT
+        self.commands: dict[str, str] | None = None  # None: the judges setting's variable, TINYCODE_JUDGES
+        self.timeout: float | None = None  # None: the judge_timeout setting's, TINYCODE_JUDGE_TIMEOUT
         self.runner: Runner = run_tool
         self.cache: OrderedDict[tuple, Verdict | None] = OrderedDict()
         self.tools: dict[tuple[str, str], Tool | None] = {}
@@ -72,19 +71,15 @@ def calls() -> int:
 def _commands() -> dict[str, str]:
     if _state.commands is not None:
         return _state.commands
-    try:
-        return registry.parse_commands(os.environ.get("TINYCODE_JUDGES", "") or {})
-    except ValueError:
-        return {}  # config.py reports a bad value; checking still works without it
+    # Not configured (tinycode used as a library): the environment, read as load_settings
+    # reads it. A bad value is reported by load_settings; checking works without it.
+    return from_environment("judges", strict=False)
 
 
 def _timeout() -> float:
     if _state.timeout is not None:
         return _state.timeout
-    try:
-        return max(0.1, float(os.environ.get("TINYCODE_JUDGE_TIMEOUT", "") or DEFAULT_TIMEOUT))
-    except ValueError:
-        return DEFAULT_TIMEOUT
+    return from_environment("judge_timeout", strict=False)
 
 
 def _tool(language: str, source: str) -> Tool | None:
@@ -245,7 +240,8 @@ def _in_process(source: str, language: str) -> Verdict | None:
         except (yaml.YAMLError, RecursionError, ValueError) as exc:
             return Verdict("PyYAML", (Diagnostic(1, 1, str(exc).split("\n")[0], True),))
         return Verdict("PyYAML")
-    tomllib = registry._tomllib()
+    tomllib = toml_parser()
+    assert tomllib is not None  # judge_name() said it is there
     try:
         tomllib.loads(source)
     except tomllib.TOMLDecodeError as exc:

@@ -15,6 +15,7 @@ import shutil
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
+from ..config import toml_parser
 from . import readers
 from .base import Tool
 
@@ -175,15 +176,4 @@ def in_process_available(language: str) -> bool:
         except ImportError:
             return False
         return True
-    return language == "toml" and _tomllib() is not None
-
-
-def _tomllib():
-    try:
-        import tomllib
-    except ImportError:
-        try:
-            import tomli as tomllib  # type: ignore[no-redef]
-        except ImportError:
-            return None
-    return tomllib
+    return language == "toml" and toml_parser() is not None

@@ -5,10 +5,9 @@ from __future__ import annotations
 import atexit
 import threading
 
+from ..config import BACKENDS
 from ..errors import ModelError, ModelUnavailable
 from .base import LLM
-
-BACKENDS = ("llama_cpp", "openai")
 
 _loaded: dict[tuple, LLM] = {}
 _lock = threading.Lock()
@@ -66,10 +65,6 @@ class LazyLLM:
     def __init__(self, **options: object) -> None:
         self._options = options
         self._llm: LLM | None = None
-
-    @property
-    def loaded(self) -> bool:
-        return self._llm is not None
 
     def _get(self) -> LLM:
         if self._llm is None:

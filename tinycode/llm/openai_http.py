@@ -3,7 +3,8 @@
 
 Many tinycode clients can share one server this way, and rank candidates through it
 where it echoes the prompt's log-probabilities (``score``). Transient failures (429,
-5xx, dropped connections) are retried with backoff; an unreachable server is a clear
+5xx, dropped connections) are retried by tinycode's one HTTP policy (``tinycode.http``),
+POST included; a read timeout is not retried; an unreachable server is a clear
 ModelError. Redirects are not followed (the answer must come from the server the user
 named), offline mode allows loopback servers only, and the API key never travels over
 plain http off this machine (``tinycode.network``).
@@ -14,16 +15,18 @@ from __future__ import annotations
 import json
 import math
 import os
+import threading
 import time
 from typing import Any, Sequence
 
-from ..deadline import ensure_time_left, remaining
+import requests
+
+from .. import http
+from ..deadline import remaining
 from ..errors import ModelError
 from ..network import refusal
 from .base import Completion, Prompt, ScoringUnsupported
 
-RETRY_STATUS = {429, 500, 502, 503, 504}
-MAX_RETRY_AFTER = 10.0
 MAX_RESPONSE_BYTES = 4_000_000  # a completion is a few kilobytes
 # A text every model predicts well: the probe that finds how a server aligns the echoed
 # log-probabilities with the tokens.
@@ -58,8 +61,6 @@ class OpenAIHTTPLLM:
                  connect_timeout: float = 5.0, read_timeout: float = 120.0, retries: int = 3,
                  backoff: float = 0.5, offline: bool = False,
                  max_scoring_seconds_per_token: float | None = MAX_SCORING_SECONDS_PER_TOKEN) -> None:
-        import requests
-
         key = os.environ.get(api_key_env)
         refused = refusal(base_url, offline=offline, sends_secret=bool(key))
         if refused:
@@ -74,9 +75,9 @@ class OpenAIHTTPLLM:
         self.retries = retries
         self.backoff = backoff
         self.max_scoring_seconds_per_token = max_scoring_seconds_per_token
-        self._session = requests.Session()
-        if key:
-            self._session.headers["Authorization"] = f"Bearer {key}"
+        self._headers = {"Authorization": f"Bearer {key}"} if key else {}
+        self._sessions: dict[tuple[int, float], requests.Session] = {}
+        self._lock = threading.Lock()
         self._tokenizer: str | None = None  # which tokenize endpoint answered, "" = none
         # How echoed log-probabilities line up (ALIGNED, SHIFTED), "" when the server
         # cannot score; None until probed.
@@ -102,59 +103,68 @@ class OpenAIHTTPLLM:
 
     # -- HTTP ---------------------------------------------------------------------
 
+    def _session(self, retries: int) -> requests.Session:
+        """The session retrying ``retries`` times with the current backoff (one per
+        policy in use, shared by the threads that share this client)."""
+        key = (retries, self.backoff)
+        with self._lock:
+            session = self._sessions.get(key)
+            if session is None:
+                # POST too: a completion asked again is the same completion.
+                session = self._sessions[key] = http.session(
+                    retries=retries, backoff=self.backoff, methods={"GET", "POST"},
+                    retry_read_timeouts=False)
+            return session
+
     def _request(self, method: str, path: str, payload: dict[str, Any] | None = None, *,
                  root: bool = False, retries: int | None = None,
                  max_bytes: int | None = None) -> dict[str, Any]:
-        import requests
-
         url = f"{self.root if root else self.base_url}{path}"
-        attempts = (self.retries if retries is None else retries) + 1
-        last, status = "", 0
-        for attempt in range(attempts):
-            if attempt:
-                time.sleep(min(self.backoff * (2 ** (attempt - 1)), remaining()))
-            ensure_time_left(f"a request to {self.root}")
-            left = remaining()
-            timeout = (min(self.timeout[0], left), min(self.timeout[1], left))
-            try:
-                response = self._session.request(method, url, json=payload, timeout=timeout,
-                                                 stream=True, allow_redirects=False)
-                body = _read_capped(response, url, max_bytes or MAX_RESPONSE_BYTES)
-            except requests.ConnectionError:
-                last = (f"cannot reach the model server at {self.root} "
-                        "(is it running? see 'Using a model server' in the README)")
-                continue
-            except requests.Timeout:
+        tries = (self.retries if retries is None else retries) + 1
+        read_timeout = min(self.timeout[1], remaining())
+        try:
+            response = self._session(tries - 1).request(
+                method, url, json=payload, headers=self._headers, stream=True, allow_redirects=False,
+                timeout=http.timeout(*self.timeout, what=f"a request to {self.root}"))
+        except requests.RequestException as exc:
+            kind = http.failure(exc)
+            if kind == "timeout":
                 raise ModelError(f"the model server at {self.root} did not answer within "
-                                 f"{timeout[1]:g} s") from None
-            except requests.RequestException:  # the connection dropped mid-answer
-                last = f"the model server at {self.root} dropped the connection"
-                continue
-            if response.status_code in RETRY_STATUS:
-                last = (f"the model server at {self.root} answered HTTP {response.status_code} "
-                        f"({body[:200].decode('utf-8', 'replace')})")
-                status = response.status_code
-                wait = _retry_after(response)
-                if wait and attempt + 1 < attempts:
-                    time.sleep(min(wait, remaining()))
-                continue
-            if 300 <= response.status_code < 400:
-                raise ModelError(f"the model server at {self.root} redirected to "
-                                 f"{response.headers.get('Location', '?')!r}; not followed "
-                                 "(set --base-url to the server itself)")
-            if response.status_code != 200:
-                raise ServerAnswered(f"the model server answered HTTP {response.status_code} for {url}: "
-                                     f"{body[:200].decode('utf-8', 'replace')}", response.status_code)
+                                 f"{read_timeout:g} s") from None
+            if kind == "unreachable":
+                raise ModelError(f"cannot reach the model server at {self.root} (is it running? see "
+                                 f"'Using a model server' in the README) (after {tries} attempts)") from None
+            raise ModelError(f"the model server at {self.root} dropped the connection "
+                             f"(after {tries} attempts)") from None
+        with response:
             try:
-                data = json.loads(body)
-            except ValueError:
-                raise ModelError(f"the model server at {url} did not answer JSON") from None
-            if not isinstance(data, dict):
-                raise ModelError(f"the model server at {url} answered unexpected JSON")
-            return data
-        if status:
-            raise ServerAnswered(f"{last} (after {attempts} attempts)", status)
-        raise ModelError(f"{last} (after {attempts} attempts)")
+                body, over = http.read_body(response, max_bytes or MAX_RESPONSE_BYTES,
+                                            f"the answer from {url} arrived")
+            except requests.RequestException:
+                raise ModelError(f"the model server at {self.root} dropped the connection "
+                                 "while answering") from None
+        status = response.status_code
+        if over:
+            raise ModelError(f"the model server at {url} sent more than "
+                             f"{max_bytes or MAX_RESPONSE_BYTES:,} bytes; answer refused")
+        if status in http.RETRY_STATUS:
+            raise ServerAnswered(f"the model server at {self.root} answered HTTP {status} "
+                                 f"({body[:200].decode('utf-8', 'replace')}) "
+                                 f"(after {http.attempts(response)} attempts)", status)
+        if 300 <= status < 400:
+            raise ModelError(f"the model server at {self.root} redirected to "
+                             f"{response.headers.get('Location', '?')!r}; not followed "
+                             "(set --base-url to the server itself)")
+        if status != 200:
+            raise ServerAnswered(f"the model server answered HTTP {status} for {url}: "
+                                 f"{body[:200].decode('utf-8', 'replace')}", status)
+        try:
+            data = json.loads(body)
+        except ValueError:
+            raise ModelError(f"the model server at {url} did not answer JSON") from None
+        if not isinstance(data, dict):
+            raise ModelError(f"the model server at {url} answered unexpected JSON")
+        return data
 
     # -- the LLM protocol -------------------------------------------------------------
 
@@ -303,7 +313,10 @@ class OpenAIHTTPLLM:
                     f"the tokens nor the next tokens ({aligned} and {shifted} of {end - 1} on a probe)")
 
     def close(self) -> None:
-        self._session.close()
+        with self._lock:
+            for session in self._sessions.values():
+                session.close()
+            self._sessions.clear()
 
 
 class _NoEcho(Exception):
@@ -402,26 +415,3 @@ def _shifted_value(row: dict[str, Any], token: str, top: int) -> float:
     left = 1.0 - others
     estimate = math.log(left) if left > 0 else following
     return min(max(estimate, following), upper)
-
-
-def _retry_after(response: Any) -> float:
-    value = response.headers.get("Retry-After", "")
-    try:
-        return min(MAX_RETRY_AFTER, max(0.0, float(value)))
-    except ValueError:
-        return 0.0
-
-
-def _read_capped(response: Any, url: str, limit: int) -> bytes:
-    """The response body, refused past ``limit`` bytes (a broken or hostile server
-    must not fill the memory)."""
-    chunks, size = [], 0
-    for chunk in response.iter_content(65536):
-        ensure_time_left(f"the answer from {url} arrived")
-        size += len(chunk)
-        if size > limit:
-            response.close()
-            raise ModelError(f"the model server at {url} sent more than {limit:,} bytes; "
-                             "answer refused")
-        chunks.append(chunk)
-    return b"".join(chunks)

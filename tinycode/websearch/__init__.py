@@ -7,16 +7,17 @@ backend is actually used, and ``TINYCODE_OFFLINE=1`` stops that before any socke
 
 from __future__ import annotations
 
-
+from ..config import WEB_BACKENDS as BACKENDS
 from ..network import is_offline
 from .base import INVALID_INPUT, UNAVAILABLE, SearchError, SearchResult
 from .format import format_results
 
 __all__ = ["BACKENDS", "SearchError", "SearchResult", "format_results", "is_offline", "search"]
 
-BACKENDS = ("offline", "duckduckgo", "searxng")
 MAX_QUERY_CHARS = 300
 MAX_K = 10
+
+
 def search(query: str, k: int = 3, *, backend: str = "offline", offline: bool = False,
            language: str | None = None, use_cache: bool = True) -> list[SearchResult]:
     """Up to ``k`` results for ``query``. ``language`` (optional) prefers that language's

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import time
 from pathlib import Path
 
@@ -17,8 +16,6 @@ from ..paths import user_cache
 from ..private import read_sealed, state_dir, write_sealed
 from .base import SearchResult
 
-TTL = 7 * 24 * 3600.0  # seconds a cached answer stays good
-ENV_TTL = "TINYCODE_SEARCH_CACHE_TTL"
 FOLDER = "search-cache"
 PURPOSE = "search"
 
@@ -41,10 +38,9 @@ def path_for(backend: str, query: str) -> Path:
 
 
 def ttl() -> float:
-    try:
-        return float(os.environ.get(ENV_TTL, TTL))
-    except ValueError:
-        return TTL
+    from ..config import from_environment  # the search_cache_ttl setting; a bad value counts as unset
+
+    return float(from_environment("search_cache_ttl", strict=False))
 
 
 def load(backend: str, query: str, *, now: float | None = None) -> list[SearchResult] | None:

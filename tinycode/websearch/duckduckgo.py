@@ -2,20 +2,24 @@
 
 from __future__ import annotations
 
-import os
 from html.parser import HTMLParser
 from urllib.parse import parse_qs, urlsplit
 
 from . import http
 from .base import UNAVAILABLE, SearchError, SearchResult
 
-DEFAULT_URL = "https://html.duckduckgo.com/html/"
-ENV_URL = "TINYCODE_DUCKDUCKGO_URL"
 MAX_RESULTS = 10
 
 
 def endpoint() -> str:
-    return os.environ.get(ENV_URL, "").strip() or DEFAULT_URL
+    """The page to ask: the ``duckduckgo_url`` setting (``TINYCODE_DUCKDUCKGO_URL``)."""
+    from ..config import from_environment
+    from ..errors import ConfigError
+
+    try:
+        return str(from_environment("duckduckgo_url"))
+    except ConfigError as exc:
+        raise SearchError(UNAVAILABLE, str(exc), "continue without search") from None
 
 
 def search(query: str) -> list[SearchResult]:

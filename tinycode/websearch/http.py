@@ -1,4 +1,5 @@
-"""One robust GET for the online backends: timeouts, retries with backoff, a size cap.
+"""One GET for the online backends, by tinycode's one HTTP policy (``tinycode.http``):
+timeouts, retries with backoff, a size cap, within the search's own time bound.
 
 Every network or HTTP failure becomes a :class:`SearchError`; nothing else escapes.
 """
@@ -9,8 +10,11 @@ import time
 from dataclasses import dataclass
 from typing import Mapping
 
-from .. import __version__
-from ..deadline import remaining as time_left
+import requests
+
+from ..deadline import DeadlineExceeded, until
+from ..http import attempts, failure, read_body, session, timeout
+from ..version import __version__
 from .base import TRANSIENT, UNAVAILABLE, SearchError
 
 CONNECT_TIMEOUT = 3.0
@@ -20,81 +24,57 @@ BACKOFF = 0.5          # seconds before the first retry; doubles each time
 DEADLINE = 12.0        # wall time for all attempts together (the agent tool allows 15 s)
 MAX_BYTES = 1_000_000  # the body is read in chunks and cut here
 USER_AGENT = f"tinycode/{__version__} (+https://pypi.org/project/tinycode/)"
-_RETRY_STATUS = (429, 500, 502, 503, 504)
+_LATER = "continue without search; it may work later"
 
 
 @dataclass(frozen=True)
 class Response:
-    status: int
     text: str
-    url: str
-    content_type: str
     truncated: bool  # the body was longer than the cap and was cut
 
 
 def get(url: str, *, params: Mapping[str, str] | None = None,
         headers: Mapping[str, str] | None = None, max_bytes: int | None = None) -> Response:
-    """GET ``url``; retry timeouts, dropped connections and 5xx/429 answers; raise
-    ``SearchError`` ("transient" once retries run out, "unavailable" for 4xx or a bad URL)."""
-    import requests
-
+    """GET ``url``, following redirects; retry timeouts, dropped connections and
+    429/5xx answers; raise ``SearchError`` ("transient" once retries or time run out,
+    "unavailable" for 4xx or a bad URL)."""
     cap = MAX_BYTES if max_bytes is None else max_bytes
-    budget = min(DEADLINE, time_left())  # the file's deadline, when one is set, is the outer bound
     sent_headers = {"User-Agent": USER_AGENT, "Accept-Language": "en"}
     sent_headers.update(headers or {})
-    start = time.monotonic()
-    problem = ""
-    for attempt in range(RETRIES + 1):
-        if attempt:
-            delay = BACKOFF * 2 ** (attempt - 1)
-            if time.monotonic() - start + delay >= budget:
-                break
-            time.sleep(delay)
-        remaining = budget - (time.monotonic() - start)
-        if remaining <= 0:
-            problem = "the file's time budget is spent"
-            break
-        timeout = (min(CONNECT_TIMEOUT, remaining), min(READ_TIMEOUT, remaining))
+    host = _host(url)
+    tries = RETRIES + 1
+    # The file's deadline, when one is set, stays the outer bound.
+    with until(time.monotonic() + DEADLINE), session(retries=RETRIES, backoff=BACKOFF) as client:
         try:
-            with requests.get(url, params=params, headers=sent_headers, timeout=timeout,
-                              stream=True, allow_redirects=True) as reply:
-                if reply.status_code in _RETRY_STATUS or reply.status_code >= 500:
-                    problem = f"the server answered HTTP {reply.status_code}"
-                    continue
-                if reply.status_code >= 400:
-                    raise SearchError(UNAVAILABLE, f"{_host(url)} answered HTTP {reply.status_code}")
-                body, truncated = _read(reply, cap, start, budget)
-                return Response(reply.status_code, _decode(body, reply.headers.get("Content-Type", "")),
-                                reply.url, reply.headers.get("Content-Type", ""), truncated)
+            reply = client.get(url, params=params, headers=sent_headers, stream=True,
+                               timeout=timeout(CONNECT_TIMEOUT, READ_TIMEOUT, f"a request to {host}"))
         except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
                 requests.exceptions.InvalidSchema, requests.exceptions.InvalidHeader) as exc:
             raise SearchError(UNAVAILABLE, f"bad search URL {url!r}: {exc}",
                               "continue without search; check the backend's URL setting") from None
-        except requests.exceptions.Timeout:
-            problem = f"{_host(url)} did not answer in time"
-        except _Overtime:
-            problem = f"{_host(url)} was too slow to send its answer"
-        except requests.exceptions.RequestException as exc:
-            problem = f"cannot reach {_host(url)} ({type(exc).__name__})"
-    raise SearchError(TRANSIENT, f"{problem}, after {RETRIES + 1} attempts",
-                      "continue without search; it may work later")
-
-
-class _Overtime(Exception):
-    """The server kept the body trickling past the deadline."""
-
-
-def _read(reply, cap: int, start: float, budget: float = DEADLINE) -> tuple[bytes, bool]:
-    chunks: list[bytes] = []
-    size = 0
-    for chunk in reply.iter_content(chunk_size=65536):
-        chunks.append(chunk)
-        size += len(chunk)
-        if size > cap:
-            return b"".join(chunks)[:cap], True
-        if time.monotonic() - start > budget:
-            raise _Overtime()
-    return b"".join(chunks), False
+        except requests.RequestException as exc:
+            kind = failure(exc)
+            problem = (f"{host} did not answer in time" if kind == "timeout" else
+                       f"cannot reach {host} ({type(exc).__name__})" if kind == "unreachable" else
+                       f"{host} dropped the connection")
+            raise SearchError(TRANSIENT, f"{problem}, after {tries} attempts", _LATER) from None
+        except DeadlineExceeded:
+            raise SearchError(TRANSIENT, f"{host} did not answer in the time left", _LATER) from None
+        with reply:
+            if reply.status_code >= 500 or reply.status_code == 429:
+                raise SearchError(TRANSIENT, f"the server answered HTTP {reply.status_code}, "
+                                  f"after {attempts(reply)} attempts", _LATER)
+            if reply.status_code >= 400:
+                raise SearchError(UNAVAILABLE, f"{host} answered HTTP {reply.status_code}")
+            try:
+                body, truncated = read_body(reply, cap, f"the answer from {host} arrived")
+            except DeadlineExceeded:
+                raise SearchError(TRANSIENT, f"{host} was too slow to send its answer", _LATER) from None
+            except requests.RequestException as exc:
+                problem = (f"{host} did not answer in time" if failure(exc) == "timeout"
+                           else f"{host} dropped the connection while answering")
+                raise SearchError(TRANSIENT, problem, _LATER) from None
+    return Response(_decode(body, reply.headers.get("Content-Type", "")), truncated)
 
 
 def _decode(body: bytes, content_type: str) -> str:

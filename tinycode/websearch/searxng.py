@@ -3,21 +3,27 @@
 from __future__ import annotations
 
 import json
-import os
 
 from . import http
 from .base import UNAVAILABLE, SearchError, SearchResult
 
-ENV_URL = "TINYCODE_SEARXNG_URL"
 MAX_RESULTS = 10
 
 
 def endpoint() -> str:
-    base = os.environ.get(ENV_URL, "").strip()
+    """The instance's search URL, from the ``searxng_url`` setting (``TINYCODE_SEARXNG_URL``)."""
+    from ..config import from_environment, setting
+    from ..errors import ConfigError
+
+    variable = setting("searxng_url").env
+    try:
+        base = from_environment("searxng_url")
+    except ConfigError as exc:
+        raise SearchError(UNAVAILABLE, str(exc), f"continue without search, or fix {variable}") from None
     if not base:
-        raise SearchError(UNAVAILABLE, f"no SearxNG instance configured ({ENV_URL} is not set)",
-                          f"continue without search, or set {ENV_URL}")
-    return base.rstrip("/") + "/search"
+        raise SearchError(UNAVAILABLE, f"no SearxNG instance configured ({variable} is not set)",
+                          f"continue without search, or set {variable}")
+    return str(base).rstrip("/") + "/search"
 
 
 def search(query: str) -> list[SearchResult]:

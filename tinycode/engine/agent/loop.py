@@ -12,19 +12,40 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Callable
 
+from ...deadline import expired
 from ...llm.base import LLM, Message
-from .toolkit import ToolGuard
+from .toolkit import ToolGuard, turn_grammar
 from .workspace import WorkingCopy, build_tools
 from .parser import parse_turn
 from ..trace import Step
 
-PROMPT_VERSION = "react_v1"
 STOP = ["Observation:", "\nObservation"]
 MAX_TURN_TOKENS = 160
 # A checker message this vague names no error to look up.
 VAGUE_MESSAGES = frozenset({"syntax error", "invalid syntax", "syntaxerror: invalid syntax"})
 LOOKUP_THOUGHT = "Look up what the checker's message means before editing."
 LOOKUP_RESULTS = 1  # the top entry is the right one for 98% of the dev set's messages
+
+
+@dataclass(frozen=True)
+class Style:
+    """How the agent talks to the model: its prompt (``prompts/<prompt>.txt``), the
+    tools it offers (None: all), whether each turn is constrained to one tool's own
+    schema (a GBNF grammar), and whether the verified candidate fixes are listed with
+    the problems, so the model can pick one by number."""
+
+    prompt: str
+    tools: tuple[str, ...] | None = None
+    constrained: bool = False
+    offer_fixes: bool = False
+
+
+# Every tool, free text: a capable model chooses its own way.
+OPEN = Style("react_v1")
+# A small model's way: pick a listed verified fix or rewrite lines, in a form it cannot
+# get wrong, after a worked example.
+NARROW = Style("react_v2", tools=("apply_fix", "replace_lines"), constrained=True, offer_fixes=True)
+STYLES = {"open": OPEN, "narrow": NARROW}
 
 
 @dataclass
@@ -38,25 +59,29 @@ class AgentOutcome:
     completion_tokens: int = 0
 
 
-def system_prompt(language: str, tools_text: str) -> str:
-    template = resources.files("tinycode").joinpath(f"prompts/{PROMPT_VERSION}.txt").read_text("utf-8")
+def system_prompt(language: str, tools_text: str, style: Style = OPEN) -> str:
+    template = resources.files("tinycode").joinpath(f"prompts/{style.prompt}.txt").read_text("utf-8")
     return template.format(language=language, tools=tools_text).strip()
 
 
-def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, deadline: float | None = None,
-              token_budget: int = 12_000, on_step: Callable[[Step], None] | None = None,
+def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, token_budget: int = 12_000, on_step: Callable[[Step], None] | None = None,
               web_backend: str = "offline", offline: bool = False, first_step: int = 1,
-              lookup: bool = False) -> AgentOutcome:
+              lookup: bool = False, style: Style = OPEN) -> AgentOutcome:
     """Repair ``copy`` in ReAct turns. With ``lookup``, the run opens with a web_search
     for the first problem's message, so the model reads what the error means and the
     usual fix before its first turn (a small model seldom chooses to search by itself).
     Off by default: with the 0.5B model it did not raise the agent's repairs."""
     tools = build_tools(copy, web_backend=web_backend, offline=offline)
+    if style.tools is not None:
+        tools = [t for t in tools if t.name in style.tools]
     guard = ToolGuard(tools)
     names = [t.name for t in tools]
+    grammar = turn_grammar(tools) if style.constrained else None
     messages: list[Message] = [
-        {"role": "system", "content": system_prompt(copy.language, "\n".join(t.signature() for t in tools))},
-        {"role": "user", "content": "Fix these problems (lines marked █):\n" + copy.problems_text()},
+        {"role": "system", "content": system_prompt(copy.language, "\n".join(t.signature() for t in tools),
+                                                    style)},
+        {"role": "user", "content": "Fix these problems (lines marked █):\n" + copy.problems_text()
+         + _fixes(copy, style)},
     ]
     outcome = AgentOutcome(copy.source, False)
     if lookup:
@@ -72,14 +97,14 @@ def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, deadline: floa
     corrected = False
     stale_turns = 0
     for number in range(first_step, first_step + max_steps):
-        if deadline is not None and time.monotonic() > deadline:
+        if expired():  # the file's deadline (tinycode.deadline), a safety bound
             outcome.reason = "time budget spent"
             break
         if outcome.prompt_tokens + outcome.completion_tokens > token_budget:
             outcome.reason = "token budget spent"
             break
         start = time.perf_counter()
-        completion = llm.complete(messages, stop=STOP, max_tokens=MAX_TURN_TOKENS)
+        completion = llm.complete(messages, stop=STOP, max_tokens=MAX_TURN_TOKENS, grammar=grammar)
         outcome.model_calls += 1
         outcome.prompt_tokens += completion.prompt_tokens
         outcome.completion_tokens += completion.completion_tokens
@@ -99,6 +124,8 @@ def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, deadline: floa
             observation = f"Could not read your turn: {turn.error}. {hint}"
         else:
             observation = guard.call(turn.action, turn.arguments).render()
+            if not copy.result.ok:
+                observation += _fixes(copy, style)
         step.observation = observation
         step.ms = (time.perf_counter() - start) * 1000
         outcome.steps.append(step)
@@ -119,6 +146,15 @@ def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, deadline: floa
     if not outcome.fixed and not outcome.reason:
         outcome.reason = "problems remain"
     return outcome
+
+
+def _fixes(copy: WorkingCopy, style: Style) -> str:
+    """The verified candidate fixes for the copy as it stands, numbered for apply_fix
+    (with ``style.offer_fixes``), or ''."""
+    if not style.offer_fixes:
+        return ""
+    listed = copy.list_suggestions()
+    return "\nVerified fixes:\n" + listed if listed else ""
 
 
 def _opening_lookup(copy: WorkingCopy, guard: ToolGuard, number: int) -> tuple[Step, bool] | None:

@@ -11,9 +11,6 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-ERROR_CLASSES = ("invalid_input", "unknown_tool", "transient", "permanent", "no_effect")
-
-
 class ToolError(Exception):
     """Raised inside a tool to report a structured failure."""
 
@@ -26,7 +23,6 @@ class ToolError(Exception):
 class Observation:
     text: str
     error: dict[str, str] | None = None
-    done: bool = False  # the working copy now has no problems
 
     def render(self) -> str:
         if self.error is None:
@@ -48,7 +44,13 @@ class Tool:
     aliases: dict[str, str] = field(default_factory=dict)  # argument names a model uses instead
     timeout: float = 10.0
     retries: int = 0  # extra attempts for a transient failure
-    idempotent: bool = True
+
+    def grammar(self) -> str:
+        """GBNF for this tool's action: its name and an Action Input with exactly its
+        parameters, in order, each of its own type."""
+        fields = ' ", " '.join(f'"\\"{n}\\": " {_GBNF_TYPES[p["type"]]}' for n, p in self.parameters.items())
+        return f'"{self.name}\\nAction Input: {{" {fields} "}}"' if fields else \
+            f'"{self.name}\\nAction Input: {{}}"'
 
     def signature(self) -> str:
         args = ", ".join(f'"{n}": {p["type"]}' for n, p in self.parameters.items())
@@ -124,6 +126,21 @@ class ToolGuard:
             raise ToolError("invalid_input", "missing_argument", f"missing {', '.join(missing)}",
                             tool.signature())
         return args
+
+
+_GBNF_TYPES = {"integer": "integer", "string": "string"}
+# A turn: a one-line thought, then one of the tools' own actions.
+_GBNF_RULES = r'''
+thought ::= [^\n]{1,160}
+integer ::= [1-9] [0-9]{0,5}
+string ::= "\"" ( [^"\\\n] | "\\" ["\\nt] )* "\""
+'''
+
+
+def turn_grammar(tools: list[Tool]) -> str:
+    """GBNF that admits exactly one well-formed turn for one of ``tools``."""
+    actions = " | ".join(f"( {t.grammar()} )" for t in tools)
+    return f'root ::= "Thought: " thought "\\nAction: " ( {actions} )' + _GBNF_RULES
 
 
 def _error(error_class: str, code: str, detail: str, hint: str = "") -> Observation:

@@ -12,8 +12,7 @@ from dataclasses import dataclass, field
 from ..candidates import Candidate, suggest
 from ...check import CheckResult, check, number_lines, render, source_lines
 from ..edits import replace_lines as apply_line_edit
-from ..edits import rewrites_too_much
-from ..guard import MAX_PROBLEM_DISTANCE, far_from_problems
+from ..guard import MAX_PROBLEM_DISTANCE, far_from_problems, rewrites_instead_of_repairing
 from .toolkit import Observation, Tool, ToolError
 
 MAX_VIEW = 30  # lines per view_lines call
@@ -50,11 +49,20 @@ class WorkingCopy:
         start, end = max(1, start), min(len(lines), end)
         return number_lines(lines, [(start, end)]) if start <= end else "(no such lines)"
 
-    def try_edit(self, new_source: str, start: int, end: int) -> Observation:
+    def list_suggestions(self) -> str:
+        """The verified candidate fixes of the copy as it stands, numbered for
+        apply_fix, one per line ('' when there are none)."""
+        self.suggestions = suggest(self.source, self.language, limit=4, result=self.result)
+        return "\n".join(f"{number}. {c.edit.description} -> "
+                         f"{c.edit.new_lines[0] if c.edit.new_lines else '(line deleted)'!r}"
+                         + ("" if c.fixes_all else f" ({c.problems_after} problems left)")
+                         for number, c in enumerate(self.suggestions, 1))
+
+    def try_edit(self, new_source: str) -> Observation:
         if new_source == self.source:
             raise ToolError("no_effect", "unchanged", "the edit changes nothing",
                             "look at the marked line and change it")
-        if rewrites_too_much(self.source, new_source, self.language):
+        if rewrites_instead_of_repairing(self.source, new_source, self.language):
             raise ToolError("invalid_input", "edit_too_large",
                             "the edit rewrites the lines instead of fixing them, so it was undone",
                             "copy the marked line and change only the broken characters")
@@ -77,7 +85,7 @@ class WorkingCopy:
         self.edits += 1
         self.suggestions = []
         if after.ok:
-            return Observation("Edit applied. No problems: the file parses.", done=True)
+            return Observation("Edit applied. No problems: the file parses.")
         return Observation("Edit applied. Remaining problems:\n" + render(after, new_source))
 
 
@@ -85,7 +93,7 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
     """The agent's tools bound to one working copy."""
 
     def code_check() -> Observation:
-        return Observation(copy.problems_text(), done=copy.result.ok)
+        return Observation(copy.problems_text())
 
     def view_lines(start: int, end: int | None = None) -> Observation:
         end = start + 10 if end is None else end
@@ -106,7 +114,7 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
                             "use the line numbers shown in the observation")
         try:
             return copy.try_edit(apply_line_edit(copy.source, start, end,
-                                                 _keep_indentation(copy.source, start, end, text)), start, end)
+                                                 _keep_indentation(copy.source, start, end, text)))
         except ToolError as refused:
             # A small model often gives a range longer than its text (lines 2-3 for one
             # corrected line), which deletes code and is refused. The same text over as
@@ -116,8 +124,7 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
                 raise
             try:
                 observation = copy.try_edit(apply_line_edit(
-                    copy.source, start, fitted_end, _keep_indentation(copy.source, start, fitted_end, text)),
-                    start, fitted_end)
+                    copy.source, start, fitted_end, _keep_indentation(copy.source, start, fitted_end, text)))
             except ToolError:
                 raise refused from None
             observation.text = f"Applied to lines {start}-{fitted_end} (as many as the text has). " \
@@ -125,15 +132,10 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
             return observation
 
     def suggest_fixes() -> Observation:
-        copy.suggestions = suggest(copy.source, copy.language, limit=4, result=copy.result)
-        if not copy.suggestions:
+        listed = copy.list_suggestions()
+        if not listed:
             return Observation("No small fix found; edit the lines with replace_lines.")
-        lines = []
-        for number, c in enumerate(copy.suggestions, 1):
-            lines.append(f"{number}. {c.description}: line {c.start_line} becomes "
-                         f"{c.new_text.splitlines()[0] if c.new_text else '(deleted)'!r}"
-                         + ("" if c.fixes_all else f" ({c.problems_after} problems left)"))
-        return Observation("\n".join(lines) + "\nApply one with apply_fix.")
+        return Observation(listed + "\nApply one with apply_fix.")
 
     def apply_fix(number: int) -> Observation:
         if not copy.suggestions:
@@ -142,7 +144,7 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
             raise ToolError("invalid_input", "no_such_fix", f"there is no suggestion {number}",
                             "call suggest_fixes first")
         chosen = copy.suggestions[number - 1]
-        return copy.try_edit(chosen.source_after, chosen.start_line, chosen.end_line)
+        return copy.try_edit(chosen.source_after)
 
     def web_search(query: str, k: int = 3) -> Observation:
         try:
@@ -165,11 +167,10 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
         Tool("code_check", "list the problems left, with numbered lines", {}, code_check),
         Tool("replace_lines", "replace lines start..end with text (the new lines, correctly indented)",
              {"start": {"type": "integer"}, "end": {"type": "integer"}, "text": {"type": "string"}},
-             replace_lines, required=("start", "text"), aliases=line_aliases, idempotent=False),
+             replace_lines, required=("start", "text"), aliases=line_aliases),
         Tool("suggest_fixes", "list small verified fixes", {}, suggest_fixes),
         Tool("apply_fix", "apply suggested fix number n", {"number": {"type": "integer"}}, apply_fix,
-             required=("number",), aliases={"n": "number", "fix": "number", "index": "number", "id": "number"},
-             idempotent=False),
+             required=("number",), aliases={"n": "number", "fix": "number", "index": "number", "id": "number"}),
         Tool("view_lines", "show lines start..end", {"start": {"type": "integer"}, "end": {"type": "integer"}},
              view_lines, required=("start",), aliases=line_aliases),
         Tool("web_search", "look up what an error message means",

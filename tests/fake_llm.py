@@ -1,11 +1,14 @@
-"""A scripted model for tests: replies from a queue, and a record of every prompt."""
+"""A scripted model for tests: replies from a queue, and a record of every prompt.
+
+It lives with the tests, not in the package: ``from fake_llm import FakeLLM`` (``tests/`` is
+on the path, as for ``scripted``)."""
 
 from __future__ import annotations
 
 import json
 from typing import Callable, Iterable, Sequence
 
-from .base import Completion, Prompt, ScoringUnsupported
+from tinycode.llm.base import Completion, Prompt, ScoringUnsupported
 
 
 class FakeLLM:

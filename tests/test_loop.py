@@ -1,0 +1,83 @@
+"""The repair loop with a scripted model: one kept step per problem, progress kept on a
+file whose other errors remain, cascades, the per-region guard and the stops."""
+
+from __future__ import annotations
+
+from fake_llm import FakeLLM
+
+from tinycode import check, repair
+from tinycode.engine.guard import edit_too_large
+
+FILLER = "".join(f"    total += {i}\n" for i in range(12))
+
+
+def three_errors() -> tuple[str, str]:
+    """A file with three errors, each repaired by one token, far apart; and its fix."""
+    fixed = ("def first(values):\n    total = 0\n" + FILLER + "    return total\n\n\n"
+             "def second(values):\n    total = len(values)\n" + FILLER + "    return total\n\n\n"
+             "def third(values):\n    total = max(values)\n" + FILLER + "    return total\n")
+    broken = (fixed.replace("def first(values):", "def first(values)")
+              .replace("total = len(values)", "total = len(values")
+              .replace("total = max(values)", "total = max(values))"))
+    return broken, fixed
+
+
+def test_three_errors_far_apart_are_repaired_step_by_step():
+    broken, fixed = three_errors()
+    result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == fixed
+    assert all(step.kind == "fast_path" for step in result.steps)
+    # CPython reports one error at a time: each step is kept because the next error
+    # surfaced past it, and the last one finds the file clean.
+    assert result.steps[-1].observation == "No problems: the file parses."
+
+
+def test_progress_on_one_error_is_kept_when_another_needs_the_model():
+    broken, fixed = three_errors()
+    broken = broken.replace("def second(values):", "def (values):")  # no small edit names it
+    # The model's answer for the window around "def (values):" (three lines either side).
+    rewrite = ("```python\n    return total\n\n\ndef second(values):\n    total = len(values)\n"
+               "    total += 0\n    total += 1\n```")
+    llm = FakeLLM([rewrite], default="Thought: done\nFinal Answer: done",
+                  scorer=lambda prompt, text: -len(text))
+    result = repair(broken, "python", llm=llm)
+    assert result.status == "fixed" and result.source == fixed
+    kinds = [step.kind for step in result.steps]
+    assert "rewrite" in kinds and "fast_path" in kinds
+    assert result.steps[kinds.index("rewrite")].observation != "The rewrite changes nothing usable; " \
+        "the agent takes over."
+
+
+def test_an_error_tree_sitter_reports_as_several_is_one_step():
+    broken = ("function f(a) {\n  if (a > 1) {\n    return a;\n  \n  return 0;\n}\n\n"
+              "function g(b) {\n  return b * 2;\n}\n")
+    assert len(check(broken, "javascript").problems) >= 1
+    result = repair(broken, "javascript", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed"
+    assert len([s for s in result.steps if s.kind == "fast_path"]) == 1
+
+
+def test_the_guard_holds_per_region():
+    lines = [f"value_{i} = compute({i})" for i in range(60)]
+    before = "\n".join(lines) + "\n"
+    three_small = lines[:]
+    for i in (5, 30, 55):
+        three_small[i] = f"value_{i} = compute({i}, checked=True)"
+    one_large = lines[:]
+    for i in (30, 31, 32):
+        one_large[i] = f"value_{i} = compute({i}, checked=True)"
+    limits = dict(max_lines=2, max_tokens=10, max_deleted=2)
+    assert edit_too_large(before, "\n".join(three_small) + "\n", "python", **limits) == ""
+    assert edit_too_large(before, "\n".join(one_large) + "\n", "python", **limits) \
+        == "3 lines changed near line 31, limit 2"
+
+
+def test_a_model_that_makes_no_progress_is_stopped():
+    broken = "def (x):\n    return x\n"
+    same = "```python\ndef (x):\n    return x\n```"
+    useless = 'Thought: look\nAction: view_lines\nAction Input: {"start": 1, "end": 2}'
+    llm = FakeLLM([same], default=useless)
+    result = repair(broken, "python", llm=llm, max_steps=12)
+    assert result.status == "failed" and result.source == broken
+    assert result.reason == "no progress"
+    assert sum(1 for s in result.steps if s.kind == "model") < 12  # stopped before the step limit
