@@ -60,6 +60,9 @@ def model(monkeypatch):
         return state["llm"]
 
     monkeypatch.setattr(loader, "load_llm", load)
+    # It stands in for a model the agent pays with (the default model's registry entry
+    # turns the agent off; the tests of that say so themselves).
+    monkeypatch.setenv("TINYCODE_AGENT", "open")
     return state
 
 

@@ -105,6 +105,7 @@ def fake_model(monkeypatch):
 
     llm = PromptFake()
     monkeypatch.setattr(loader, "load_llm", lambda *a, **k: llm)
+    monkeypatch.setenv("TINYCODE_AGENT", "open")  # as the shared ``model`` fixture
     return llm
 
 
@@ -235,6 +236,7 @@ def test_worker_processes_give_the_reports_of_one_at_a_time(capsys, tmp_path, mo
     import tinycode.llm.loader as loader
 
     monkeypatch.setattr(loader, "load_llm", load_prompt_fake)
+    monkeypatch.setenv("TINYCODE_AGENT", "open")
     pids = tmp_path / "pids"
     pids.mkdir()
     monkeypatch.setenv("TINYCODE_TEST_PIDS", str(pids))

@@ -77,7 +77,23 @@ def test_a_model_that_makes_no_progress_is_stopped():
     same = "```python\ndef (x):\n    return x\n```"
     useless = 'Thought: look\nAction: view_lines\nAction Input: {"start": 1, "end": 2}'
     llm = FakeLLM([same], default=useless)
-    result = repair(broken, "python", llm=llm, max_steps=12)
+    result = repair(broken, "python", llm=llm, max_steps=12, agent="open")
     assert result.status == "failed" and result.source == broken
     assert result.reason == "no progress"
     assert sum(1 for s in result.steps if s.kind == "model") < 12  # stopped before the step limit
+
+
+def test_the_agent_steps_aside_where_it_does_not_pay():
+    # The default model's registry entry says the agent does not pay with it: what the
+    # loop cannot repair is reported without a single agent turn.
+    from tinycode.config import Settings
+    from tinycode.engine.agent.loop import NARROW, OPEN, style_for
+
+    assert style_for(Settings()) is None
+    assert style_for(Settings(agent="narrow")) is NARROW
+    assert style_for(Settings(model="/models/other.gguf")) is OPEN  # not measured: every tool
+    assert style_for(Settings(agent="off", agent_only=True)) is OPEN
+    llm = FakeLLM(["```python\ndef (x):\n    return x\n```"])
+    result = repair("def (x):\n    return x\n", "python", llm=llm, settings=Settings())
+    assert result.status == "failed" and not [s for s in result.steps if s.kind == "model"]
+    assert "agent is off" in result.reason

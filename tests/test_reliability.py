@@ -144,7 +144,7 @@ def _interrupt_run(tmp_path: Path, sig: int, delay: float, files: int = 120) -> 
         path.write_text(NEEDS_AGENT)
         paths.append(path)
     script = _CLI_WITH_SCRIPTED_MODEL.format(reply=AGENT_FIX, tests=str(Path(__file__).parent))
-    proc = subprocess.Popen([sys.executable, "-c", script, "fix", "--quiet", *map(str, paths)],
+    proc = subprocess.Popen([sys.executable, "-c", script, "fix", "--quiet", "--agent", "open", *map(str, paths)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     # Wait until it has started writing, then interrupt it partway.
     deadline = time.monotonic() + 60
@@ -184,7 +184,7 @@ def test_a_repair_that_deletes_code_is_refused():
     # The model "repairs" by deleting the function the parser choked on.
     llm = FakeLLM(default=('Thought: x\nAction: replace_lines\nAction Input: '
                            '{"start": 1, "end": 3, "text": ""}'))
-    result = repair(source, "python", llm=llm)
+    result = repair(source, "python", llm=llm, agent="open")
     assert result.status == "failed" and result.source == source
     # The edit tool already undoes it; the final guard would refuse it too.
     assert any("edit_too_large" in s.observation for s in result.steps)
@@ -212,9 +212,9 @@ def test_guard_limits_come_from_the_settings():
     from tinycode import repair
 
     llm = FakeLLM(default=AGENT_FIX)
-    assert repair(NEEDS_AGENT, "python", llm=llm).status == "fixed"
+    assert repair(NEEDS_AGENT, "python", llm=llm, agent="open").status == "fixed"
     strict = repair(NEEDS_AGENT, "python", llm=FakeLLM(default=AGENT_FIX),
-                    settings=Settings(max_changed_tokens=0))
+                    settings=Settings(max_changed_tokens=0, agent="open"))
     assert strict.status == "failed" and "limit 0" in strict.reason
 
 
@@ -330,7 +330,7 @@ def test_instructions_in_code_cannot_widen_the_edit(tmp_path):
     ], default='Thought: give up\nFinal Answer: done')
     other = tmp_path / "other.py"
     other.write_text("untouched = True\n")
-    result = repair(source, "python", llm=llm)
+    result = repair(source, "python", llm=llm, agent="open")
     assert result.status == "failed" and result.source == source
     observations = " ".join(s.observation for s in result.steps)
     assert "changes too much" in observations and "unknown_tool" in observations
@@ -364,7 +364,7 @@ def test_a_babbling_model_ends_failed_with_the_reason():
     from tinycode import repair
 
     llm = FakeLLM(default="I think that the code is fine and " * 20)
-    result = repair(NEEDS_AGENT, "python", llm=llm, max_steps=5)
+    result = repair(NEEDS_AGENT, "python", llm=llm, max_steps=5, agent="open")
     assert result.status == "failed" and result.source == NEEDS_AGENT
     assert result.reason in ("no progress", "no fix within 5 steps")
     assert len(result.steps) <= 5
@@ -374,7 +374,7 @@ def test_a_looping_model_is_stopped_by_the_retry_budget():
     from tinycode import repair
 
     llm = FakeLLM(default='Thought: look\nAction: view_lines\nAction Input: {"start": 1, "end": 2}')
-    result = repair(NEEDS_AGENT, "python", llm=llm, max_steps=8)
+    result = repair(NEEDS_AGENT, "python", llm=llm, max_steps=8, agent="open")
     assert result.status == "failed" and result.reason
     assert any("retry" in s.observation.lower() or "budget" in s.observation.lower() for s in result.steps)
 

@@ -50,7 +50,7 @@ def test_crlf_lines_keep_their_endings():
 
 def test_pipeline_uses_the_rewrite_before_the_agent():
     llm = FakeLLM(["```python\ndef f(x):\n    return x\n```"])
-    result = repair(NO_SMALL_FIX, "python", llm=llm)
+    result = repair(NO_SMALL_FIX, "python", llm=llm, agent="open")
     assert result.status == "fixed" and result.source == "def f(x):\n    return x\n"
     assert [s.kind for s in result.steps] == ["rewrite"] and result.model_calls == 1
 
@@ -60,7 +60,7 @@ def test_a_rewrite_that_changes_too_much_hands_over_to_the_agent():
     agent_fix = ('Thought: name it\nAction: replace_lines\nAction Input: '
                  '{"start": 1, "end": 1, "text": "def f(x):"}')
     llm = FakeLLM(["```python\ndef f(x):\n    return x\n```", agent_fix])  # drops the v lines
-    result = repair(source, "python", llm=llm)
+    result = repair(source, "python", llm=llm, agent="open")
     assert result.status == "fixed" and result.source == source.replace("def (x)", "def f(x)")
     assert [s.kind for s in result.steps] == ["rewrite", "model"]
     assert "changes too much" in result.steps[0].observation

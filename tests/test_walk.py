@@ -10,13 +10,12 @@ from pathlib import Path
 
 import pytest
 
+from scripted import NEEDS_AGENT
+
 from tinycode.cli import main
 from tinycode.walk import walk
 
 BAD = "def f(:\n    pass\n"
-NEEDS_AGENT = "def (x):\n    return x\n"  # as in test_fix_cli: only the agent repairs it
-AGENT_FIX = ('Thought: name the function\nAction: replace_lines\nAction Input: {"start": 1, "end": 1, '
-             '"text": "def double(x):"}')
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:
@@ -150,13 +149,8 @@ def test_config_exclude_and_languages_per_project(tmp_path, capsys, monkeypatch)
     assert "one/generated/: skipped (excluded by the configuration)" in err
 
 
-def test_fix_walks_and_never_touches_ignored_files(repo, capsys, monkeypatch):
+def test_fix_walks_and_never_touches_ignored_files(repo, capsys, monkeypatch, model):
     """`fix .` in a repository: the ignored broken files stay byte for byte."""
-    import tinycode.llm.loader as loader
-    from fake_llm import FakeLLM
-
-    fake = FakeLLM(default=AGENT_FIX, scorer=lambda prompt, text: -len(text))
-    monkeypatch.setattr(loader, "load_llm", lambda *a, **k: fake)
     before = {p: p.read_bytes() for p in repo.rglob("*") if p.is_file() and ".git" not in p.parts}
     (repo / "src" / "broken.py").write_text(NEEDS_AGENT)
     monkeypatch.chdir(repo)

@@ -41,6 +41,7 @@ from .errors import ConfigError
 # The names of the model backends and of the web_search backends, spelled here only.
 BACKENDS = ("llama_cpp", "openai")
 WEB_BACKENDS = ("offline", "duckduckgo", "searxng")
+AGENT_STYLES = ("auto", "narrow", "open", "off")
 _TRUE = ("1", "true", "yes", "on")
 _FALSE = ("0", "false", "no", "off", "")
 
@@ -280,6 +281,11 @@ SETTINGS: tuple[Setting, ...] = (
             "bytes: larger files are skipped by check, with an error", env="TINYCODE_MAX_CHECK_SIZE",
             flag="--max-file-size", commands=("check",), trust=_NOT_ABOVE_YOURS, parse_flag=byte_size,
             metavar="BYTES"),
+    Setting("agent", str, "auto", _choice(AGENT_STYLES),
+            "the ReAct agent on what the loop cannot repair: `auto` (as measured for the model: "
+            "its registry entry, `open` for other models), `narrow` (pick a listed verified fix or "
+            "rewrite lines, constrained), `open` (every tool, free text) or `off`",
+            env="TINYCODE_AGENT", flag="--agent"),
     Setting("agent_only", bool, False, _BOOLEAN,
             "skip the fast path and the rewrite: the ReAct agent does the repair", flag="--agent-only"),
     Setting("lookup", bool, False, _BOOLEAN,

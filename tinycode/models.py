@@ -56,6 +56,7 @@ class ModelInfo:
     hf_file: str = ""
     extra: str = ""
     chunks: tuple[Chunk, ...] = field(default_factory=tuple)
+    agent: str = ""  # the agent style that pays with this model ("off": the loop alone), measured
 
 
 # --- registry -----------------------------------------------------------------
@@ -74,6 +75,7 @@ def registry() -> tuple[str, tuple[ModelInfo, ...]]:
             hf_repo=m.get("hf_repo", ""), hf_revision=m.get("hf_revision", "main"),
             hf_file=m.get("hf_file", m["file"]), extra=m.get("extra", ""),
             chunks=tuple(Chunk(c["package"], c["version"], c["path"]) for c in m.get("chunks", ())),
+            agent=m.get("agent", ""),
         )
         for m in data.get("model", [])
     )

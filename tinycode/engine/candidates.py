@@ -144,6 +144,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
+    judged_progress = 0  # the first entries of ``progressing`` that a native judge confirmed
     alternatives_until: int | None = None  # the budget left when the search for alternatives ends
     for rank, edit in enumerate(_repeat_first(proposals(node.lines, node.problems, language), node)):
         if len(fixing) >= MAX_SURVIVORS or (fixing and rank > fixing[0][0] + LOOK_FURTHER) \
@@ -161,13 +162,18 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         seen.add(key)
         budget.take()
         verdict = judge.verdict(edit)
-        if verdict == FIXED and isinstance(judge, _TreeJudge) and judge.native:
+        judged = verdict == FIXED and isinstance(judge, _TreeJudge) and judge.native
+        if judged:
             verdict = judge.judged(edit, node.lines)  # tree-sitter passed it: now the real judge
         if verdict == FIXED:
             fixing.append((rank, edit))
-        elif verdict == PROGRESS and len(progressing) < MAX_PARTIAL and not edit.whole_repair_only \
-                and not _unbalances(node, edit):
-            progressing.append((rank, edit))
+        elif verdict == PROGRESS and not edit.whole_repair_only and not _unbalances(node, edit):
+            if judged:  # the language's own judge saw progress: ahead of tree-sitter's guesses
+                progressing.insert(judged_progress, (rank, edit))
+                judged_progress += 1
+                del progressing[MAX_PARTIAL:]
+            elif len(progressing) < MAX_PARTIAL:
+                progressing.append((rank, edit))
     found: list[_Node] = []
     # Whole-file checks cost the most on long files: partial repairs are checked
     # only when no complete one survives.

@@ -32,7 +32,7 @@ from ..languages import normalize
 from ..llm.base import LLM
 from ..llm.loader import LazyLLM
 from .agent import WorkingCopy, run_agent
-from .agent.loop import OPEN, Style
+from .agent.loop import OPEN, Style, style_for
 from .candidates import Candidate
 from .fastpath import try_fast_repair
 from .guard import edit_too_large
@@ -142,7 +142,7 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     result = state.result
     try:
         with until(started + settings.timeout):
-            final_source = state.working if run_loop(state) else run_agent_on(state)
+            final_source = state.working if run_loop(state) else _agent_or_stop(state)
     except ModelUnavailable:
         raise
     except (ModelError, DeadlineExceeded) as exc:
@@ -273,6 +273,15 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
 # problem's region while mistakes elsewhere remain; then the model's rewrite of the
 # problem's window; a verified edit that only makes progress last.
 LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _rewrite, _partial_fix)
+
+
+def _agent_or_stop(state: RepairState) -> str:
+    """What the loop could not repair goes to the agent, if one pays with this model."""
+    style = style_for(state.settings)
+    if style is None:
+        state.result.reason = "no step makes progress (the agent is off for this model)"
+        return state.working
+    return run_agent_on(state, style)
 
 
 def run_agent_on(state: RepairState, style: Style = OPEN) -> str:

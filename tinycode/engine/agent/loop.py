@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Callable
 
+from ...config import Settings
 from ...deadline import expired
 from ...llm.base import LLM, Message
 from .toolkit import ToolGuard, turn_grammar
@@ -46,6 +47,22 @@ OPEN = Style("react_v1")
 # get wrong, after a worked example.
 NARROW = Style("react_v2", tools=("apply_fix", "replace_lines"), constrained=True, offer_fixes=True)
 STYLES = {"open": OPEN, "narrow": NARROW}
+
+
+def style_for(settings: Settings) -> Style | None:
+    """The agent style the settings ask for (None: no agent). ``auto`` is what the
+    model's registry entry says pays with it (``tools/agent_bench.py`` measures it), and
+    ``open`` for a model not in the registry (a file or a server's). ``agent_only`` runs
+    an agent in any case."""
+    name = settings.agent
+    if name == "auto":
+        from ...models import find_model
+
+        info = find_model(settings.model) if settings.backend == "llama_cpp" else None
+        name = info.agent if info is not None and info.agent else "open"
+    if name == "off":
+        return OPEN if settings.agent_only else None
+    return STYLES[name]
 
 
 @dataclass
