@@ -24,11 +24,13 @@ def three_errors() -> tuple[str, str]:
 
 def test_three_errors_far_apart_are_repaired_step_by_step():
     broken, fixed = three_errors()
-    result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    # The scripted ranker, like the real model, finds the call likelier than ``len,values``.
+    scorer = lambda prompt, text: 0.0 if "len(values)" in text else -5.0  # noqa: E731
+    result = repair(broken, "python", llm=FakeLLM(scorer=scorer))
     assert result.status == "fixed" and result.source == fixed
     assert all(step.kind == "fast_path" for step in result.steps)
-    # CPython reports one error at a time: each step is kept because the next error
-    # surfaced past it, and the last one finds the file clean.
+    # CPython reports one error at a time: each verified edit counts because the next
+    # error surfaced past it, and the last step finds the file clean.
     assert result.steps[-1].observation == "No problems: the file parses."
 
 

@@ -23,12 +23,12 @@ from typing import Iterable, Sequence
 
 from ..deadline import expired
 from ..check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
-from .edits import Edit, code_tokens, differing_span, token_distance
+from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
 from .proposals import open_strings, proposals, unmatched_brackets
 from .. import judges
 from ..judges import judge_name
 from ..languages import get_parser
-from .progress import made_progress
+from .progress import made_progress, reported_line
 
 BEAM = 3  # partial repairs extended per level
 MAX_SURVIVORS = 12  # window-verified complete fixes checked as whole files, per level
@@ -236,8 +236,16 @@ class _PythonJudge:
     def __init__(self, node: _Node) -> None:
         self.node = node
         first = node.problems[0]
-        self.error = (first.line, first.column)
-        self.window = _python_window(node.lines, first) if len(node.lines) > WINDOW_FROM else None
+        begins = reported_line(first)
+        self.reported, self.message = (first.line, first.column), first.message
+        # Where it begins: past that, a new first error is progress.
+        self.error = self.reported if begins == first.line else (begins, WHOLE_LINE)
+        # The window holds the error's own statement; an error that goes back to a line
+        # above it (a bracket's mismatch, a closer whose opener was lost) is judged on
+        # the whole file.
+        goes_back = begins != first.line or first.message.startswith("SyntaxError: unmatched ")
+        self.window = _python_window(node.lines, first) \
+            if len(node.lines) > WINDOW_FROM and not goes_back else None
         # Fixes judged on the window alone, and whether the file around the window has
         # compiled with one of them: then it does with any other (see ``confirm``).
         self.fixed_in_window: set[int] = set()
@@ -260,19 +268,23 @@ class _PythonJudge:
                                                for line in edit.new_lines):
                 self.fixed_in_window.add(id(edit))
             return FIXED
-        return PROGRESS if self._progress((error[0] + start - 1, error[1]), edit) else None
+        return PROGRESS if self._progress((error[0] + start - 1, error[1]), error[2], edit) else None
 
-    def _progress(self, error: tuple[int, int], edit: Edit) -> bool:
-        """The first error is now past both the edit and the old error (in the
-        edited text's coordinates)."""
-        line, column = self.error
+    def _progress(self, error: tuple[int, int], message: str, edit: Edit) -> bool:
+        """The first error is now past both the edit and where the old error began, and
+        is not the old error itself (in the edited text's coordinates)."""
+        last = edit.line + len(edit.new_lines) - 1
+        return error > self._moved(self.error, edit) and error > (last, edit.end_column) \
+            and (error != self._moved(self.reported, edit) or message != self.message)
+
+    def _moved(self, at: tuple[int, int], edit: Edit) -> tuple[int, int]:
+        """Where the position ``at`` of the old text lies once ``edit`` is applied."""
+        line, column = at
         if line == edit.line and edit.span == len(edit.new_lines) == 1 and edit.column < column:
             column += len(edit.new_lines[0]) - len(self.node.lines[line - 1])
         elif line > edit.line:
             line += len(edit.new_lines) - edit.span
-        old = (line, column)
-        last = edit.line + len(edit.new_lines) - 1
-        return error > old and error > (last, edit.end_column)
+        return line, column
 
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
         """The problems of the whole edited file. The window is complete statements at
@@ -286,7 +298,7 @@ class _PythonJudge:
         if error is None:
             self.rest_compiles = self.rest_compiles or within
             return ()
-        if not self._progress(error[:2], edit):
+        if not self._progress(error[:2], error[2], edit):
             return None
         # The first error is enough to go on from; the rest is counted for the few returned.
         return (Problem(error[0], error[1], error[0], error[1], error[2], kind="compiler", source="python"),)

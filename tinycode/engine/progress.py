@@ -13,12 +13,23 @@ first error was, and the judge does not report more errors than before.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Sequence
 
 from ..check import Problem
 
 TREE_SITTER = "tree-sitter"
+# "closing parenthesis ']' does not match opening parenthesis '(' on line 49"
+_NAMED_LINE = re.compile(r"\bon line (\d+)")
+
+
+def reported_line(problem: Problem) -> int:
+    """Where the error begins: its line, or the earlier line its message names (the
+    bracket a mismatch goes back to), so the next error surfacing between the two is
+    progress, not a new error."""
+    named = _NAMED_LINE.search(problem.message)
+    return min(problem.line, int(named.group(1))) if named else problem.line
 
 
 def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
@@ -42,7 +53,8 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     if surfaced:
         if not old_judge or len(new_judge) > len(old_judge):
             return False
-        first_old = min(p.line + delta if p.line > edit_line else p.line for p in old_judge)
+        first_old = min(reported_line(p) + delta if reported_line(p) > edit_line else reported_line(p)
+                        for p in old_judge)
         return all(p.line > max(edit_end, first_old) for p in surfaced)
     return len(after) < len(before)
 

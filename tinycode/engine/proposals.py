@@ -15,6 +15,7 @@ from typing import Iterator
 from ..check import Problem
 from ..languages import comment_prefix
 from .edits import BRACKETS, Edit
+from .progress import reported_line
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
 REPLACEABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", "=", "==", ".")
@@ -37,6 +38,10 @@ _LINE_START_KEYWORDS = ("def", "for", "if", "while", "with", "class", "import", 
 _PY_KEYWORDS = tuple(sorted(set(keyword.kwlist) | {"print"}))
 QUOTE_LINES_BEFORE = 30  # lines before a problem searched for a dropped closing quote
 CLOSE_WITHIN = 40  # lines after an unclosed bracket where its closer is tried
+OPEN_WITHIN = 30  # lines before an unmatched closer where its opener is tried
+_MISMATCH = re.compile(r"^(?:SyntaxError: )?closing parenthesis '([)\]}])' does not match opening "
+                       r"parenthesis '([(\[{])' on line (\d+)")
+_UNMATCHED = re.compile(r"^(?:SyntaxError: )?unmatched '([)\]}])'")
 INNER_LINES = 16  # a multi-line problem up to this size has each of its lines tried
 BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched bracket
 _EXPECTED = re.compile(r"^(?:SyntaxError: )?expected '([^'\s]{1,2})'(?: before| after|,)")  # gcc, clang, gofmt
@@ -89,8 +94,10 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
             if rewritten is not None:
                 yield Edit(line_no, 1, [rewritten], f"line {line_no}: print/exec statement to a call", 2)
     if python and problems and problems[0].kind == "compiler":
+        yield from _mismatched_opener_edits(lines, problems[0])
         yield from _python_error_token_edits(lines, problems[0])
         yield from _close_bracket_edits(lines, problems[0])
+        yield from _open_bracket_edits(lines, problems[0])
         # A pasted interactive session fails at (or just after) its first prompt marker.
         near = range(max(0, problems[0].line - 6), min(total, problems[0].line + 5))
         if any(_PROMPT.match(lines[n]) for n in near):
@@ -149,7 +156,11 @@ def _anchor_lines(lines: list[str], problems: tuple[Problem, ...]) -> list[int]:
     out: list[int] = []
     for p in problems:
         previous = next((n for n in range(min(p.line, total + 1) - 1, 0, -1) if lines[n - 1].strip()), 0)
-        for line in (p.line, previous, p.end_line, p.line - 1, p.line + 1, p.end_line + 1):
+        around = (p.line, previous, p.end_line, p.line - 1, p.line + 1, p.end_line + 1)
+        begins = reported_line(p)
+        if begins != p.line:  # a mismatched bracket: where the message says it opened, first
+            around = (begins, begins - 1, begins + 1) + around
+        for line in around:
             if 1 <= line <= total and line not in out:
                 out.append(line)
     return out
@@ -301,6 +312,33 @@ def _close_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
         text = lines[line_no - 1]
         if text.strip():
             yield _insert(text, line_no, len(text.rstrip()), closer)
+
+
+def _mismatched_opener_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A closer that "does not match opening parenthesis '(' on line N": the opener on
+    line N left unclosed there, deleted or made the closer's partner."""
+    mismatch = _MISMATCH.match(problem.message)
+    if not mismatch or not 1 <= int(mismatch.group(3)) <= len(lines):
+        return
+    closer, opener, line_no = mismatch.group(1), mismatch.group(2), int(mismatch.group(3))
+    text = lines[line_no - 1]
+    for _, col, bracket in unmatched_brackets(lines, line_no, line_no, "#"):
+        if bracket == opener:
+            yield _replace(text, line_no, col, opener, "")
+            yield _replace(text, line_no, col, opener, next(o for o, c in BRACKETS.items() if c == closer))
+
+
+def _open_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A closer CPython calls "unmatched": its opener lost at the end of a line above
+    (``x = [`` written ``x =``), the nearest first."""
+    unmatched = _UNMATCHED.match(problem.message)
+    if not unmatched:
+        return
+    opener = next(o for o, c in BRACKETS.items() if c == unmatched.group(1))
+    for line_no in range(min(problem.line, len(lines)) - 1, max(0, problem.line - OPEN_WITHIN - 1), -1):
+        text = lines[line_no - 1]
+        if text.strip():
+            yield _insert(text, line_no, len(text.rstrip()), opener)
 
 
 def _near_keywords(word: str) -> list[str]:
