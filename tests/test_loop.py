@@ -99,3 +99,18 @@ def test_the_agent_steps_aside_where_it_does_not_pay():
     result = repair("def (x):\n    return x\n", "python", llm=llm, settings=Settings())
     assert result.status == "failed" and not [s for s in result.steps if s.kind == "model"]
     assert "agent is off" in result.reason
+
+
+def test_an_opener_lost_far_above_its_closer_may_be_put_back():
+    # CPython reports the closer ("unmatched ']'"); the opener belongs 15 lines up. Only
+    # brackets may be added that far from a problem: any other change there is refused.
+    from tinycode.check import Problem
+
+    items = "".join(f'    "item{i}",\n' for i in range(14))
+    broken, fixed = "names =\n" + items + "]\n", "names = [\n" + items + "]\n"
+    at_closer = [Problem(16, 1, 16, 1, "SyntaxError: unmatched ']'", kind="compiler", source="python")]
+    assert edit_too_large(broken, fixed, "python", problems=at_closer) == ""
+    assert edit_too_large(broken, fixed.replace("names", "admins", 1), "python", problems=at_closer) \
+        .startswith("line 1 changed, 15 lines from the nearest problem")
+    result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source.replace("=[", "= [") == fixed

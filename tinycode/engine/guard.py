@@ -12,7 +12,7 @@ error does not touch. Each agent edit must also repair rather than rewrite the l
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Iterable, Sequence
 
 from ..check import Problem, source_lines
 from ..config import setting
@@ -87,8 +87,9 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
     A checker may report one error at a time (CPython does), so the problems count as
     they surface: once the changes near a reported problem are applied, the problems
     of that text (in the original's line numbers) count too. Far from every problem a
-    line may only gain closing brackets: an unclosed bracket is reported where it
-    opens, and the checker reads on to the end of the file looking for its partner."""
+    line may only gain brackets: closing ones below a problem (an unclosed bracket is
+    reported where it opens, and the checker reads on looking for its partner), opening
+    ones above it (a closer whose opener was lost is reported where it closes)."""
     from ..check import check
 
     hunks = changed_hunks(before, after)
@@ -119,7 +120,10 @@ def _near(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]], 
     lines = range(first, first + max(len(old), 1))
     if all(any(max(0, a - line, line - b) <= max_distance for a, b in spans) for line in lines):
         return True
-    return _only_closes_brackets(old, new) and any(first > a for a, _ in spans)
+    # A bracket's partner may be far from where the checker reports it: a closer below
+    # an unclosed opener, an opener above a closer it lost.
+    return (_only_adds(old, new, BRACKETS.values()) and any(first > a for a, _ in spans)
+            or _only_adds(old, new, BRACKETS.keys()) and any(first < b for _, b in spans))
 
 
 def _apply_hunks(original: list[str], hunks: list[tuple[int, list[str], list[str]]], newline: bool) -> str:
@@ -146,8 +150,9 @@ def _original_line(line: int, hunks: list[tuple[int, list[str], list[str]]]) -> 
     return line - shift
 
 
-def _only_closes_brackets(old: list[str], new: list[str]) -> bool:
-    """The new lines are the old ones with closing brackets (and spacing) added."""
+def _only_adds(old: list[str], new: list[str], brackets: Iterable[str]) -> bool:
+    """The new lines are the old ones with some of ``brackets`` (and spacing) added."""
+    brackets = set(brackets)
     squeeze = "".join("".join(old).split())
     grown = "".join("".join(new).split())
     if len(grown) <= len(squeeze):
@@ -156,7 +161,7 @@ def _only_closes_brackets(old: list[str], new: list[str]) -> bool:
     for char in grown:
         if i < len(squeeze) and char == squeeze[i]:
             i += 1
-        elif char not in BRACKETS.values():
+        elif char not in brackets:
             return False
     return i == len(squeeze)
 
