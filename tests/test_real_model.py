@@ -48,6 +48,34 @@ def test_broken_examples_are_repaired_with_small_diffs(real_llm, language, name)
     assert 1 <= len(changed_lines(source, result.source)) <= 2
 
 
+def _with_errors(clean: str, *mistakes: tuple[str, str]) -> str:
+    broken = clean
+    for right, wrong in mistakes:
+        assert broken.count(right) == 1
+        broken = broken.replace(right, wrong)
+    return broken
+
+
+MULTI_PY = "".join(f"def f{n}(values):\n    total = sum(values)\n    return total * {n}\n\n\n" for n in range(8))
+MULTI_JS = "".join(f"function f{n}(values) {{\n  const total = values.length;\n  return total * {n};\n}}\n\n"
+                   for n in range(8))
+
+
+@pytest.mark.parametrize("language,clean,mistakes", [
+    ("python", MULTI_PY, [("def f1(values):", "def f1(values)"), ("total * 4", "total * (4"),
+                          ("def f7(values):", "def f7(values)")]),
+    ("javascript", MULTI_JS, [("function f2(values) {", "function f2(values) "),
+                              ("return total * 6;", "return total * 6;;)")]),
+])
+def test_files_with_several_errors_are_repaired(real_llm, language, clean, mistakes):
+    broken = _with_errors(clean, *mistakes)
+    assert not check(broken, language).ok
+    result = repair(broken, language, llm=real_llm)
+    assert result.status == "fixed", result.reason
+    assert check(result.source, language).ok
+    assert len(changed_lines(broken, result.source)) <= len(mistakes) + 1
+
+
 NO_SMALL_FIX = "def (values):\n    return sum(values)\n"  # the model must generate an edit
 
 
