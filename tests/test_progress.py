@@ -43,3 +43,19 @@ def test_tree_sitter_seeing_an_old_error_differently_is_not_a_new_problem():
     # And so is a second problem on a line that had one.
     assert not made_progress(before, [Problem(37, 0, 37, 0, "unexpected '}}'", source="tree-sitter"),
                                       Problem(37, 5, 37, 5, "unexpected '}'", source="tree-sitter")], 2, 2, 0)
+
+
+def test_an_error_tree_sitter_hid_may_surface_far_away_when_the_judge_reports_fewer():
+    # ruby -c and tree-sitter on a file with two mistakes: the one at line 107 repaired,
+    # tree-sitter now sees the second (line 130) that its recovery hid before.
+    before = [Problem(108, 0, 108, 0, "syntax error, unexpected local variable", source="ruby -c"),
+              Problem(144, 0, 144, 0, "syntax error, unexpected `end'", source="ruby -c"),
+              Problem(107, 0, 107, 0, "unexpected ':to_ary'", source="tree-sitter")]
+    after = [Problem(144, 0, 144, 0, "syntax error, unexpected `end'", source="ruby -c"),
+             Problem(130, 0, 130, 0, "unexpected '('", source="tree-sitter")]
+    assert made_progress(before, after, 107, 107, 0)
+    # Not when it appears in the edit's own region, nor when the judge sees no fewer.
+    near_edit = [after[0], Problem(110, 0, 110, 0, "unexpected '('", source="tree-sitter")]
+    assert not made_progress(before, near_edit, 107, 107, 0)
+    same_judge = [before[0], before[1], Problem(130, 0, 130, 0, "unexpected '('", source="tree-sitter")]
+    assert not made_progress(before, same_judge, 107, 107, 0)

@@ -28,7 +28,7 @@ from .proposals import open_strings, proposals, unmatched_brackets
 from .. import judges
 from ..judges import judge_name
 from ..languages import get_parser
-from .progress import made_progress, reported_line
+from .progress import made_progress, near, reported_line
 
 BEAM = 3  # partial repairs extended per level
 MAX_SURVIVORS = 12  # window-verified complete fixes checked as whole files, per level
@@ -355,6 +355,10 @@ class _TreeJudge:
         delta = len(edit.new_lines) - edit.span
         shifted = {(line + delta if line > edit.line else line, message) for line, message in self.tree_before}
         found = {(p.line, p.message) for p in problems}
+        last = edit.line + len(edit.new_lines) - 1
+        if any(near(line, edit.line, last) for line, _ in shifted) \
+                and not any(near(line, edit.line, last) for line, _ in found):
+            return FIXED  # repaired here; what tree-sitter sees now is elsewhere: ask the judge
         if len(found) > len(self.tree_before):
             return None
         if not found or (len(found) < len(self.tree_before) and not found - shifted):

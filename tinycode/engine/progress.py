@@ -20,6 +20,7 @@ from typing import Sequence
 from ..check import Problem
 
 TREE_SITTER = "tree-sitter"
+REGION = 6  # lines either side of an edit that are its region (the guard's default reach)
 # "closing parenthesis ']' does not match opening parenthesis '(' on line 49"
 _NAMED_LINE = re.compile(r"\bon line (\d+)")
 
@@ -48,7 +49,13 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     new_tree = {(p.line, p.message) for p in after if p.source == TREE_SITTER}
     new_judge = [p for p in after if p.source != TREE_SITTER]
     if _added(new_tree, old_tree, edit_line, edit_end):
-        return False
+        # With a language's own judge speaking, tree-sitter's recovery may only now see
+        # an error it hid before: one far from the edit is not new when the judge
+        # reports fewer problems than before.
+        hidden = {(line, message) for line, message in new_tree - old_tree if not near(line, edit_line, edit_end)}
+        judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
+        if not judge_fewer or _added(new_tree - hidden, old_tree, edit_line, edit_end):
+            return False
     surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)]
     if surfaced:
         if not old_judge or len(new_judge) > len(old_judge):
@@ -57,6 +64,11 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
                         for p in old_judge)
         return all(p.line > max(edit_end, first_old) for p in surfaced)
     return len(after) < len(before)
+
+
+def near(line: int, first: int, last: int) -> bool:
+    """``line`` lies in the region of an edit of lines ``first..last``."""
+    return first - REGION <= line <= last + REGION
 
 
 def _added(new: set[tuple[int, str]], old: set[tuple[int, str]], edit_line: int, edit_end: int) -> bool:
