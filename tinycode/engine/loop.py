@@ -36,7 +36,7 @@ from .agent.loop import OPEN, Style, style_for
 from .candidates import Candidate
 from .fastpath import try_fast_repair
 from .guard import edit_too_large
-from .progress import made_progress
+from .progress import made_progress, near
 from .rewrite import rewrite_window
 from .trace import Step
 
@@ -204,7 +204,8 @@ def _region_clean(candidate: Candidate, state: RepairState) -> bool:
     first, last = edit.line, edit.line + max(len(edit.new_lines), 1) - 1
     reach = state.settings.max_problem_distance
     problems = check(candidate.source_after, state.language).problems
-    return all(p.line > last + reach or max(p.line, p.end_line) < first - reach for p in problems)
+    return not any(near(p.line, first, last, reach) or near(p.end_line, first, last, reach)
+                   or p.line < first <= p.end_line for p in problems)
 
 
 def _candidate_step(state: RepairState, *, partial: bool,

@@ -18,9 +18,11 @@ from collections import Counter
 from typing import Sequence
 
 from ..check import Problem
+from ..config import setting
 
 TREE_SITTER = "tree-sitter"
-REGION = 6  # lines either side of an edit that are its region (the guard's default reach)
+# Lines either side of an edit that are its region: the locality guard's default reach.
+REGION: int = setting("max_problem_distance").default
 # "closing parenthesis ']' does not match opening parenthesis '(' on line 49"
 _NAMED_LINE = re.compile(r"\bon line (\d+)")
 
@@ -66,9 +68,9 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     return len(after) < len(before)
 
 
-def near(line: int, first: int, last: int) -> bool:
+def near(line: int, first: int, last: int, reach: int = REGION) -> bool:
     """``line`` lies in the region of an edit of lines ``first..last``."""
-    return first - REGION <= line <= last + REGION
+    return first - reach <= line <= last + reach
 
 
 def _added(new: set[tuple[int, str]], old: set[tuple[int, str]], edit_line: int, edit_end: int) -> bool:
