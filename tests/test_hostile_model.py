@@ -158,6 +158,20 @@ def test_generation_stops_at_the_deadline():
             llm.complete(prompt, max_tokens=5)
 
 
+def test_time_spent_waiting_for_a_turn_moves_every_enclosing_deadline_out():
+    from tinycode.deadline import paused, remaining, until
+
+    with until(time.monotonic() + 0.5):
+        with until(time.monotonic() + 0.4):
+            with paused():
+                time.sleep(0.6)  # longer than either budget: neither is spent by it
+            assert 0.2 < remaining() <= 0.4
+        assert 0.3 < remaining() <= 0.5
+    with until(time.monotonic() + 0.2):
+        time.sleep(0.3)
+        assert remaining() == 0.0  # waiting outside paused() is spent
+
+
 def test_web_search_requests_respect_the_file_deadline():
     from tinycode.deadline import until
     from tinycode.websearch import SearchError

@@ -190,7 +190,7 @@ def test_requests_to_a_real_http_server_overlap(capsys, tmp_path, monkeypatch):
     reply = {"choices": [{"message": {"role": "assistant", "content": AGENT_FIX}, "text": AGENT_FIX,
                           "finish_reason": "stop"}],
              "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
-    routes = {"/v1/models": (200, {"data": [{"id": "scripted"}]}),
+    routes = {"/v1/models": (200, {"data": [{"id": "scripted"}]}), "/props": (200, {"total_slots": 4}),
               "/tokenize": (404, {}), "/extras/tokenize/count": (404, {})}
     one, many = tmp_path / "one", tmp_path / "many"
     for folder in (one, many):
@@ -222,6 +222,37 @@ def test_requests_to_a_real_http_server_overlap(capsys, tmp_path, monkeypatch):
     assert code1 == code4 == 0 and reports4 == reports1
     assert [r["status"] for r in reports1] == ["fixed"] * 6
     assert contents(many) == contents(one)
+
+
+def test_files_waiting_for_the_only_slot_of_a_server_do_not_spend_their_timeout(capsys, tmp_path):
+    """A server that does not say how many requests it serves at once gets one at a time
+    from --jobs 4, and a file's --timeout runs only while it is served: six files of one
+    0.3 s answer each all fit a 1 s timeout, though the last waits about 1.5 s."""
+    from test_llm_openai import Scripted
+
+    delay = 0.3
+    reply = {"choices": [{"message": {"role": "assistant", "content": AGENT_FIX}, "text": AGENT_FIX,
+                          "finish_reason": "stop"}],
+             "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+    routes = {"/v1/models": (200, {"data": [{"id": "scripted"}]}), "/props": (404, {}),
+              "/tokenize": (404, {}), "/extras/tokenize/count": (404, {})}
+    for n in range(6):
+        (tmp_path / f"f{n}.py").write_text(NEEDS_AGENT.format(n=n))
+    with Scripted((200, reply, delay, {}), routes=routes) as server:
+        arrivals: list[float] = []
+
+        class Timed(list):
+            def append(self, item):  # noqa: ANN001, ANN202
+                if item["path"] in ("/v1/chat/completions", "/v1/completions"):
+                    arrivals.append(time.monotonic())
+                super().append(item)
+
+        server.requests = Timed()
+        code, reports, _ = fix_in(capsys, tmp_path, "--backend", "openai", "--base-url", server.url,
+                                  "--jobs", "4", "--timeout", "1")
+    assert max(sum(1 for t in arrivals if s <= t < s + delay) for s in arrivals) == 1
+    assert arrivals[-1] - arrivals[0] >= 5 * delay
+    assert code == 0 and [r["status"] for r in reports] == ["fixed"] * 6
 
 
 # --- processes: the model in process ------------------------------------------------------

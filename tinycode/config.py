@@ -247,6 +247,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("base_url", str, None, _url(trailing_slash=False),
             "OpenAI-compatible server URL (openai backend)", env="TINYCODE_BASE_URL", flag="--base-url",
             trust=_NEVER),
+    Setting("server_slots", int, 0, _integer(0),
+            "requests the model server takes at once, for --jobs (openai backend; 0: what the server "
+            "reports, else 1); files waiting for a slot do not spend their timeout",
+            env="TINYCODE_SERVER_SLOTS", flag="--server-slots"),
     Setting("max_steps", int, 8, _integer(1), "agent steps per file",
             env="TINYCODE_MAX_STEPS", flag="--max-steps"),
     Setting("timeout", float, 60.0, _seconds(), "seconds per file (wall time)",

@@ -56,7 +56,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cases", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--search-seconds", type=float, default=0.5, help="candidate search budget per case")
     parser.add_argument("--read-timeout", type=float, default=600.0, help="seconds per server request")
     parser.add_argument("--out", type=Path, default=None, help="JSONL record per case")
     parser.add_argument("--shard", default="0/1",
@@ -78,8 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         for number, case in enumerate(sample, 1):
             record: dict[str, Any] = {"id": case["id"]}
             source = case["broken"]
-            found = suggest(source, "python", limit=MAX_RANKED, time_budget=args.search_seconds,
-                            result=check(source, "python"))
+            found = suggest(source, "python", limit=MAX_RANKED, result=check(source, "python"))
             complete = [c for c in found if c.fixes_all]
             record["candidates"] = len(complete)
             if len(complete) >= 2:

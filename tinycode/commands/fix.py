@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     if jobs == 1:
         workers: _Workers = _Sequential(options)
     elif settings.backend == "openai":
-        workers = _Threads(jobs, options)
+        workers = _Threads(jobs, {**options, "server_slots": settings.server_slots})
     else:
         workers = _Processes(jobs, options, settings)
     try:

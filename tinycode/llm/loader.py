@@ -15,19 +15,20 @@ _lock = threading.Lock()
 
 def load_llm(model: str | None = None, *, backend: str = "llama_cpp", base_url: str | None = None,
              gpu_layers: int = 0, n_ctx: int = 4096, threads: int | None = None,
-             offline: bool = False, progress: bool = False) -> LLM:
+             offline: bool = False, progress: bool = False, server_slots: int | None = None) -> LLM:
     """The model named by ``model`` on ``backend``; raises ModelError.
 
     For ``llama_cpp``, ``model`` is a registry name, an alias or a ``.gguf`` path
     (None = the registry default); the same file and options give the same object for
     the life of the process. For ``openai``, ``model`` is the server's model name
-    (None = the first model the server lists)."""
+    (None = the first model the server lists), and ``server_slots`` the requests this
+    process sends it at once (None: no limit, 0: what the server reports)."""
     if backend == "openai":
         from .openai_http import OpenAIHTTPLLM
 
         if not base_url:
             raise ModelError("the openai backend needs a base URL (--base-url or TINYCODE_BASE_URL)")
-        return OpenAIHTTPLLM(base_url, model=model, offline=offline)
+        return OpenAIHTTPLLM(base_url, model=model, offline=offline, slots=server_slots)
     if backend != "llama_cpp":
         raise ModelError(f"unknown backend {backend!r} (known: {', '.join(BACKENDS)})")
     if n_ctx < 256:

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import requests
 
 from .. import http
-from ..deadline import remaining
+from ..deadline import paused, remaining
 from ..errors import ModelError
 from ..network import refusal
 from .base import Completion, Prompt, ScoringUnsupported
@@ -44,6 +44,11 @@ MAX_SCORING_BYTES = 32_000_000
 MAX_SCORING_SECONDS_PER_TOKEN = 0.05
 ALIGNED, SHIFTED = "aligned", "shifted"
 
+# One gate per server for the whole process: ``--jobs N`` gives each thread its own
+# client, and they must share the server's slots.
+_gates: dict[str, threading.BoundedSemaphore] = {}
+_gates_lock = threading.Lock()
+
 
 class ServerAnswered(ModelError):
     """The server answered, with an HTTP status other than 200."""
@@ -59,7 +64,7 @@ class OpenAIHTTPLLM:
 
     def __init__(self, base_url: str, *, model: str | None = None, api_key_env: str = "TINYCODE_API_KEY",
                  connect_timeout: float = 5.0, read_timeout: float = 120.0, retries: int = 3,
-                 backoff: float = 0.5, offline: bool = False,
+                 backoff: float = 0.5, offline: bool = False, slots: int | None = None,
                  max_scoring_seconds_per_token: float | None = MAX_SCORING_SECONDS_PER_TOKEN) -> None:
         key = os.environ.get(api_key_env)
         refused = refusal(base_url, offline=offline, sends_secret=bool(key))
@@ -75,6 +80,9 @@ class OpenAIHTTPLLM:
         self.retries = retries
         self.backoff = backoff
         self.max_scoring_seconds_per_token = max_scoring_seconds_per_token
+        # Requests this process sends the server at once: None = no limit (one caller),
+        # 0 = as many as the server says it serves (llama-server's /props), else 1.
+        self.slots = slots
         self._headers = {"Authorization": f"Bearer {key}"} if key else {}
         self._sessions: dict[tuple[int, float], requests.Session] = {}
         self._lock = threading.Lock()
@@ -116,9 +124,46 @@ class OpenAIHTTPLLM:
                     retry_read_timeouts=False)
             return session
 
+    def _gate(self) -> threading.BoundedSemaphore | None:
+        if self.slots is None:
+            return None
+        with _gates_lock:
+            gate = _gates.get(self.root)
+        if gate is None:
+            slots = self.slots or self._server_slots()
+            with _gates_lock:
+                gate = _gates.setdefault(self.root, threading.BoundedSemaphore(slots))
+        return gate
+
+    def _server_slots(self) -> int:
+        """The parallel slots the server reports (llama-server's ``/props``), else 1: a
+        server that does not say may answer one request at a time (llama-cpp-python's
+        does), and a request queued there spends its file's time."""
+        try:
+            data = self._send("GET", "/props", root=True, retries=0)
+        except ModelError:
+            return 1
+        slots = data.get("total_slots")
+        return slots if isinstance(slots, int) and slots > 0 else 1
+
     def _request(self, method: str, path: str, payload: dict[str, Any] | None = None, *,
                  root: bool = False, retries: int | None = None,
                  max_bytes: int | None = None) -> dict[str, Any]:
+        """One request, once a slot of the server is free: waiting for it does not
+        count against the file's deadline."""
+        gate = self._gate()
+        if gate is None:
+            return self._send(method, path, payload, root=root, retries=retries, max_bytes=max_bytes)
+        with paused():
+            gate.acquire()
+        try:
+            return self._send(method, path, payload, root=root, retries=retries, max_bytes=max_bytes)
+        finally:
+            gate.release()
+
+    def _send(self, method: str, path: str, payload: dict[str, Any] | None = None, *,
+              root: bool = False, retries: int | None = None,
+              max_bytes: int | None = None) -> dict[str, Any]:
         url = f"{self.root if root else self.base_url}{path}"
         tries = (self.retries if retries is None else retries) + 1
         read_timeout = min(self.timeout[1], remaining())
