@@ -149,6 +149,25 @@ def test_api_key_never_crosses_the_network_in_clear_text(monkeypatch):
         assert server.requests[0]["auth"] == "Bearer secret-key"
 
 
+def test_a_proxy_in_the_environment_never_carries_a_request_to_this_machine(monkeypatch):
+    """With HTTP_PROXY set, requests to a loopback server (offline or not, key or not)
+    go to it directly: a proxy would carry the code and the key off the machine."""
+    monkeypatch.setenv("TINYCODE_API_KEY", "secret-key")
+    with Scripted((200, CHAT_REPLY)) as proxy, Scripted((200, CHAT_REPLY)) as server:
+        for var in ("HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+            monkeypatch.setenv(var, proxy.url)
+        for var in ("NO_PROXY", "no_proxy"):
+            monkeypatch.delenv(var, raising=False)
+        OpenAIHTTPLLM(server.url, model="m", offline=True).complete("x")
+        assert proxy.requests == [] and server.requests[0]["auth"] == "Bearer secret-key"
+
+
+def test_offline_in_the_environment_reaches_library_callers(monkeypatch):
+    monkeypatch.setenv("TINYCODE_OFFLINE", "1")
+    with pytest.raises(ModelError, match="offline mode allows only servers on this machine"):
+        OpenAIHTTPLLM(UNROUTABLE)
+
+
 def test_server_redirect_is_not_followed(monkeypatch):
     monkeypatch.setenv("TINYCODE_API_KEY", "secret-key")
     with Scripted((200, CHAT_REPLY)) as elsewhere:

@@ -101,10 +101,36 @@ def test_trace_over_an_older_trace_still_works(capsys, tmp_path, model):
     path = tmp_path / "a.py"
     path.write_text(NEEDS_AGENT)
     trace = tmp_path / "trace.jsonl"
-    trace.write_text('{"step": 1, "path": "old.py"}\n')
+    trace.write_text('{"path": "old.py", "number": 1, "kind": "fast_path", "thought": "", "action": "apply_fix", '
+                     '"input": {}, "observation": ""}\n')
     assert run(capsys, "fix", "--trace", str(trace), str(path))[0] == 0
     records = [json.loads(line) for line in trace.read_text().splitlines()]
     assert records and all(r["path"] == str(path) for r in records)
+
+
+@pytest.mark.parametrize("content", ['{"name": "app", "version": "1.0.0"}\n', '{"path": "x"}\n'])
+def test_trace_over_a_one_line_json_file_that_is_not_a_trace_is_refused(capsys, tmp_path, model, content):
+    victim = tmp_path / "package.json"
+    victim.write_text(content)
+    (tmp_path / "a.py").write_text(NEEDS_AGENT)
+    code, _, err = run(capsys, "fix", "--trace", str(victim), str(tmp_path / "a.py"))
+    assert code == 2 and "is not a tinycode trace" in err
+    assert victim.read_text() == content
+
+
+def test_trace_inside_a_walked_input_folder_is_refused(capsys, tmp_path, model):
+    (tmp_path / "a.py").write_text(NEEDS_AGENT)
+    code, _, err = run(capsys, "fix", "--trace", str(tmp_path / "new.json"), str(tmp_path))
+    assert code == 2 and "would be read as an input" in err
+    assert not (tmp_path / "new.json").exists() and (tmp_path / "a.py").read_text() == NEEDS_AGENT
+
+
+def test_trace_that_is_a_dangling_link_is_not_written_through(capsys, tmp_path, model):
+    (tmp_path / "a.py").write_text(NEEDS_AGENT)
+    (tmp_path / "t.jsonl").symlink_to(tmp_path / "elsewhere.txt")
+    code, _, err = run(capsys, "fix", "--trace", str(tmp_path / "t.jsonl"), str(tmp_path / "a.py"))
+    assert code == 2 and "symbolic link" in err
+    assert not (tmp_path / "elsewhere.txt").exists()
 
 
 def test_file_named_like_an_option_after_double_dash_is_only_a_file(capsys, tmp_path, model, monkeypatch):

@@ -16,7 +16,7 @@ from tinycode import judges
 from tinycode.engine.candidates import suggest
 from tinycode.check import check
 from tinycode.cli import main
-from tinycode.config import load_settings
+from tinycode.config import Settings, load_settings
 from tinycode.engine.edits import code_tokens
 from tinycode.errors import ConfigError
 from fake_llm import FakeLLM
@@ -128,6 +128,23 @@ def test_a_hanging_tool_is_given_up_on(tmp_path):
     assert time.perf_counter() - start < 0.4
 
 
+def test_a_slow_judge_stops_at_the_file_deadline_and_the_file_is_left_whole(tmp_path, capsys):
+    """A judge slower than the file's --timeout: the repair ends at the deadline (the
+    judge's run on the original counts), nothing is written, and the judge is not taken
+    for hung (another file with more time still gets its verdicts)."""
+    fake = tmp_path / "gcc"
+    fake.write_text("#!/bin/sh\nfor f; do :; done\nsleep 4\necho \"$f:1:27: error: expected ';' before '}' token\" >&2\n"
+                    "exit 1\n")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    judges.configure({"c": str(fake)}, timeout=10)
+    broken = "int main(void) { return 0 }\n"
+    start = time.perf_counter()
+    result = repair(broken, "c", llm=FakeLLM(scorer=EVEN), settings=Settings(timeout=1.0))
+    assert time.perf_counter() - start < 2.5
+    assert result.status == "failed" and "time budget" in result.reason and result.source == broken
+    assert judges.verdict("int main(void) { return 2 }\n", "c") is not None  # not given up on
+
+
 @needs_node
 def test_node_judges_javascript_and_its_line_comes_first():
     source = "function f(a) {\n  return [a, a;\n}\n"
@@ -151,6 +168,37 @@ def test_a_semicolon_dropped_before_then_far_above_the_report_is_repaired():
     assert result.judge == "bash -n" and result.problems[0].line > 20  # reported at the else
     fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
     assert fixed.status == "fixed" and fixed.source == clean
+
+
+SCRIPT = ("#!/bin/sh\nset -e\n\nfor f in \"$@\"; do\n    case $f in\n        *.gz) gzip -t \"$f\" ;;\n"
+          "        *) echo \"skip $f\" ;;\n    esac\ndone\n\n"
+          + "".join(f"echo \"line {n}\"\n" for n in range(15))
+          + "if [ -n \"$VERBOSE\" ]; then\n    echo done\nfi\n")
+
+
+@needs_bash
+@pytest.mark.parametrize("lost, back", [
+    ("    esac\ndone\n", "    esac\n"),  # the shell reports the missing done at the end
+    ('gzip -t "$f" ;;', 'gzip -t "$f ;;'),  # the string runs on to the next quote, far below
+])
+def test_a_block_word_or_quote_lost_far_from_the_report_is_put_back(lost, back):
+    broken = SCRIPT.replace(lost, back)
+    result = check(broken, "bash")
+    assert result.problems and min(p.line for p in result.problems) > 9 + 6  # beyond the guard's reach
+    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed" and check(fixed.source, "bash").ok
+    assert fixed.source == SCRIPT
+
+
+def test_far_from_every_problem_a_line_may_gain_only_the_partner_of_a_block_or_string():
+    from tinycode.engine.guard import far_from_problems
+
+    problem = check(SCRIPT.replace("    esac\ndone\n", "    esac\n"), "bash").problems
+    far = SCRIPT.replace("    esac\ndone\n", "    esac\n")
+    assert not far_from_problems(far, SCRIPT, "bash", problem, 6)  # done put back
+    sneaky = SCRIPT.replace("set -e\n", "set -e; rm -rf ~\n")
+    assert far_from_problems(far, sneaky.replace("    esac\ndone\n", "    esac\n").replace(
+        "    esac\n", "    esac\ndone\n", 1), "bash", problem, 6)  # and nothing else
 
 
 def test_a_project_may_turn_judges_off_but_not_choose_one(tmp_path):

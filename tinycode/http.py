@@ -10,7 +10,9 @@ Every wait and every attempt's timeouts are cut to what
 :func:`tinycode.deadline.remaining` leaves, and no attempt starts once it is spent
 (:class:`~tinycode.deadline.DeadlineExceeded`). Bodies are read in chunks up to a cap,
 the deadline checked between chunks. Which hosts may be contacted at all is
-``tinycode.network``'s rule, asked by the callers.
+``tinycode.network``'s rule, asked by the callers; a server on this machine is reached
+directly, never through a proxy from the environment (``HTTP_PROXY``...), which would
+carry the code, and any API key, off the machine.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from urllib3.exceptions import InvalidHeader, MaxRetryError, NewConnectionError,
 from urllib3.util import Retry, Timeout
 
 from .deadline import ensure_time_left, remaining
+from .network import is_loopback
 
 RETRY_STATUS = frozenset({429, 500, 502, 503, 504})
 MAX_RETRY_AFTER = 10.0  # seconds; a server asking for more is asked again sooner
@@ -99,10 +102,21 @@ def session(*, retries: int, backoff: float, methods: Collection[str] = SAFE_MET
                     allowed_methods=frozenset(m.upper() for m in methods), raise_on_status=False,
                     respect_retry_after_header=True, retry_read_timeouts=retry_read_timeouts)
     adapter = HTTPAdapter(max_retries=policy)
-    client = requests.Session()
+    client = _Session()
     client.mount("http://", adapter)
     client.mount("https://", adapter)
     return client
+
+
+class _Session(requests.Session):
+    """A session whose requests to this machine use no proxy (see the module's note)."""
+
+    def merge_environment_settings(self, url: Any, proxies: Any, stream: Any, verify: Any,
+                                   cert: Any) -> dict[str, Any]:
+        settings = super().merge_environment_settings(url, proxies, stream, verify, cert)
+        if url and is_loopback(url):
+            settings["proxies"] = {}
+        return settings
 
 
 def timeout(connect: float, read: float, what: str) -> Timeout:

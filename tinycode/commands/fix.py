@@ -487,13 +487,27 @@ class FileModel:
             raise
 
 
+# Fields every trace record has (``Step.to_dict`` and the file's path): an existing file
+# is overwritten only when its first line is such a record.
+_TRACE_FIELDS = ("path", "kind", "thought", "action", "observation")
+
+
 def unsafe_output(path: str, inputs: list[str]) -> str:
     """Why writing an output file at ``path`` could destroy something, or "" when it is
-    safe: it is one of the ``inputs``, a directory, or an existing file that is not a
-    tinycode trace (JSON lines)."""
+    safe: it is one of the ``inputs``, a file of a type the walk of an input folder
+    would read (it would be repaired as one), a directory, a link, or an existing
+    file that is not a tinycode trace."""
+    from ..languages import detect
+
     for name in inputs:
-        if name != "-" and _same_file(path, name):
+        if name == "-":
+            continue
+        if _same_file(path, name):
             return f"is also an input file ({name}); refusing to overwrite it"
+        if os.path.isdir(name) and _inside(path, name) and detect(path) is not None:
+            return f"lies in the input folder {name} and would be read as an input; write it elsewhere"
+    if os.path.islink(path):
+        return "is a symbolic link; refusing to write through it"
     try:
         info = os.stat(path)
     except FileNotFoundError:
@@ -510,9 +524,14 @@ def unsafe_output(path: str, inputs: list[str]) -> str:
         record = json.loads(first)
     except (OSError, ValueError):
         record = None
-    if not isinstance(record, dict):
+    if not isinstance(record, dict) or not all(field in record for field in _TRACE_FIELDS):
         return "exists and is not a tinycode trace; refusing to overwrite it"
     return ""
+
+
+def _inside(path: str, folder: str) -> bool:
+    folder = os.path.realpath(folder)
+    return os.path.commonpath([os.path.realpath(path), folder]) == folder
 
 
 def _same_file(a: str, b: str) -> bool:
@@ -526,7 +545,9 @@ def _open_trace(path: str) -> TextIO:
     from ..errors import UsageError
 
     try:
-        return open(path, "w", encoding="utf-8")
+        # Never through a link put in its place since it was checked.
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o644)
+        return open(fd, "w", encoding="utf-8")
     except OSError as exc:
         raise UsageError(f"--trace {path}: cannot write ({exc.strerror or exc})") from None
 

@@ -12,11 +12,16 @@ error does not touch. Each agent edit must also repair rather than rewrite the l
 
 from __future__ import annotations
 
+import re
 from typing import Iterable, Sequence
 
 from ..check import Problem, source_lines
 from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, token_distance
+from .shell_proposals import CLOSING_WORDS, OPENING_WORDS
+
+QUOTES = "\"'`"
+_WORD = re.compile(r"\w+|\S")
 
 # The limits' defaults are the settings' (tinycode.config), defined there once.
 MAX_CHANGED_LINES: int = setting("max_changed_lines").default
@@ -87,9 +92,7 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
     A checker may report one error at a time (CPython does), so the problems count as
     they surface: once the changes near a reported problem are applied, the problems
     of that text (in the original's line numbers) count too. Far from every problem a
-    line may only gain brackets: closing ones below a problem (an unclosed bracket is
-    reported where it opens, and the checker reads on looking for its partner), opening
-    ones above it (a closer whose opener was lost is reported where it closes)."""
+    line may only gain what a block or string lost at its other end (``_puts_back``)."""
     from ..check import check
 
     hunks = changed_hunks(before, after)
@@ -98,7 +101,7 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
     applied: list[int] = []
     pending = list(range(len(hunks)))
     while pending:
-        near = [i for i in pending if _near(hunks[i], spans, max_distance)]
+        near = [i for i in pending if _near(hunks[i], spans, max_distance, language)]
         if not near:
             first, old, _ = hunks[pending[0]]
             line = first
@@ -115,15 +118,28 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
     return ""
 
 
-def _near(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]], max_distance: int) -> bool:
+def _near(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]], max_distance: int,
+          language: str) -> bool:
     first, old, new = hunk
     lines = range(first, first + max(len(old), 1))
     if all(any(max(0, a - line, line - b) <= max_distance for a, b in spans) for line in lines):
         return True
-    # A bracket's partner may be far from where the checker reports it: a closer below
-    # an unclosed opener, an opener above a closer it lost.
-    return (_only_adds(old, new, BRACKETS.values()) and any(first > a for a, _ in spans)
-            or _only_adds(old, new, BRACKETS.keys()) and any(first < b for _, b in spans))
+    return _puts_back(old, new, language, below=any(first > a for a, _ in spans),
+                      above=any(first < b for _, b in spans))
+
+
+def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, above: bool) -> bool:
+    """A block's or a string's partner may be far from where the checker reports it
+    missing. A closer (``)``, a shell ``fi``) may go below an unclosed opener the
+    checker reports, or above the end of the file where it reports the closer missing;
+    an opener may go above a closer that lost it (``(``, a shell ``then``), and a
+    closing quote above the line where the string that runs on from it is noticed.
+    Such lines may gain those characters and words only."""
+    closers, openers = set(BRACKETS.values()), set(BRACKETS.keys()) | set(QUOTES)
+    if language == "bash":
+        closers |= CLOSING_WORDS
+        openers |= OPENING_WORDS | {";"}
+    return (below or above) and _only_adds(old, new, closers) or above and _only_adds(old, new, openers)
 
 
 def _apply_hunks(original: list[str], hunks: list[tuple[int, list[str], list[str]]], newline: bool) -> str:
@@ -150,20 +166,27 @@ def _original_line(line: int, hunks: list[tuple[int, list[str], list[str]]]) -> 
     return line - shift
 
 
-def _only_adds(old: list[str], new: list[str], brackets: Iterable[str]) -> bool:
-    """The new lines are the old ones with some of ``brackets`` (and spacing) added."""
-    brackets = set(brackets)
-    squeeze = "".join("".join(old).split())
-    grown = "".join("".join(new).split())
-    if len(grown) <= len(squeeze):
+def _only_adds(old: list[str], new: list[str], allowed: Iterable[str]) -> bool:
+    """The new lines are the old ones with some of ``allowed`` added (and spacing):
+    single characters anywhere (a bracket may go inside a word), words as whole words."""
+    allowed = set(allowed)
+    chars = {a for a in allowed if len(a) == 1}
+    return _grows_by(list("".join("".join(old).split())), list("".join("".join(new).split())), chars) \
+        or len(allowed) > len(chars) and _grows_by(_WORD.findall("\n".join(old)), _WORD.findall("\n".join(new)),
+                                                  allowed)
+
+
+def _grows_by(old: list[str], new: list[str], allowed: set[str]) -> bool:
+    """``new`` is ``old`` with some items of ``allowed`` inserted."""
+    if len(new) <= len(old):
         return False
     i = 0
-    for char in grown:
-        if i < len(squeeze) and char == squeeze[i]:
+    for item in new:
+        if i < len(old) and item == old[i]:
             i += 1
-        elif char not in brackets:
+        elif item not in allowed:
             return False
-    return i == len(squeeze)
+    return i == len(old)
 
 
 def rewrites_instead_of_repairing(before: str, after: str, language: str) -> bool:

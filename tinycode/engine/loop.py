@@ -123,15 +123,22 @@ def repair(source: str, language: str | None = None, *, llm: LLM | None = None,
     model is loaded, only if a model is needed."""
     settings = settings or Settings()
     language = normalize(language or "python")
-    # A native judge's non-syntax messages about the original (a missing header) may
-    # stay; every check during this repair reports any new one as a problem.
-    with judges.baseline(source, language):
-        return _repair(source, language, llm, settings, on_step)
+    started = time.monotonic()
+    # One deadline for the whole file: the judges' runs on the original and on the
+    # result too, not only the loop.
+    with until(started + settings.timeout):
+        try:
+            # A native judge's non-syntax messages about the original (a missing header)
+            # may stay; every check during this repair reports any new one as a problem.
+            with judges.baseline(source, language):
+                return _repair(source, language, llm, settings, on_step, started)
+        except DeadlineExceeded as exc:  # before the loop began, or in the final verdict
+            return RepairResult(source, "failed", language, reason=str(exc),
+                                seconds=time.monotonic() - started)
 
 
 def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
-            on_step: OnStep | None) -> RepairResult:
-    started = time.monotonic()
+            on_step: OnStep | None, started: float) -> RepairResult:
     before = check(source, language)
     if before.ok:
         return RepairResult(source, "clean", language, seconds=time.monotonic() - started)
@@ -141,8 +148,7 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     state = RepairState.start(source, language, before, settings, llm, on_step)
     result = state.result
     try:
-        with until(started + settings.timeout):
-            final_source = state.working if run_loop(state) else _agent_or_stop(state)
+        final_source = state.working if run_loop(state) else _agent_or_stop(state)
     except ModelUnavailable:
         raise
     except (ModelError, DeadlineExceeded) as exc:

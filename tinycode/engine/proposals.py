@@ -66,6 +66,12 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         return
     problems = problems[:3]
     python = language == "python"
+    if language == "bash":
+        # The shell reports a missing then/fi/done lines after it, where a token named
+        # missing would also parse: the script's own block structure says where it was.
+        from .shell_proposals import shell_edits
+
+        yield from shell_edits(lines, problems)
     for p in problems:  # a token the parser named as missing: insert exactly there
         if p.kind == "missing" and p.message.startswith("missing "):
             token = p.message[len("missing "):].strip("'\"")
@@ -81,10 +87,6 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
             yield _insert(lines[p.line - 1], p.line, p.column - 1, expected.group(1))
         if p.kind == "compiler" and not python and 1 <= p.line <= total:
             yield from _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
-    if language == "bash":  # the shell reports a missing then/fi/done lines after it
-        from .shell_proposals import shell_edits
-
-        yield from shell_edits(lines, problems)
     anchors = _anchor_lines(lines, problems)
     if language == "yaml" and problems:  # tree-sitter-yaml reports such a mistake lines earlier
         anchors += [n for n in _yaml_unexpected_indents(lines, problems[0]) if n not in anchors]

@@ -24,6 +24,10 @@ _CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}
 _KEYWORD = re.compile(r"(?:^|(?<=[;&|()])|(?<=\bthen\s)|(?<=\bdo\s)|(?<=\belse\s))\s*"
                       r"(if|then|elif|else|fi|case|esac|for|while|until|select|do|done|\{|\})(?=\s|;|$)")
 _NEEDS = {"if": "then", "elif": "then", "while": "do", "until": "do", "for": "do", "select": "do"}
+# The shell's brackets, as the guard sees them: a block's closing word may be put back
+# far below where the shell reports it missing, its opening word far above.
+CLOSING_WORDS = frozenset(_CLOSER.values())
+OPENING_WORDS = frozenset(_NEEDS.values())
 # Lines tried for a missing closer, per unclosed opener: the first where the opener's
 # indentation returns is the likeliest; spots far apart would make ranking score every
 # line between them.
@@ -120,7 +124,14 @@ def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
                 continue
             indent = len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip())
             if indent <= opener.indent:
-                yield Edit(n, 1, [pad + closer, text], f"line {n}: insert {closer!r} before it")
+                body_end = n - 1  # the closer goes right after the block's last line
+                while body_end > opener.line and not lines[body_end - 1].strip():
+                    body_end -= 1
+                if body_end < n - 1:
+                    yield Edit(body_end, 1, [lines[body_end - 1], pad + closer],
+                               f"line {body_end + 1}: insert {closer!r}")
+                else:
+                    yield Edit(n, 1, [pad + closer, text], f"line {n}: insert {closer!r} before it")
                 spots += 1
                 if spots >= MAX_CLOSER_SPOTS:
                     break

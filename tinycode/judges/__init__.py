@@ -25,6 +25,7 @@ from collections import Counter, OrderedDict
 from typing import Iterator, Mapping
 
 from ..config import from_environment, toml_parser
+from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
 from . import readers, registry
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 
@@ -80,6 +81,13 @@ def _timeout() -> float:
     if _state.timeout is not None:
         return _state.timeout
     return from_environment("judge_timeout", strict=False)
+
+
+def _limit(tool: Tool) -> float:
+    """How long a run may take: the judge timeout, or less when the file's deadline
+    comes first (then a run cut short is the file's end, not a hung tool)."""
+    ensure_time_left(f"a {tool.name} run")
+    return min(_timeout(), remaining())
 
 
 def _tool(language: str, source: str) -> Tool | None:
@@ -138,6 +146,8 @@ def verdict(source: str, language: str) -> Verdict | None:
     try:
         found = _run(tool, source, language)
     except ToolTimeout:
+        if expired():  # the file's deadline cut it short
+            raise DeadlineExceeded(f"time budget spent while {tool.name} ran") from None
         _state.hung.add(tool.executable)
         return None
     except OSError:
@@ -176,7 +186,7 @@ def _run(tool: Tool, source: str, language: str) -> Verdict | None:
                                                      d.message, d.syntax) for d in found.diagnostics))
     for _ in range(_MAX_HEADER_RETRIES + 1):
         _state.calls += 1
-        output = _state.runner(tool.argv, text, filename, _timeout())
+        output = _state.runner(tool.argv, text, filename, _limit(tool))
         found = tool.read(output, filename, text)
         if language == "javascript" and found and _needs_module(found[0].message) and filename.endswith(".js"):
             filename = "input.mjs"  # ES module syntax: node decides by the extension

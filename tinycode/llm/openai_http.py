@@ -24,7 +24,7 @@ import requests
 from .. import http
 from ..deadline import paused, remaining
 from ..errors import ModelError
-from ..network import refusal
+from ..network import is_offline, refusal
 from .base import Completion, Prompt, ScoringUnsupported
 
 MAX_RESPONSE_BYTES = 4_000_000  # a completion is a few kilobytes
@@ -67,7 +67,7 @@ class OpenAIHTTPLLM:
                  backoff: float = 0.5, offline: bool = False, slots: int | None = None,
                  max_scoring_seconds_per_token: float | None = MAX_SCORING_SECONDS_PER_TOKEN) -> None:
         key = os.environ.get(api_key_env)
-        refused = refusal(base_url, offline=offline, sends_secret=bool(key))
+        refused = refusal(base_url, offline=is_offline(offline), sends_secret=bool(key))
         if refused:
             raise ModelError(refused)
         root = base_url.rstrip("/")
