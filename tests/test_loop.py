@@ -6,6 +6,7 @@ from __future__ import annotations
 from fake_llm import FakeLLM
 
 from tinycode import check, repair
+from tinycode.config import Settings
 from tinycode.engine.guard import edit_too_large
 
 FILLER = "".join(f"    total += {i}\n" for i in range(12))
@@ -114,3 +115,21 @@ def test_an_opener_lost_far_above_its_closer_may_be_put_back():
         .startswith("line 1 changed, 15 lines from the nearest problem")
     result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
     assert result.status == "fixed" and result.source.replace("=[", "= [") == fixed
+
+
+def test_a_bracket_doubled_in_one_place_and_lost_in_another_is_one_paired_step():
+    """Each repair alone moves the imbalance to the other place (tree-sitter then sees
+    an error there it did not before): only the two together are progress."""
+    def rule(name: str, color: str) -> str:
+        return f".{name} {{\n  color: #{color};\n  font-weight: normal;\n  font-style: normal;\n}}\n"
+
+    names = ["keyword", "string", "comment", "type", "number", "preproc", "title"]
+    clean = "body {\n  background-color: #ffffff;\n  color: #000000;\n}\n\n" + \
+        "\n".join(rule(name, f"00{i:02d}b3") for i, name in enumerate(names))
+    broken = clean.replace(".keyword {", ".keyword {{").replace(".number {", ".number ")
+    assert not check(broken, "css").ok
+    # Several pairs parse (the '{' at either end of the line break): the model chooses.
+    scorer = lambda prompt, text: 0.0 if ".number {" in text else -3.0  # noqa: E731
+    result = repair(broken, "css", llm=FakeLLM(default="no", scorer=scorer), settings=Settings(agent="off"))
+    assert result.status == "fixed" and result.source == clean
+    assert [s.thought for s in result.steps] == ["no single edit makes progress: two places that only together do"]

@@ -396,6 +396,81 @@ class _TreeJudge:
         return problems
 
 
+# Two places that only together make progress: a bracket duplicated in one and lost in
+# another (each repair alone moves the imbalance to the other place, and tree-sitter
+# sees new errors there), a block closed twice and opened once.
+PAIR_EDITS = 4  # edits that clear their own place, kept per place
+PAIR_WORK = 300  # tree-sitter re-parses spent finding them, per place
+PAIR_JUDGE_CALLS = 16  # pairs checked whole (a native judge run each)
+PAIRS = 3  # verified pairs returned, for the model to rank
+
+
+def paired_fixes(source: str, language: str, result: CheckResult, reach: int) -> list[Candidate]:
+    """Pairs of edits, one at each of the first two problems farther apart than
+    ``reach`` lines, each clearing its own place (by tree-sitter, though it may add
+    problems elsewhere), that together leave fewer problems and no new one. Tried
+    likeliest first, within PAIR_JUDGE_CALLS whole-file checks. Not for Python: CPython
+    reports one error at a time, and the loop's single steps see the next as it surfaces."""
+    if language == "python" or len(result.problems) < 2:
+        return []
+    lines = source_lines(source)
+    node = _Node(lines, source.endswith("\n"), result.problems, (), 0)
+    first = result.problems[0]
+    other = next((p for p in result.problems[1:] if abs(p.line - first.line) > 2 * reach), None)
+    if other is None:
+        return []
+    judge = _TreeJudge(node, language)
+    places = [_clearing_edits(node, judge, problem, language, reach) for problem in (first, other)]
+    before = {(p.line, p.message) for p in result.problems}
+    found: dict[str, Candidate] = {}
+    tried = 0
+    for a in places[0]:
+        for b in places[1]:
+            if not (a.line + max(a.span, 1) <= b.line or b.line + max(b.span, 1) <= a.line):
+                continue  # overlapping: not two places
+            if tried >= PAIR_JUDGE_CALLS or len(found) >= PAIRS or expired():
+                return list(found.values())
+            tried += 1
+            later, earlier = (a, b) if a.line > b.line else (b, a)
+            edited = earlier.applied(later.applied(lines))
+            text = "\n".join(edited) + ("\n" if node.trailing_newline else "")
+            after = check(text, language)
+            grow_earlier = len(earlier.new_lines) - earlier.span
+            grow_later = len(later.new_lines) - later.span
+
+            def original(line: int) -> int:
+                if line >= later.line + grow_earlier + len(later.new_lines):
+                    return line - grow_earlier - grow_later
+                return line - grow_earlier if line >= earlier.line + len(earlier.new_lines) else line
+
+            old_left = {(original(p.line), p.message) for p in after.problems}
+            if text not in found and (after.ok or (len(after.problems) < len(result.problems)
+                                                   and old_left <= before)):
+                start, end_before, end_after = differing_span(lines, edited)
+                change = Edit(start + 1, end_before - start, edited[start:end_after],
+                              f"{earlier.description}; {later.description}",
+                              max(token_distance(source, text, language, cap=20), 2))
+                found[text] = Candidate(change, len(after.problems), text)
+    return list(found.values())
+
+
+def _clearing_edits(node: _Node, judge: _TreeJudge, problem: Problem, language: str, reach: int) -> list[Edit]:
+    """The likeliest few single edits after which tree-sitter sees no problem within
+    ``reach`` lines of the edit or of ``problem``."""
+    found: list[Edit] = []
+    for rank, edit in enumerate(proposals(node.lines, (problem,), language)):
+        if rank >= PAIR_WORK or len(found) >= PAIR_EDITS or expired():
+            break
+        if edit.whole_repair_only or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
+            continue
+        judge.verdict(edit)
+        last = edit.line + len(edit.new_lines) - 1
+        where = (min(edit.line, problem.line), max(last, problem.line))
+        if not any(near(p.line, *where, reach) for p in judge.seen[id(edit)]):
+            found.append(edit)
+    return found
+
+
 def native_judge(language: str, source: str) -> bool:
     """True when a tool other than tree-sitter judges ``language`` here (not Python,
     whose own judge is built into the search, nor JSON, checked whole as before)."""

@@ -29,11 +29,12 @@ from ..config import Settings
 from ..deadline import DeadlineExceeded, until
 from ..errors import ModelError, ModelUnavailable
 from ..languages import normalize
-from ..llm.base import LLM
+from ..llm.base import LLM, ScoringUnsupported
 from ..llm.loader import LazyLLM
 from .agent import WorkingCopy, run_agent
 from .agent.loop import OPEN, Style, style_for
-from .candidates import Candidate
+from .candidates import Candidate, paired_fixes
+from .rank import rank
 from .fastpath import try_fast_repair
 from .guard import edit_too_large
 from .progress import made_progress, near
@@ -276,10 +277,43 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
     return kept
 
 
+def _paired_fix(state: RepairState) -> tuple[str, CheckResult] | None:
+    """Two verified edits at two places that only together make progress (a bracket
+    duplicated here and lost there), recorded as one step."""
+    assert state.current is not None
+    started = time.monotonic()
+    pairs = [c for c in paired_fixes(state.working, state.language, state.current,
+                                     state.settings.max_problem_distance)
+             if not state.too_large(c.source_after)]
+    if len(pairs) > 1:
+        try:  # the model chooses, as among single candidates; never a blind pick
+            ranked = rank(state.llm, state.working, state.language, pairs)
+        except ScoringUnsupported:
+            return None
+        state.count_model(0)
+        pairs = [ranked[0][0]]
+    if not pairs:
+        return None
+    found = pairs[0]
+    lines = [int(n) for n in _EDIT_LINE.findall(found.edit.description)]
+    distance = state.settings.max_problem_distance
+    if any(len([n for n in state.edited_lines + lines if abs(n - line) <= distance]) > MAX_EDITS_PER_REGION
+           for line in lines):
+        return None
+    after = check(found.source_after, state.language)
+    state.edited_lines.extend(lines)
+    state.record(Step(state.next_number(), kind="fast_path",
+                      thought="no single edit makes progress: two places that only together do",
+                      action="apply_fix", input={"description": found.edit.description},
+                      observation=_observed(after), ms=(time.monotonic() - started) * 1000))
+    return found.source_after, after
+
+
 # In this order each iteration: a complete verified fix first; then one that repairs the
-# problem's region while mistakes elsewhere remain; then the model's rewrite of the
+# problem's region while mistakes elsewhere remain; then two edits at two places that
+# only together make progress (no model needed); then the model's rewrite of the
 # problem's window; a verified edit that only makes progress last.
-LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _rewrite, _partial_fix)
+LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _paired_fix, _rewrite, _partial_fix)
 
 
 def _agent_or_stop(state: RepairState) -> str:
