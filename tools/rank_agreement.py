@@ -58,6 +58,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--read-timeout", type=float, default=600.0, help="seconds per server request")
     parser.add_argument("--out", type=Path, default=None, help="JSONL record per case")
+    parser.add_argument("--resume", action="store_true",
+                        help="keep the cases already in --out, run the rest of the sample after them")
     parser.add_argument("--shard", default="0/1",
                         help="I/N: run every Nth case of the sample from the Ith (one server per shard)")
     args = parser.parse_args(argv)
@@ -69,12 +71,25 @@ def main(argv: list[str] | None = None) -> int:
     local = load_llm(str(args.model or resolve_model_path(None, offline=True)))
     remote = OpenAIHTTPLLM(args.base_url, read_timeout=args.read_timeout,
                            max_scoring_seconds_per_token=None)
-    out = open(args.out, "w", encoding="utf-8") if args.out else None
+    done: dict[str, dict[str, Any]] = {}
+    if args.resume and args.out and args.out.exists():
+        for line in args.out.read_text(encoding="utf-8").splitlines():
+            record = json.loads(line)
+            done[record["id"]] = record
+    out = open(args.out, "a" if done else "w", encoding="utf-8") if args.out else None
     same = ranked = 0
     local_seconds: list[float] = []
     remote_seconds: list[float] = []
+    for record in done.values():
+        if "same" in record:
+            ranked += 1
+            same += record["same"]
+            local_seconds.append(record["local_seconds"])
+            remote_seconds.append(record["remote_seconds"])
     try:
         for number, case in enumerate(sample, 1):
+            if case["id"] in done:
+                continue
             record: dict[str, Any] = {"id": case["id"]}
             source = case["broken"]
             found = suggest(source, "python", limit=MAX_RANKED, result=check(source, "python"))
