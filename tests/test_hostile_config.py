@@ -121,6 +121,17 @@ def test_config_file_of_another_user_is_not_read(tmp_path):
     assert "writable by every user" in load_settings(None, tmp_path / "work").notes[0]
 
 
+def test_config_in_a_folder_every_user_may_write_is_not_read(tmp_path):
+    shared = tmp_path / "shared"
+    (shared / "work").mkdir(parents=True)
+    (shared / "pyproject.toml").write_text('[tool.tinycode]\nmax-steps = 2\n', encoding="utf-8")
+    shared.chmod(0o777)  # anyone could have put it there, or swap it later
+    settings = load_settings(None, shared / "work")
+    assert settings.max_steps == Settings().max_steps and "in a folder every user may write" in settings.notes[0]
+    shared.chmod(0o1777)  # sticky, as /tmp: only its owner may replace it
+    assert load_settings(None, shared / "work").max_steps == 2
+
+
 def test_offline_refuses_a_server_on_another_machine_before_connecting():
     started = time.monotonic()
     with pytest.raises(ModelError, match="offline mode allows only servers on this machine"):

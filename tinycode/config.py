@@ -545,6 +545,14 @@ def _foreign(path: Path) -> str:
         return f"owned by another user (uid {info.st_uid})"
     if info.st_mode & stat.S_IWOTH:
         return "writable by every user"
+    try:
+        folder = path.parent.stat()
+    except OSError:
+        return ""
+    # Anyone may replace a file in a folder every user may write, unless it is sticky
+    # (as /tmp is: there only the owner may).
+    if folder.st_mode & stat.S_IWOTH and not folder.st_mode & stat.S_ISVTX:
+        return "in a folder every user may write"
     return ""
 
 

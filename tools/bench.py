@@ -242,6 +242,8 @@ def category(case: dict[str, Any]) -> str:
     if not message:
         result = check(case["broken"], case["lang"])
         message = result.problems[0].message if result.problems else "clean"
+    message = message.split("\n", 1)[0]  # the first message of several
+    message = re.sub(r"^\d+-\d+ ", "", message)  # c_dev.jsonl's "LINE-COLUMN " prefix
     message = re.sub(r"\s*\(line \d+\)$", "", message)
     message = re.sub(r"^(SyntaxError|IndentationError|TabError): ", "", message)
     message = re.sub(r"'[^'\s]{4,}'", "'_'", message)  # names, not brackets

@@ -81,6 +81,11 @@ def cases_from_file(path: Path, per_file: int, rng: random.Random, errors: int =
             broken, kinds, lines = candidate, kinds + [kind], lines + [line]
         if len(kinds) < errors or broken in seen:
             continue
+        # The clean file itself must score as a success (1-4 tokens an error): corruptions
+        # that interact can make it further (a bracket moved across lines regroups
+        # Python's indentation tokens between them).
+        if errors > 1 and not 1 <= token_distance(broken, text, language, cap=4 * errors + 1) <= 4 * errors:
+            continue
         seen.add(broken)
         out.append({"id": f"{path.parent.name}/{path.name}#{len(out)}", "broken": broken, "fixed": text,
                     "lang": language, "category": " + ".join(kinds) if errors > 1 else kinds[0],
