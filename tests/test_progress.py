@@ -59,3 +59,14 @@ def test_an_error_tree_sitter_hid_may_surface_far_away_when_the_judge_reports_fe
     assert not made_progress(before, near_edit, 107, 107, 0)
     same_judge = [before[0], before[1], Problem(130, 0, 130, 0, "unexpected '('", source="tree-sitter")]
     assert not made_progress(before, same_judge, 107, 107, 0)
+
+
+def test_an_error_noticed_at_the_end_of_the_file_may_have_begun_anywhere_before_it():
+    # A closing quote dropped on line 12 is noticed at the end (line 34); once it is put
+    # back, the shell reports the next mistake, on line 27: before the old report, past the edit.
+    before = [problem(34, "Syntax error: Unterminated quoted string", "sh -n")]
+    after = [problem(27, 'Syntax error: ";" unexpected', "sh -n")]
+    assert made_progress(before, after, 12, 12, 0)
+    assert not made_progress(before, [problem(11, 'Syntax error: ";" unexpected', "sh -n")], 12, 12, 0)
+    # An error that says where it is still counts from there.
+    assert not made_progress([problem(34, "Syntax error: \"fi\" unexpected", "sh -n")], after, 12, 12, 0)

@@ -27,10 +27,25 @@ REGION: int = setting("max_problem_distance").default
 _NAMED_LINE = re.compile(r"\bon line (\d+)")
 
 
+# A compiler that ran off the end of the file ("Syntax error: Unterminated quoted string",
+# "end of file unexpected (expecting "done")", "expected ';', found 'EOF'") cannot say
+# where the string or block began.
+_AT_THE_END = re.compile(r"end of (?:file|input)|unexpected EOF|unterminated quoted string|found 'EOF'",
+                         re.IGNORECASE)
+
+
 def reported_line(problem: Problem) -> int:
     """Where the error begins: its line, or the earlier line its message names (the
     bracket a mismatch goes back to), so the next error surfacing between the two is
-    progress, not a new error."""
+    progress, not a new error. An error noticed only at the end of the file may begin
+    anywhere before it (CPython's own messages name their lines and are taken as said)."""
+    if problem.source != "python" and _AT_THE_END.search(problem.message):
+        return 1
+    return named_line(problem)
+
+
+def named_line(problem: Problem) -> int:
+    """The problem's line, or the earlier line its message names."""
     named = _NAMED_LINE.search(problem.message)
     return min(problem.line, int(named.group(1))) if named else problem.line
 

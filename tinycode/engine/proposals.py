@@ -15,7 +15,7 @@ from typing import Iterator
 from ..check import Problem
 from ..languages import comment_prefix
 from .edits import BRACKETS, Edit
-from .progress import reported_line
+from .progress import named_line
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
 REPLACEABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", "=", "==", ".")
@@ -159,7 +159,7 @@ def _anchor_lines(lines: list[str], problems: tuple[Problem, ...]) -> list[int]:
     for p in problems:
         previous = next((n for n in range(min(p.line, total + 1) - 1, 0, -1) if lines[n - 1].strip()), 0)
         around = (p.line, previous, p.end_line, p.line - 1, p.line + 1, p.end_line + 1)
-        begins = reported_line(p)
+        begins = named_line(p)
         if begins != p.line:  # a mismatched bracket: where the message says it opened, first
             around = (begins, begins - 1, begins + 1) + around
         for line in around:
