@@ -70,3 +70,25 @@ def test_an_error_noticed_at_the_end_of_the_file_may_have_begun_anywhere_before_
     assert not made_progress(before, [problem(11, 'Syntax error: ";" unexpected', "sh -n")], 12, 12, 0)
     # An error that says where it is still counts from there.
     assert not made_progress([problem(34, "Syntax error: \"fi\" unexpected", "sh -n")], after, 12, 12, 0)
+
+
+def test_a_string_that_swallowed_the_file_hid_the_errors_after_it():
+    # A closing quote put back on line 12: tree-sitter's many problems go, and the
+    # judge (ruby -c reports several) now sees two later mistakes instead of one.
+    before = [problem(13, "syntax error, unexpected local variable or method", "ruby -c"),
+              problem(14, "unexpected 'config'"), problem(25, "unexpected 'my_script'"),
+              problem(100, "unexpected 'status'")]
+    after = [problem(36, "syntax error, unexpected local variable or method, expecting ')'", "ruby -c"),
+             problem(126, "syntax error, unexpected `end'", "ruby -c")]
+    assert made_progress(before, after, 12, 12, 0)
+    # Without tree-sitter seeing fewer problems, more errors from the judge are no progress.
+    assert not made_progress(before[:1], after, 12, 12, 0)
+
+
+def test_the_next_error_seen_by_both_the_judge_and_tree_sitter_is_not_new():
+    before = [problem(13, "syntax error, unexpected local variable", "ruby -c")]
+    after = [problem(36, "syntax error, expecting ')'", "ruby -c"), problem(36, "unexpected 'name'")]
+    assert made_progress(before, after, 12, 12, 0)
+    # A tree-sitter problem on another line than the judge's is still new.
+    assert not made_progress(before, [problem(36, "syntax error, expecting ')'", "ruby -c"),
+                                      problem(50, "unexpected 'name'")], 12, 12, 0)

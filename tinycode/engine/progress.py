@@ -68,14 +68,20 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     if _added(new_tree, old_tree, edit_line, edit_end):
         # With a language's own judge speaking, tree-sitter's recovery may only now see
         # an error it hid before: one far from the edit is not new when the judge
-        # reports fewer problems than before.
+        # reports fewer problems than before, or when the judge's next error surfaced
+        # on that very line (both now see the next mistake).
         hidden = {(line, message) for line, message in new_tree - old_tree if not near(line, edit_line, edit_end)}
         judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
-        if not judge_fewer or _added(new_tree - hidden, old_tree, edit_line, edit_end):
+        old_judged = shifted(old_judge)
+        next_lines = {p.line for p in new_judge if (p.line, p.message) not in old_judged and p.line > edit_end}
+        allowed = hidden if judge_fewer else {(line, message) for line, message in hidden if line in next_lines}
+        if not allowed or _added(new_tree - allowed, old_tree, edit_line, edit_end):
             return False
     surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)]
     if surfaced:
-        if not old_judge or len(new_judge) > len(old_judge):
+        # More errors from the judge is no progress, unless tree-sitter sees fewer: an
+        # error that swallowed the rest of the file (a string left open) hid them all.
+        if not old_judge or len(new_judge) > len(old_judge) and not len(new_tree) < len(old_tree):
             return False
         first_old = min(reported_line(p) + delta if reported_line(p) > edit_line else reported_line(p)
                         for p in old_judge)

@@ -120,7 +120,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     # because a closing quote lines before it was lost; try that before token edits here.
     # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
     first_text = problems[0].text if python or not problems else next((p.text for p in problems if p.text), "")
-    quoted = bool(problems) and any(q in first_text for q in "\"'`")
+    quoted = bool(problems) and (any(q in first_text for q in "\"'`")
+                                 or _odd_quotes_above(lines, problems[0], comment_prefix(language)))
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])
     for line_no in anchors:
@@ -166,6 +167,23 @@ def _anchor_lines(lines: list[str], problems: tuple[Problem, ...]) -> list[int]:
             if 1 <= line <= total and line not in out:
                 out.append(line)
     return out
+
+
+ODD_QUOTE_REACH = 2  # lines above a problem where a string left open makes quote edits go first
+
+
+def _odd_quotes_above(lines: list[str], problem: Problem, comment: str) -> bool:
+    """The problem's line or one just above it leaves a string open (an odd number of
+    some quote, outside a trailing comment): the problem is likely where it ends."""
+    for line_no in range(max(1, problem.line - ODD_QUOTE_REACH), min(problem.line, len(lines)) + 1):
+        code = lines[line_no - 1]
+        if comment and code.lstrip().startswith(comment):
+            continue
+        if comment and f" {comment} " in code:
+            code = code.split(f" {comment} ", 1)[0]
+        if any((code.count(q) - code.count("\\" + q)) % 2 for q in "\"'`"):
+            return True
+    return False
 
 
 def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
