@@ -65,7 +65,8 @@ def configure(commands: Mapping[str, str] | None = None, timeout: float | None =
 
 
 def calls() -> int:
-    """How many times a tool has been run in this process (cached verdicts not counted)."""
+    """The work spent running tools in this process, in runs weighted by
+    ``registry.RUN_COST`` (cached verdicts not counted): what searches budget."""
     return _state.calls
 
 
@@ -185,7 +186,7 @@ def _run(tool: Tool, source: str, language: str) -> Verdict | None:
         return Verdict(found.judge, tuple(Diagnostic(d.line, max(1, d.column - shift) if d.line == 1 else d.column,
                                                      d.message, d.syntax) for d in found.diagnostics))
     for _ in range(_MAX_HEADER_RETRIES + 1):
-        _state.calls += 1
+        _state.calls += registry.RUN_COST.get(language, 1)
         output = _state.runner(tool.argv, text, filename, _limit(tool))
         found = tool.read(output, filename, text)
         if language == "javascript" and found and _needs_module(found[0].message) and filename.endswith(".js"):

@@ -33,6 +33,10 @@ DEFAULT_TOOLS: dict[str, tuple[str, ...]] = {
     "php": ("php",),
     "swift": ("swiftc",),
 }
+# What one run costs in the searches' judge budgets (``judges.calls``), where it is more
+# than one: a C++ compiler reads the standard library's headers on every run (about a
+# second here), several times a C compiler's or node's work.
+RUN_COST: dict[str, int] = {"cpp": 4}
 # Languages judged in process by a Python parser, when it can be imported.
 IN_PROCESS: dict[str, str] = {"yaml": "PyYAML", "toml": "tomllib"}
 # Judged in check.py itself, as before there were external judges.
