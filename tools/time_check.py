@@ -5,6 +5,11 @@ hundred lines each <= 5 s. Prints medians over repeated runs and exits 1 when a
 target is missed.
 
     python tools/time_check.py [--runs 7]
+    python tools/time_check.py --judges   # what each language's own judge adds
+
+With ``--judges``: for every example language whose judge is installed here, the
+median time of `tinycode check` on its clean example with the judge and without it
+(``--judges LANG=off``).
 """
 
 from __future__ import annotations
@@ -53,8 +58,11 @@ def make_corpus(folder: Path, count: int) -> list[str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--judges", action="store_true", help="what each installed judge costs")
     args = parser.parse_args()
     cmd = command()
+    if args.judges:
+        return judge_costs(cmd, args.runs)
     small = str(ROOT / "examples" / "python" / "broken.py")
     timed(cmd + ["check", small])  # warm the file-system cache
     small_times = [timed(cmd + ["check", small]) for _ in range(args.runs)]
@@ -69,6 +77,25 @@ def main() -> int:
     print(f"1,000 files ({lines:,} lines): median {many_median:.2f} s over {len(many_times)} runs "
           f"(target <= {MANY_TARGET:.0f} s)")
     return 0 if small_median <= SMALL_TARGET and many_median <= MANY_TARGET else 1
+
+
+def judge_costs(cmd: list[str], runs: int) -> int:
+    sys.path.insert(0, str(ROOT))
+    from tinycode import judges
+    from tinycode.languages import detect
+
+    print("| language | judge | with it, ms | tree-sitter only, ms |\n| --- | --- | ---: | ---: |")
+    for example in sorted((ROOT / "examples").glob("*/clean.*")):
+        language = detect(str(example), example.read_bytes()[:200])
+        judge = judges.judge_name(language, example.read_text(encoding="utf-8")) if language else None
+        if judge is None:
+            continue
+        argv = cmd + ["check", str(example)]
+        timed(argv)
+        with_judge = statistics.median(timed(argv) for _ in range(runs))
+        without = statistics.median(timed(argv + ["--judges", f"{language}=off"]) for _ in range(runs))
+        print(f"| {language} | {judge} | {with_judge * 1000:.0f} | {without * 1000:.0f} |")
+    return 0
 
 
 if __name__ == "__main__":
