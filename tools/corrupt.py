@@ -14,6 +14,7 @@ import random
 import re
 from pathlib import Path
 
+from tinycode import judges
 from tinycode.check import check, source_lines
 from tinycode.engine.edits import token_distance
 from tinycode.languages import detect
@@ -51,6 +52,7 @@ def corrupt(source: str, kind: str, rng: random.Random) -> str | None:
 
 
 MIN_APART = 12  # lines between two corruptions of one case
+GENERATION_JUDGE_TIMEOUT = 120.0  # seconds a judge may take while cases are made
 
 
 def cases_from_file(path: Path, per_file: int, rng: random.Random, errors: int = 1) -> list[dict[str, str]]:
@@ -121,14 +123,20 @@ def corrupt_cases(paths: list[Path], per_file: int = 6, seed: int = 0, errors: i
         else:
             files.append(path)
     cases: list[dict[str, str]] = []
-    for file in files:
-        try:
-            cases += cases_from_file(file, per_file, rng, errors)
-        except (UnicodeDecodeError, OSError):
-            continue
-        except Exception as exc:  # an unknown extension: not a source file we can measure
-            if type(exc).__name__ != "UnknownLanguageError":
-                raise
+    # The same cases on a busy machine as on an idle one: the judges that decide which
+    # corruptions are kept get all the time they need here (and none is taken for hung).
+    judges.configure(timeout=GENERATION_JUDGE_TIMEOUT)
+    try:
+        for file in files:
+            try:
+                cases += cases_from_file(file, per_file, rng, errors)
+            except (UnicodeDecodeError, OSError):
+                continue
+            except Exception as exc:  # an unknown extension: not a source file we can measure
+                if type(exc).__name__ != "UnknownLanguageError":
+                    raise
+    finally:
+        judges.configure()
     return cases
 
 
