@@ -123,12 +123,20 @@ def test_unwritable_folder_is_one_clear_error(capsys, tmp_path, model, monkeypat
 # moments; every file must then be either exactly as it was or exactly repaired.
 _CLI_WITH_SCRIPTED_MODEL = textwrap.dedent("""
     import sys
+    import time
     import tinycode.llm.loader as loader
     sys.path.insert(0, {tests!r})
     from fake_llm import FakeLLM
 
+    class Slow(FakeLLM):
+        # A model answer takes time: the run lasts long enough to be stopped partway
+        # however busy the machine (this process sleeps; the test's gets the CPU).
+        def complete(self, *args, **kwargs):
+            time.sleep(0.05)
+            return super().complete(*args, **kwargs)
+
     reply = {reply!r}
-    loader.load_llm = lambda *a, **k: FakeLLM(default=reply)
+    loader.load_llm = lambda *a, **k: Slow(default=reply)
     from tinycode.cli import main
 
     sys.exit(main(sys.argv[1:]))

@@ -472,9 +472,9 @@ def _clearing_edits(node: _Node, judge: _TreeJudge, problem: Problem, language: 
 
 
 def native_judge(language: str, source: str) -> bool:
-    """True when a tool other than tree-sitter judges ``language`` here (not Python,
-    whose own judge is built into the search, nor JSON, checked whole as before)."""
-    return language not in ("python", "json") and judge_name(language, source) is not None
+    """True when a judge other than tree-sitter decides ``language`` here (not Python,
+    whose own judge is built into the search)."""
+    return language != "python" and judge_name(language, source) is not None
 
 
 def _only_indentation(lines: list[str], edit: Edit) -> bool:

@@ -23,6 +23,9 @@ from ..config import setting
 TREE_SITTER = "tree-sitter"
 # Lines either side of an edit that are its region: the locality guard's default reach.
 REGION: int = setting("max_problem_distance").default
+# Lines between where the judge and tree-sitter place the same next error ("Expecting
+# ',' delimiter" on the last line, "missing '}'" on the one before).
+NEXT_ERROR_REACH = 2
 # "closing parenthesis ']' does not match opening parenthesis '(' on line 49"
 _NAMED_LINE = re.compile(r"\bon line (\d+)")
 
@@ -74,7 +77,8 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
         judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
         old_judged = shifted(old_judge)
         next_lines = {p.line for p in new_judge if (p.line, p.message) not in old_judged and p.line > edit_end}
-        allowed = hidden if judge_fewer else {(line, message) for line, message in hidden if line in next_lines}
+        allowed = hidden if judge_fewer else {(line, message) for line, message in hidden
+                                              if any(abs(line - n) <= NEXT_ERROR_REACH for n in next_lines)}
         if not allowed or _added(new_tree - allowed, old_tree, edit_line, edit_end):
             return False
     surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)]
