@@ -183,15 +183,35 @@ def test_ctrl_c_stops_the_run_and_leaves_every_file_whole(capsys, tmp_path, fake
     assert sorted(p.name for p in folder.iterdir()) == [f"f{n}.py" for n in range(8)]  # no temporary files
 
 
-def test_requests_to_a_real_http_server_overlap(capsys, tmp_path, monkeypatch):
+AGENT_REPLY = {"choices": [{"message": {"role": "assistant", "content": AGENT_FIX}, "text": AGENT_FIX,
+                             "finish_reason": "stop"}],
+               "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
+
+
+def fix_against_a_scripted_server(capsys, folder: Path, delay: float, props: tuple, *argv: str
+                                  ) -> tuple[tuple[int, list[dict], str], list[float]]:
+    """``fix_in`` against a local server answering every completion after ``delay``
+    seconds (``props``: its answer to /props); also when each completion arrived."""
     from test_llm_openai import Scripted
 
-    delay = 0.25
-    reply = {"choices": [{"message": {"role": "assistant", "content": AGENT_FIX}, "text": AGENT_FIX,
-                          "finish_reason": "stop"}],
-             "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
-    routes = {"/v1/models": (200, {"data": [{"id": "scripted"}]}), "/props": (200, {"total_slots": 4}),
+    routes = {"/v1/models": (200, {"data": [{"id": "scripted"}]}), "/props": props,
               "/tokenize": (404, {}), "/extras/tokenize/count": (404, {})}
+    arrivals: list[float] = []
+
+    class Timed(list):
+        def append(self, item):  # noqa: ANN001, ANN202
+            if item["path"] in ("/v1/chat/completions", "/v1/completions"):
+                arrivals.append(time.monotonic())
+            super().append(item)
+
+    with Scripted((200, AGENT_REPLY, delay, {}), routes=routes) as server:
+        server.requests = Timed()
+        result = fix_in(capsys, folder, "--backend", "openai", "--base-url", server.url, *argv)
+    return result, arrivals
+
+
+def test_requests_to_a_real_http_server_overlap(capsys, tmp_path, monkeypatch):
+    delay = 0.25
     one, many = tmp_path / "one", tmp_path / "many"
     for folder in (one, many):
         folder.mkdir()
@@ -199,18 +219,8 @@ def test_requests_to_a_real_http_server_overlap(capsys, tmp_path, monkeypatch):
             (folder / f"f{n}.py").write_text(NEEDS_AGENT.format(n=n))
     results = {}
     for jobs, folder in (("1", one), ("4", many)):
-        with Scripted((200, reply, delay, {}), routes=routes) as server:
-            arrivals: list[float] = []
-
-            class Timed(list):
-                def append(self, item):  # noqa: ANN001, ANN202
-                    if item["path"] in ("/v1/chat/completions", "/v1/completions"):
-                        arrivals.append(time.monotonic())
-                    super().append(item)
-
-            server.requests = Timed()
-            results[jobs] = fix_in(capsys, folder, "--backend", "openai", "--base-url", server.url,
-                                   "--jobs", jobs)
+        results[jobs], arrivals = fix_against_a_scripted_server(capsys, folder, delay, (200, {"total_slots": 4}),
+                                                                "--jobs", jobs)
         # Each answer leaves at least `delay` after its request arrived: requests that
         # arrive closer together than that were in flight at the same time.
         in_flight = max(sum(1 for t in arrivals if s <= t < s + delay) for s in arrivals)
@@ -228,28 +238,11 @@ def test_files_waiting_for_the_only_slot_of_a_server_do_not_spend_their_timeout(
     """A server that does not say how many requests it serves at once gets one at a time
     from --jobs 4, and a file's --timeout runs only while it is served: six files of one
     0.3 s answer each all fit a 1 s timeout, though the last waits about 1.5 s."""
-    from test_llm_openai import Scripted
-
     delay = 0.3
-    reply = {"choices": [{"message": {"role": "assistant", "content": AGENT_FIX}, "text": AGENT_FIX,
-                          "finish_reason": "stop"}],
-             "usage": {"prompt_tokens": 10, "completion_tokens": 5}}
-    routes = {"/v1/models": (200, {"data": [{"id": "scripted"}]}), "/props": (404, {}),
-              "/tokenize": (404, {}), "/extras/tokenize/count": (404, {})}
     for n in range(6):
         (tmp_path / f"f{n}.py").write_text(NEEDS_AGENT.format(n=n))
-    with Scripted((200, reply, delay, {}), routes=routes) as server:
-        arrivals: list[float] = []
-
-        class Timed(list):
-            def append(self, item):  # noqa: ANN001, ANN202
-                if item["path"] in ("/v1/chat/completions", "/v1/completions"):
-                    arrivals.append(time.monotonic())
-                super().append(item)
-
-        server.requests = Timed()
-        code, reports, _ = fix_in(capsys, tmp_path, "--backend", "openai", "--base-url", server.url,
-                                  "--jobs", "4", "--timeout", "1")
+    (code, reports, _), arrivals = fix_against_a_scripted_server(capsys, tmp_path, delay, (404, {}),
+                                                                 "--jobs", "4", "--timeout", "1")
     assert max(sum(1 for t in arrivals if s <= t < s + delay) for s in arrivals) == 1
     assert arrivals[-1] - arrivals[0] >= 5 * delay
     assert code == 0 and [r["status"] for r in reports] == ["fixed"] * 6
