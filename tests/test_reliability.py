@@ -122,9 +122,14 @@ def test_unwritable_folder_is_one_clear_error(capsys, tmp_path, model, monkeypat
 # Interrupting real runs: a `tinycode fix` process over many files is killed at random
 # moments; every file must then be either exactly as it was or exactly repaired.
 _CLI_WITH_SCRIPTED_MODEL = textwrap.dedent("""
+    import signal
     import sys
     import time
     import tinycode.llm.loader as loader
+
+    # Ctrl-C as at a terminal, also when the tests run as a background job (whose
+    # children start with SIGINT ignored, and Python then never raises KeyboardInterrupt).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     sys.path.insert(0, {tests!r})
     from fake_llm import FakeLLM
 
