@@ -23,7 +23,7 @@ from typing import Iterable, Sequence
 
 from ..deadline import expired
 from ..check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
-from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
+from .edits import WHOLE_LINE, Edit, changed_hunks, code_tokens, differing_span, original_line, token_distance
 from .proposals import open_strings, proposals, unmatched_brackets
 from .. import judges
 from ..judges import judge_name
@@ -435,17 +435,11 @@ def paired_fixes(source: str, language: str, result: CheckResult, reach: int) ->
             edited = earlier.applied(later.applied(lines))
             text = "\n".join(edited) + ("\n" if node.trailing_newline else "")
             after = check(text, language)
-            grow_earlier = len(earlier.new_lines) - earlier.span
-            grow_later = len(later.new_lines) - later.span
-
-            def original(line: int) -> int:
-                if line >= later.line + grow_earlier + len(later.new_lines):
-                    return line - grow_earlier - grow_later
-                return line - grow_earlier if line >= earlier.line + len(earlier.new_lines) else line
-
-            old_left = {(original(p.line), p.message) for p in after.problems}
-            if text not in found and (after.ok or (len(after.problems) < len(result.problems)
-                                                   and old_left <= before)):
+            if text in found or not (after.ok or len(after.problems) < len(result.problems)):
+                continue
+            # The problems left must all be old ones, in the original's line numbers.
+            hunks = changed_hunks(source, text)
+            if after.ok or {(original_line(p.line, hunks), p.message) for p in after.problems} <= before:
                 start, end_before, end_after = differing_span(lines, edited)
                 change = Edit(start + 1, end_before - start, edited[start:end_after],
                               f"{earlier.description}; {later.description}",

@@ -162,3 +162,16 @@ def _levenshtein(a: list[str], b: list[str], cap: int) -> int:
         if min(previous) >= cap:
             return cap
     return min(previous[-1], cap)
+
+
+def original_line(line: int, hunks: list[tuple[int, list[str], list[str]]]) -> int:
+    """The original line number of ``line`` of a text with ``hunks`` applied."""
+    shift = 0
+    for first, old, new in hunks:
+        start = first + shift
+        if line < start:
+            break
+        if line < start + len(new):
+            return first
+        shift += len(new) - len(old)
+    return line - shift

@@ -17,7 +17,7 @@ from typing import Iterable, Sequence
 
 from ..check import Problem, source_lines
 from ..config import setting
-from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, token_distance
+from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS
 
 QUOTES = "\"'`"
@@ -112,8 +112,8 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
         pending = [i for i in pending if i not in near]
         if pending:
             text = _apply_hunks(original, [hunks[i] for i in applied], before.endswith("\n"))
-            spans += [(_original_line(p.line, [hunks[i] for i in applied]),
-                       _original_line(max(p.line, p.end_line), [hunks[i] for i in applied]))
+            spans += [(original_line(p.line, [hunks[i] for i in applied]),
+                       original_line(max(p.line, p.end_line), [hunks[i] for i in applied]))
                       for p in check(text, language).problems]
     return ""
 
@@ -151,19 +151,6 @@ def _apply_hunks(original: list[str], hunks: list[tuple[int, list[str], list[str
         at = first + len(old)
     lines += original[at - 1:]
     return "\n".join(lines) + ("\n" if newline else "")
-
-
-def _original_line(line: int, hunks: list[tuple[int, list[str], list[str]]]) -> int:
-    """The original line number of ``line`` of a text with ``hunks`` applied."""
-    shift = 0
-    for first, old, new in hunks:
-        start = first + shift
-        if line < start:
-            break
-        if line < start + len(new):
-            return first
-        shift += len(new) - len(old)
-    return line - shift
 
 
 def _only_adds(old: list[str], new: list[str], allowed: Iterable[str]) -> bool:

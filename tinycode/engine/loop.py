@@ -35,6 +35,7 @@ from .agent import WorkingCopy, run_agent
 from .agent.loop import OPEN, Style, style_for
 from .candidates import Candidate, paired_fixes
 from .rank import rank
+from .edits import Edit
 from .fastpath import try_fast_repair
 from .guard import edit_too_large
 from .progress import made_progress, near
@@ -218,22 +219,15 @@ def _region_clean(candidate: Candidate, state: RepairState) -> bool:
 def _candidate_step(state: RepairState, *, partial: bool,
                     keep: Callable[[Candidate], bool] | None = None) -> tuple[str, CheckResult] | None:
     """One verified candidate edit (ranked by the model when there are several),
-    recorded as a step. One place in the file takes at most MAX_EDITS_PER_REGION such
-    edits, however many steps they come in: six stray characters deleted one by one
-    are not a repair."""
+    recorded as a step, unless its place is full (``_region_full``)."""
     assert state.current is not None
     fast = try_fast_repair(state.working, state.language, state.current, state.llm, partial=partial,
                            searched=state.searched, keep=keep)
     if fast is None:
         return None
     change = fast.candidate.edit
-    lines = [int(n) for n in _EDIT_LINE.findall(change.description)] or [change.line]
-    distance = state.settings.max_problem_distance
-    for line in lines:
-        near = [n for n in state.edited_lines + lines if abs(n - line) <= distance]
-        if len(near) > MAX_EDITS_PER_REGION:
-            return None
-    if state.too_large(fast.source_after):
+    lines = _edited_lines(change)
+    if _region_full(state, lines) or state.too_large(fast.source_after):
         return None
     after = check(fast.source_after, state.language)
     state.edited_lines.extend(lines)
@@ -246,6 +240,19 @@ def _candidate_step(state: RepairState, *, partial: bool,
         state.count_model(fast.prompt_tokens)
     state.result.fast_path = after.ok and len(state.result.steps) == 1
     return fast.source_after, after
+
+
+def _edited_lines(edit: Edit) -> list[int]:
+    """The lines a candidate's steps changed, from its description ("line 12: ...; line 40: ...")."""
+    return [int(n) for n in _EDIT_LINE.findall(edit.description)] or [edit.line]
+
+
+def _region_full(state: RepairState, lines: list[int]) -> bool:
+    """One place takes at most MAX_EDITS_PER_REGION candidate edits, however many steps
+    they come in: six stray characters deleted one by one are not a repair."""
+    distance = state.settings.max_problem_distance
+    return any(len([n for n in state.edited_lines + lines if abs(n - line) <= distance]) > MAX_EDITS_PER_REGION
+               for line in lines)
 
 
 def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
@@ -295,10 +302,8 @@ def _paired_fix(state: RepairState) -> tuple[str, CheckResult] | None:
     if not pairs:
         return None
     found = pairs[0]
-    lines = [int(n) for n in _EDIT_LINE.findall(found.edit.description)]
-    distance = state.settings.max_problem_distance
-    if any(len([n for n in state.edited_lines + lines if abs(n - line) <= distance]) > MAX_EDITS_PER_REGION
-           for line in lines):
+    lines = _edited_lines(found.edit)
+    if _region_full(state, lines):
         return None
     after = check(found.source_after, state.language)
     state.edited_lines.extend(lines)
