@@ -181,7 +181,7 @@ def _odd_quotes_above(lines: list[str], problem: Problem, comment: str) -> bool:
             continue
         if comment and f" {comment} " in code:
             code = code.split(f" {comment} ", 1)[0]
-        if any((code.count(q) - code.count("\\" + q)) % 2 for q in "\"'`"):
+        if open_strings(code) or code.count("`") % 2:
             return True
     return False
 
