@@ -127,13 +127,10 @@ class OpenAIHTTPLLM:
     def _gate(self) -> threading.BoundedSemaphore | None:
         if self.slots is None:
             return None
-        with _gates_lock:
-            gate = _gates.get(self.root)
-        if gate is None:
-            slots = self.slots or self._server_slots()
-            with _gates_lock:
-                gate = _gates.setdefault(self.root, threading.BoundedSemaphore(slots))
-        return gate
+        with _gates_lock:  # the first caller asks the server; the others wait for its answer
+            if self.root not in _gates:
+                _gates[self.root] = threading.BoundedSemaphore(self.slots or self._server_slots())
+            return _gates[self.root]
 
     def _server_slots(self) -> int:
         """The parallel slots the server reports (llama-server's ``/props``), else 1: a
