@@ -190,6 +190,21 @@ def test_a_block_word_or_quote_lost_far_from_the_report_is_put_back(lost, back):
     assert fixed.source == SCRIPT
 
 
+@needs_bash
+def test_a_quote_that_only_re_pairs_the_quotes_after_it_is_not_a_repair():
+    """A `fi` lost and a closing quote lost 20 lines on: a '"' put at the start of the
+    `if` line also makes `bash -n` accept the file, by pairing every quote after it
+    differently. An edit that leaves a string open on its own line is never taken."""
+    body = "".join(f'echo "step {n}: $dir"\n' for n in range(16))
+    clean = ('#!/bin/bash\nset -eu\n\nif [ "$#" -ne 1 ]; then\n  echo usage >&2\n  exit 1\nfi\n\n'
+             'dir="$1"\n' + body + 'echo "total: $dir"\n')
+    broken = clean.replace("  exit 1\nfi\n", "  exit 1\n").replace('echo "total: $dir"', 'echo "total: $dir')
+    fixed = repair(broken, "bash", llm=FakeLLM(default="no", scorer=lambda prompt, text: -len(text)))
+    assert '"if' not in fixed.source and 'set -eu"' not in fixed.source
+    if fixed.status == "fixed":
+        assert "fi\n" in fixed.source and fixed.source.count('"') % 2 == 0
+
+
 def test_far_from_every_problem_a_line_may_gain_only_the_partner_of_a_block_or_string():
     from tinycode.engine.guard import far_from_problems
 

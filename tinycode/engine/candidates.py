@@ -160,6 +160,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         if (edit.whole_repair_only and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
             continue
         seen.add(key)
+        if language != "python" and _opens_strings(node, edit):
+            continue
         budget.take()
         verdict = judge.verdict(edit)
         judged = verdict == FIXED and isinstance(judge, _TreeJudge) and judge.native
@@ -218,11 +220,19 @@ def _unbalances(node: _Node, edit: Edit) -> bool:
     not lead to a repair. (An opener whose closer lies further down is not unmatched:
     putting back a deleted ``{`` is a repair.)"""
     old = node.lines[edit.line - 1:edit.line - 1 + edit.span]
-    if sum(map(open_strings, edit.new_lines)) > sum(map(open_strings, old)):
+    if _opens_strings(node, edit):
         return True  # an unterminated string swallows the error, it does not fix it
     before = node.lines[max(0, edit.line - 1 - BRACKET_REACH):edit.line - 1]
     after = node.lines[edit.line - 1 + edit.span:edit.line - 1 + edit.span + BRACKET_REACH]
     return _unmatched(before + list(edit.new_lines) + after) > _unmatched(before + old + after)
+
+
+def _opens_strings(node: _Node, edit: Edit) -> bool:
+    """The edit leaves more strings open on its lines than there were. Outside Python
+    (whose search judges every edit by CPython) that is never a repair, even when the
+    file then parses: one quote can re-pair every quote after it (``"if [ "$#" ...``)."""
+    old = node.lines[edit.line - 1:edit.line - 1 + edit.span]
+    return sum(map(open_strings, edit.new_lines)) > sum(map(open_strings, old))
 
 
 def _unmatched(lines: Sequence[str]) -> int:
@@ -455,7 +465,8 @@ def _clearing_edits(node: _Node, judge: _TreeJudge, problem: Problem, language: 
     for rank, edit in enumerate(proposals(node.lines, (problem,), language)):
         if rank >= PAIR_WORK or len(found) >= PAIR_EDITS or expired():
             break
-        if edit.whole_repair_only or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
+        if edit.whole_repair_only or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span] \
+                or _opens_strings(node, edit):
             continue
         judge.verdict(edit)
         last = edit.line + len(edit.new_lines) - 1
