@@ -73,7 +73,9 @@ def test_kv_prefix_is_reused_between_calls(real_llm):
     second = real_llm.complete(stable + "print(value_2)\n#", max_tokens=4)
     assert first.prompt_tokens == second.prompt_tokens
     assert second.cached_tokens >= real_llm.count_tokens(stable) - 1
-    assert second.seconds < first.seconds + 1.0  # the stable part was not evaluated again
+    # The stable part was not evaluated again: counted in tokens, not timed (a busy
+    # machine makes any call slow).
+    assert second.cached_tokens > first.cached_tokens
 
 
 @pytest.mark.model
