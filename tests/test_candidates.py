@@ -4,7 +4,9 @@ from pathlib import Path
 
 import pytest
 
+from tinycode.check import Problem
 from tinycode.engine.candidates import suggest
+from tinycode.engine.proposals import proposals
 from tinycode.check import check
 from tinycode.engine.edits import replace_lines, token_distance
 
@@ -220,3 +222,44 @@ def test_the_search_budget_is_counted_in_checks():
     source = "def total(values)\n    result = [v * 2 for v in values\n    return sum(result\n"
     assert suggest(source, "python", work=3) != suggest(source, "python")
     assert suggest(source, "python", work=3) == suggest(source, "python", work=3)
+
+
+def test_a_parser_error_above_a_string_left_open_surfaces_when_the_string_is_closed():
+    # CPython reports the string left open on line 5 first, though the ':' lost on
+    # line 1 comes before it: closing the string reveals that error, which was there.
+    source = "def area(w, h)\n    return w * h\n\n\nlabel = 'area\nprint(label)\n"
+    found = suggest(source, "python")
+    assert [c.source_after for c in found if c.fixes_all] == [
+        "def area(w, h):\n    return w * h\n\n\nlabel = 'area'\nprint(label)\n"]
+
+
+def test_a_string_left_open_below_an_edit_does_not_hide_the_error_the_edit_made():
+    # Deleting the stray ']' would leave "res = " (a parser error), which CPython reports
+    # only once the string on line 3 is closed: the bracket is given its partner instead.
+    source = "res = ]\nprint(res)\nx = 'abc\n"
+    found = suggest(source, "python")
+    assert found and all(c.fixes_all and "]" in c.source_after.splitlines()[0] for c in found)
+
+
+def test_a_line_knocked_out_of_its_block_goes_back_to_the_level_of_an_enclosing_block():
+    # Long enough for the search to judge a window around the error, which must hold
+    # the block the line left.
+    body = ["def classify(items):", "    out = []", "    for item in items:", "        if not item:",
+            "            out.append('empty')", "elif item == '!':", "            out.append('bang')",
+            "        else:", "            out.append(item)", "    return out", ""]
+    source = "\n".join([f"value_{n} = {n}" for n in range(45)] + body)
+    found = [c for c in suggest(source, "python") if c.fixes_all]
+    assert found and found[0].source_after == source.replace("\nelif", "\n        elif")
+
+
+def test_a_block_that_lost_its_opener_gets_it_where_the_block_begins():
+    # gofmt reports the first statement of the body ("expected declaration, found
+    # 'for'"), lines below the header; the stray "}" ends a block still laid out as one.
+    lines = ["package main", "", "// Example sums a few values.", "func Example() ", "\t// The values,",
+             "\t// then their sum.", "", "\tsum := 0"] + ["\tsum += 1"] * 70 + ["\tfmt.Println(sum)", "}", ""]
+    problems = (Problem(8, 2, 8, 5, "expected declaration, found sum", kind="compiler", source="gofmt -e"),)
+    edits = [e for e in proposals(lines, problems, "go") if e.line == 4]
+    assert any(e.new_lines == ["func Example() {"] for e in edits)
+    # Not for a closer that follows code on its line, nor above a block not laid out as one.
+    flat = [line.lstrip() for line in lines]
+    assert not any(e.line == 4 for e in proposals(flat, problems, "go"))

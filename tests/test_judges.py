@@ -272,3 +272,41 @@ def test_judges_off_in_the_environment(monkeypatch):
     judges.configure()
     assert check("int main(void) { return 0 }\n", "c").judge == "tree-sitter"
     assert os.environ["TINYCODE_JUDGES"] == "off"
+
+
+# A method closed twice: node reports the next method, lines below the stray "}".
+CLASS_CLOSED_EARLY = """class Cache {
+  constructor() {
+    this.items = new Map();
+  }
+
+  get(key) {
+    return this.items.get(key);
+  }}
+
+  /**
+   * Store a value.
+   * @param {string} key
+   * @param {*} value
+   */
+  set(key, value) {
+    this.items.set(key, value);
+  }
+}
+
+module.exports = Cache;
+"""
+
+
+@needs_node
+def test_a_stray_closer_lines_above_the_report_is_deleted_even_when_the_judge_runs_are_spent(monkeypatch):
+    from tinycode.engine import candidates
+
+    # No run of node for the search's own proposals: tree-sitter's favourites (the
+    # edits that leave it the fewest problems) still get one each.
+    monkeypatch.setattr(candidates, "MAX_JUDGE_CALLS", 0)
+    with judges.baseline(CLASS_CLOSED_EARLY, "javascript"):
+        before = judges.calls()
+        found = [c for c in suggest(CLASS_CLOSED_EARLY, "javascript") if c.fixes_all]
+        assert judges.calls() - before <= candidates.JUDGE_FAVOURITES
+    assert CLASS_CLOSED_EARLY.replace("  }}\n", "  }\n") in [c.source_after for c in found]

@@ -3,11 +3,18 @@ file whose other errors remain, cascades, the per-region guard and the stops."""
 
 from __future__ import annotations
 
+import shutil
+from types import SimpleNamespace
+
+import pytest
 from fake_llm import FakeLLM
 
 from tinycode import check, repair
+from tinycode.check import Problem
 from tinycode.config import Settings
+from tinycode.engine.edits import Edit
 from tinycode.engine.guard import edit_too_large
+from tinycode.engine.loop import _region_clean
 
 FILLER = "".join(f"    total += {i}\n" for i in range(12))
 
@@ -133,3 +140,23 @@ def test_a_bracket_doubled_in_one_place_and_lost_in_another_is_one_paired_step()
     result = repair(broken, "css", llm=FakeLLM(default="no", scorer=scorer), settings=Settings(agent="off"))
     assert result.status == "fixed" and result.source == clean
     assert [s.thought for s in result.steps] == ["no single edit makes progress: two places that only together do"]
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+def test_an_edit_elsewhere_does_not_repair_the_region_of_an_error_the_judge_still_reports():
+    lines = ["function f(x) {", "  let y = 1;", "  if (x {", "    y = 2;", "  }", "  return y;", "}"]
+    lines += [f"const c{n} = {n};" for n in range(30)]
+    after = "\n".join(lines) + "\n"
+    # A candidate that changed line 30 only: its own region is clean, node's error on
+    # line 3 is still there.
+    candidate = SimpleNamespace(edit=Edit(30, 1, [lines[29]], "line 30: an edit"), source_after=after)
+    reported = check(after, "javascript").problems[0]
+    assert reported.source.startswith("node") and reported.line == 3
+
+    def state(first):
+        return SimpleNamespace(current=SimpleNamespace(problems=[first]), language="javascript",
+                               settings=Settings())
+
+    assert not _region_clean(candidate, state(reported))
+    # What only tree-sitter reported may be left for a later step.
+    assert _region_clean(candidate, state(Problem(3, 1, 3, 1, "unexpected '{'", source="tree-sitter")))

@@ -89,6 +89,10 @@ def test_the_next_error_seen_by_both_the_judge_and_tree_sitter_is_not_new():
     before = [problem(13, "syntax error, unexpected local variable", "ruby -c")]
     after = [problem(36, "syntax error, expecting ')'", "ruby -c"), problem(36, "unexpected 'name'")]
     assert made_progress(before, after, 12, 12, 0)
-    # A tree-sitter problem on another line than the judge's is still new.
+    # Past the judge's next error, tree-sitter's problems are that error's cascade or
+    # later mistakes the judge has not reached yet.
+    assert made_progress(before, [problem(36, "syntax error, expecting ')'", "ruby -c"),
+                                  problem(50, "unexpected 'name'"), problem(51, "unexpected ':'")], 12, 12, 0)
+    # Between the edit and the judge's next error, a tree-sitter problem is new.
     assert not made_progress(before, [problem(36, "syntax error, expecting ')'", "ruby -c"),
-                                      problem(50, "unexpected 'name'")], 12, 12, 0)
+                                      problem(25, "unexpected 'name'")], 12, 12, 0)

@@ -18,19 +18,22 @@ checked as whole files.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import re
+from collections import Counter
+from dataclasses import dataclass, field, replace
 from typing import Iterable, Sequence
 
 from ..deadline import expired
 from ..check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
 from .edits import WHOLE_LINE, Edit, changed_hunks, code_tokens, differing_span, original_line, token_distance
-from .proposals import open_strings, proposals, unmatched_brackets
+from .proposals import bracket_counts, imbalance, open_strings, proposals, unmatched_brackets
 from .. import judges
 from ..judges import judge_name
-from ..languages import get_parser
-from .progress import made_progress, near, reported_line
+from ..languages import comment_prefix, get_parser
+from .progress import TREE_SITTER, made_progress, near, reported_line
 
 BEAM = 3  # partial repairs extended per level
+PYTHON_BEAM = 5  # CPython shows one error at a time: more partial repairs look alike
 MAX_SURVIVORS = 12  # window-verified complete fixes checked as whole files, per level
 MAX_PARTIAL = 6  # partial repairs checked as whole files, per level
 # Checks (a window compile, an incremental re-parse, a whole-file check) one search
@@ -48,6 +51,10 @@ _DEDUPE_WHOLE = 400  # files up to this many lines are compared whole for duplic
 # Runs of a native judge (gcc, node, ...) one search may make: each costs a process.
 MAX_JUDGE_CALLS = 60
 JUDGE_ALTERNATIVES = 8  # runs spent looking for other complete fixes once one is found
+# Edits the judge's runs ran out before that tree-sitter likes best (fewest problems
+# left): a stray bracket lines above a report is proposed late, and these still get
+# a run each, beyond the budget.
+JUDGE_FAVOURITES = 3
 BRACKET_REACH = 40  # lines either side of an edit where its brackets may find their partners
 _INDENTED = ("python", "yaml", "haskell", "make", "nim", "elm", "fsharp")  # indentation is syntax
 
@@ -90,7 +97,7 @@ def suggest(source: str, language: str, *, limit: int = 5, work: int = WORK_BUDG
             break
         found.sort(key=_Node.order)
         partial = partial or found
-        beam = found[:BEAM]
+        beam = found[:PYTHON_BEAM if language == "python" else BEAM]
         if not beam:
             break
     chosen = complete or partial
@@ -103,6 +110,7 @@ class _Budget:
 
     def __init__(self, checks: int) -> None:
         self.left = checks
+        self.favourites = JUDGE_FAVOURITES  # judge runs beyond the search's own, for tree-sitter's favourites
 
     def take(self) -> None:
         self.left -= 1
@@ -121,20 +129,29 @@ class _Node:
     edits: tuple[Edit, ...]
     proposal_rank: int  # positions of its edits among the proposals, summed (likelier first)
     echoes: int = 0  # edits after which the same error turned up further on
+    unconfirmed: int = 0  # edits whose progress only tree-sitter saw: the judge still reports the same first error
+    _brackets: Counter[str] | None = field(default=None, compare=False, repr=False)
 
 
     @property
     def fixed(self) -> bool:
         return not self.problems
 
+    def bracket_counts(self, comment: str) -> Counter[str]:
+        """The brackets of the whole text, counted once per node."""
+        if self._brackets is None:
+            object.__setattr__(self, "_brackets", bracket_counts(self.lines, comment))
+        return self._brackets
+
     @property
     def text(self) -> str:
         return "\n".join(self.lines) + ("\n" if self.trailing_newline else "")
 
     def order(self) -> tuple[int, ...]:
-        """Fewer problems, fewer edits; a mistake repaired where it repeats; then the
-        likelier kind of edit."""
-        return (len(self.problems), len(self.edits), -self.echoes, self.proposal_rank, sum(e.size for e in self.edits))
+        """Progress the language's own judge saw; fewer problems, fewer edits; a mistake
+        repaired where it repeats; then the likelier kind of edit."""
+        return (self.unconfirmed, len(self.problems), len(self.edits), -self.echoes, self.proposal_rank,
+                sum(e.size for e in self.edits))
 
 
 def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -> list[_Node]:
@@ -166,16 +183,30 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         verdict = judge.verdict(edit)
         judged = verdict == FIXED and isinstance(judge, _TreeJudge) and judge.native
         if judged:
-            verdict = judge.judged(edit, node.lines)  # tree-sitter passed it: now the real judge
+            verdict = judge.judged(edit, node.lines, rank)  # tree-sitter passed it: now the real judge
         if verdict == FIXED:
             fixing.append((rank, edit))
-        elif verdict == PROGRESS and not edit.whole_repair_only and not _unbalances(node, edit):
+        elif verdict == PROGRESS and not edit.whole_repair_only and not _unbalances(node, edit) \
+                and (language == "python" or _balances_better(node, edit, language)):
             if judged:  # the language's own judge saw progress: ahead of tree-sitter's guesses
                 progressing.insert(judged_progress, (rank, edit))
                 judged_progress += 1
                 del progressing[MAX_PARTIAL:]
             elif len(progressing) < MAX_PARTIAL:
                 progressing.append((rank, edit))
+            elif isinstance(judge, _PythonJudge) and judge.cleared_line(edit):
+                # The edit's own lines now parse (CPython's next error is on a later
+                # line): ahead of a likelier edit that only moved the error along its line.
+                stuck = [i for i, (_, kept) in enumerate(progressing) if not judge.cleared_line(kept)]
+                if stuck:
+                    del progressing[stuck[-1]]
+                    progressing.append((rank, edit))
+    if not fixing and isinstance(judge, _TreeJudge):
+        for rank, edit, verdict in judge.favourites(budget):
+            if verdict == FIXED:
+                fixing.append((rank, edit))
+            elif verdict == PROGRESS and not _unbalances(node, edit):
+                progressing.insert(0, (rank, edit))
     found: list[_Node] = []
     # Whole-file checks cost the most on long files: partial repairs are checked
     # only when no complete one survives.
@@ -186,18 +217,24 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             budget.take()
             problems = judge.confirm(child.text, edit)
             if problems is not None:
-                found.append(replace(child, problems=problems, echoes=node.echoes + _error_repeats(node, problems)))
+                unconfirmed = isinstance(judge, _TreeJudge) and judge.unconfirmed(problems, edit)
+                found.append(replace(child, problems=problems,
+                                     echoes=node.echoes + _error_repeats(node, problems, language),
+                                     unconfirmed=node.unconfirmed + unconfirmed))
         if any(n.fixed for n in found):
             break
     return found
 
 
-def _error_repeats(node: _Node, problems: tuple[Problem, ...]) -> int:
-    """1 when the edit left the same error to repair on a later line."""
+def _error_repeats(node: _Node, problems: tuple[Problem, ...], language: str) -> int:
+    """1 when the edit left the same error to repair on a later line. CPython words
+    the next error after its own way (``=`` for ``:`` in a dict entry is "cannot
+    assign to literal" first, then "':' expected after dictionary key"): for Python,
+    any error on a later line, the error's own line being repaired."""
     if not problems or not node.problems:
         return 0
     old, new = node.problems[0], problems[0]
-    return int(new.message == old.message and new.line > old.line)
+    return int((language == "python" or new.message == old.message) and new.line > old.line)
 
 
 def _repeat_first(edits: Iterable[Edit], node: _Node) -> Iterable[Edit]:
@@ -227,6 +264,20 @@ def _unbalances(node: _Node, edit: Edit) -> bool:
     return _unmatched(before + list(edit.new_lines) + after) > _unmatched(before + old + after)
 
 
+def _balances_better(node: _Node, edit: Edit, language: str) -> bool:
+    """An edit that changes the file's brackets leaves fewer of them without a partner
+    of their kind. A step that only makes progress is not yet verified by a clean
+    file: turning a stray ``)`` into a ``{`` quiets the report there and leaves the
+    file no nearer to balanced. (CPython's own bracket messages judge Python.)"""
+    comment = comment_prefix(language)
+    old = bracket_counts(node.lines[edit.line - 1:edit.line - 1 + edit.span], comment)
+    new = bracket_counts(edit.new_lines, comment)
+    if old == new:
+        return True
+    before = node.bracket_counts(comment)
+    return imbalance(before - old + new) < imbalance(before)
+
+
 def _opens_strings(node: _Node, edit: Edit) -> bool:
     """The edit leaves more strings open on its lines than there were. Outside Python
     (whose search judges every edit by CPython) that is never a repair, even when the
@@ -237,6 +288,12 @@ def _opens_strings(node: _Node, edit: Edit) -> bool:
 
 def _unmatched(lines: Sequence[str]) -> int:
     return len(unmatched_brackets(list(lines), 1, len(lines), ""))
+
+
+# Errors CPython's tokenizer reports, before any error of its parser in the file.
+_TOKENIZER_ERROR = re.compile(r"unterminated (?:triple-quoted )?string|unmatched '|does not match opening"
+                              r"|was never closed|unindent does not match|invalid (?:non-printable )?character"
+                              r"|invalid \w+ literal|unexpected character after line continuation")
 
 
 class _PythonJudge:
@@ -260,6 +317,11 @@ class _PythonJudge:
         # compiled with one of them: then it does with any other (see ``confirm``).
         self.fixed_in_window: set[int] = set()
         self.rest_compiles = False
+        self.next_error: dict[int, int] = {}  # id(edit) -> the line of the first error after it
+
+    def cleared_line(self, edit: Edit) -> bool:
+        """After ``edit`` (judged PROGRESS), CPython's first error lies past its lines."""
+        return self.next_error.get(id(edit), 0) > edit.line + len(edit.new_lines) - 1
 
     def verdict(self, edit: Edit) -> str | None:
         lines = self.node.lines
@@ -272,20 +334,40 @@ class _PythonJudge:
         edited = lines[start - 1:edit.line - 1] + edit.new_lines + lines[edit.line - 1 + edit.span:end]
         if indent:
             edited = [line[len(indent):] if line.startswith(indent) else line for line in edited]
-        error = _compile_error("\n".join(edited) + "\n")
+        text = "\n".join(edited) + "\n"
+        error = _compile_error(text)
         if error is None:
             if self.window is not None and all(not line.strip() or line.startswith(indent)
                                                for line in edit.new_lines):
                 self.fixed_in_window.add(id(edit))
             return FIXED
-        return PROGRESS if self._progress((error[0] + start - 1, error[1]), error[2], edit) else None
+        self.next_error[id(edit)] = error[0] + start - 1
+        return PROGRESS if self._progress((error[0] + start - 1, error[1]), error[2], edit,
+                                          text if self.window is None else None) else None
 
-    def _progress(self, error: tuple[int, int], message: str, edit: Edit) -> bool:
+    def _progress(self, error: tuple[int, int], message: str, edit: Edit, text: str | None = None) -> bool:
         """The first error is now past both the edit and where the old error began, and
-        is not the old error itself (in the edited text's coordinates)."""
+        is not the old error itself (in the edited text's coordinates). CPython reports
+        an error its tokenizer finds (a string left open, an unmatched bracket) before
+        any error of its parser, wherever each lies, so with ``text`` (the whole edited
+        file) two more cases are told apart by compiling what lies before: a parser
+        error above the edit that was there all along (progress), and a tokenizer error
+        past the edit that hides a parser error the edit made (none)."""
         last = edit.line + len(edit.new_lines) - 1
-        return error > self._moved(self.error, edit) and error > (last, edit.end_column) \
+        if error[0] < edit.line:  # the old error was at or past the edit, and is gone
+            return text is not None and self.reported[0] >= edit.line \
+                and self._there_before(error[0], message, edit.line)
+        moved_on = error > self._moved(self.error, edit) and error > (last, edit.end_column) \
             and (error != self._moved(self.reported, edit) or message != self.message)
+        if moved_on and text is not None and _TOKENIZER_ERROR.search(message):
+            hidden = _compile_error("\n".join(text.split("\n")[:error[0] - 1]) + "\n")
+            return hidden is None or hidden[0] > last
+        return moved_on
+
+    def _there_before(self, line: int, message: str, edit_line: int) -> bool:
+        """The original's lines above ``edit_line`` alone report this error on ``line``."""
+        prefix = _compile_error("\n".join(self.node.lines[:edit_line - 1]) + "\n")
+        return prefix is not None and prefix[0] == line and prefix[2] == message
 
     def _moved(self, at: tuple[int, int], edit: Edit) -> tuple[int, int]:
         """Where the position ``at`` of the old text lies once ``edit`` is applied."""
@@ -308,7 +390,7 @@ class _PythonJudge:
         if error is None:
             self.rest_compiles = self.rest_compiles or within
             return ()
-        if not self._progress(error[:2], error[2], edit):
+        if not self._progress(error[:2], error[2], edit, text):
             return None
         # The first error is enough to go on from; the rest is counted for the few returned.
         return (Problem(error[0], error[1], error[0], error[1], error[2], kind="compiler", source="python"),)
@@ -335,6 +417,7 @@ class _TreeJudge:
         self.judged_problems: dict[int, tuple[Problem, ...]] = {}  # id(edit) -> the judge's problems
         if self.native:
             self.tree_before = {(p.line, p.message) for p in _tree_problems(self.tree, self.data)}
+        self.unjudged: list[tuple[int, Edit, list[str]]] = []  # (rank, edit, lines) the judge's runs ran out for
 
     def verdict(self, edit: Edit) -> str | None:
         begin = self.starts[edit.line - 1]
@@ -380,8 +463,12 @@ class _TreeJudge:
         return made_progress(self.node.problems, problems, edit.line, edit.line + len(edit.new_lines) - 1,
                              len(edit.new_lines) - edit.span)
 
-    def judged(self, edit: Edit, lines: list[str]) -> str | None:
-        """The native judge's verdict on the edited file: FIXED, PROGRESS or None."""
+    def judged(self, edit: Edit, lines: list[str], rank: int = 0) -> str | None:
+        """The native judge's verdict on the edited file: FIXED, PROGRESS or None (also
+        when its runs for this search are spent: the edit is then kept in ``unjudged``)."""
+        if judges.calls() >= self.judge_limit:
+            self.unjudged.append((rank, edit, lines))
+            return None
         edited = lines[:edit.line - 1] + edit.new_lines + lines[edit.line - 1 + edit.span:]
         text = "\n".join(edited) + ("\n" if self.node.trailing_newline else "")
         problems = self.confirm(text, edit)
@@ -391,6 +478,32 @@ class _TreeJudge:
         if not problems:  # a complete fix: a few more runs to find alternatives, no more
             self.judge_limit = min(self.judge_limit, judges.calls() + JUDGE_ALTERNATIVES)
         return PROGRESS if problems else FIXED
+
+    def unconfirmed(self, problems: tuple[Problem, ...], edit: Edit) -> bool:
+        """The language's own judge still reports its first error where and as it did
+        before ``edit``: only tree-sitter saw the edit help."""
+        if not self.native:
+            return False
+        old = next((p for p in self.node.problems if p.source != TREE_SITTER), None)
+        new = next((p for p in problems if p.source != TREE_SITTER), None)
+        if old is None or new is None:
+            return False
+        line = old.line + (len(edit.new_lines) - edit.span if old.line > edit.line else 0)
+        return new.line == line and new.message == old.message
+
+    def favourites(self, budget: _Budget) -> list[tuple[int, Edit, str | None]]:
+        """(rank, edit, verdict) for the edits the judge's runs ran out for that leave
+        tree-sitter the fewest problems, fewer than before: each gets a run beyond the
+        judge's budget, as long as the search's ``budget.favourites`` lasts."""
+        best = sorted((r for r in self.unjudged if len(self.seen[id(r[1])]) < len(self.tree_before)),
+                      key=lambda r: (len(self.seen[id(r[1])]), r[0]))[:max(budget.favourites, 0)]
+        self.unjudged = []
+        verdicts = []
+        for rank, edit, lines in best:
+            budget.favourites -= 1
+            self.judge_limit = judges.calls() + 1
+            verdicts.append((rank, edit, self.judged(edit, lines, rank)))
+        return verdicts
 
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
         if id(edit) in self.judged_problems:
@@ -506,6 +619,11 @@ def _python_window(lines: list[str], problem: Problem) -> tuple[int, int, str] |
                  for n in range(low, high + 1)}
     # Start where the enclosing code is least indented: a statement boundary.
     start, best = line, indent_of[line - 1] if indent_of[line - 1] is not None else 10**6
+    previous = next((indent_of[n - 1] for n in range(line - 1, low - 1, -1) if indent_of[n - 1] is not None), None)
+    if previous is not None and previous > best:
+        # The error's line is less indented than the one before: it may have been
+        # knocked out of that block, so the window must hold the block too.
+        best = previous + 1
     for n in range(line - 1, max(0, line - _WINDOW_ABOVE), -1):
         if indent_of[n - 1] is not None and indent_of[n - 1] < best:
             start, best = n, indent_of[n - 1]

@@ -38,7 +38,7 @@ from .rank import rank
 from .edits import Edit
 from .fastpath import try_fast_repair
 from .guard import edit_too_large
-from .progress import made_progress, near
+from .progress import TREE_SITTER, made_progress, near
 from .rewrite import rewrite_window
 from .trace import Step
 
@@ -207,13 +207,22 @@ def _partial_fix(state: RepairState) -> tuple[str, CheckResult] | None:
 
 def _region_clean(candidate: Candidate, state: RepairState) -> bool:
     """No problem of the text after ``candidate`` lies within the guard's distance of
-    the lines it changed."""
+    the lines it changed, nor, when the language's own judge reported the next problem,
+    of where that was: an edit elsewhere that only quiets tree-sitter while the judge
+    still sees its error is no repair of it."""
+    assert state.current is not None
     edit = candidate.edit
     first, last = edit.line, edit.line + max(len(edit.new_lines), 1) - 1
     reach = state.settings.max_problem_distance
     problems = check(candidate.source_after, state.language).problems
-    return not any(near(p.line, first, last, reach) or near(p.end_line, first, last, reach)
-                   or p.line < first <= p.end_line for p in problems)
+    if any(near(p.line, first, last, reach) or near(p.end_line, first, last, reach)
+           or p.line < first <= p.end_line for p in problems):
+        return False
+    target = state.current.problems[0]
+    if target.source == TREE_SITTER:
+        return True
+    line = target.line + (len(edit.new_lines) - edit.span if target.line > edit.line else 0)
+    return not any(near(p.line, line, line, reach) for p in problems)
 
 
 def _candidate_step(state: RepairState, *, partial: bool,

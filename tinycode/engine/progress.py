@@ -71,14 +71,15 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     if _added(new_tree, old_tree, edit_line, edit_end):
         # With a language's own judge speaking, tree-sitter's recovery may only now see
         # an error it hid before: one far from the edit is not new when the judge
-        # reports fewer problems than before, or when the judge's next error surfaced
-        # on that very line (both now see the next mistake).
+        # reports fewer problems than before, or when it lies at or past the judge's
+        # next error (the judge stops at its first error: what follows that one is
+        # the next mistake and its cascade, which no edit here can be blamed for).
         hidden = {(line, message) for line, message in new_tree - old_tree if not near(line, edit_line, edit_end)}
         judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
         old_judged = shifted(old_judge)
-        next_lines = {p.line for p in new_judge if (p.line, p.message) not in old_judged and p.line > edit_end}
+        next_lines = [p.line for p in new_judge if (p.line, p.message) not in old_judged and p.line > edit_end]
         allowed = hidden if judge_fewer else {(line, message) for line, message in hidden
-                                              if any(abs(line - n) <= NEXT_ERROR_REACH for n in next_lines)}
+                                              if next_lines and line >= min(next_lines) - NEXT_ERROR_REACH}
         if not allowed or _added(new_tree - allowed, old_tree, edit_line, edit_end):
             return False
     surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)]

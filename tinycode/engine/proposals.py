@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections import Counter
 from dataclasses import replace
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from ..check import Problem
 from ..languages import comment_prefix
@@ -29,21 +30,25 @@ PYTHON_ALTERNATIVES = {
 _TOKEN = re.compile(r"""\s+|[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?"""
                     r"""|===|!==|\.\.\.|\*\*=?|//=?|<<|>>|==|!=|<=|>=|<>|->|=>|::|:=|&&|\|\||\+\+|--"""
                     r"""|[-+*/%&|^@]=|<br\s*/?>|.""")
-_PRINT = re.compile(r"^(\s*)(print|exec)\b\s*(?!\()(.*?)\s*$")
 _STRAY = {",", ":", ";", ")", "]", "}", ".", "`", "$", "?", "\\"}  # deleted first where CPython points
 _WORD_END = re.compile(r"[^\s\"'(){}\[\],;:]+(?=[\s(){}\[\],;:>]|$)")
 MAX_BLOCK_LINES = 50  # a block shift longer than this is never a small repair
 _PROMPT = re.compile(r"^(>>> ?|\.\.\. ?|> |\$ )")  # interactive prompts, quoted lines
 _LINE_START_KEYWORDS = ("def", "for", "if", "while", "with", "class", "import", "return", "elif")
 _PY_KEYWORDS = tuple(sorted(set(keyword.kwlist) | {"print"}))
+# Keywords that begin a statement: one written for another (``in`` for ``if``).
+_STATEMENT_KEYWORDS = ("if", "for", "while", "def", "class", "with", "try", "elif", "else", "import",
+                       "from", "return", "del", "pass", "raise", "yield", "assert", "global")
 QUOTE_LINES_BEFORE = 30  # lines before a problem searched for a dropped closing quote
 CLOSE_WITHIN = 40  # lines after an unclosed bracket where its closer is tried
+MAX_CLOSERS = 4  # brackets left open together that one edit closes at most
 OPEN_WITHIN = 30  # lines before an unmatched closer where its opener is tried
 _MISMATCH = re.compile(r"^(?:SyntaxError: )?closing parenthesis '([)\]}])' does not match opening "
-                       r"parenthesis '([(\[{])' on line (\d+)")
+                       r"parenthesis '([(\[{])'(?: on line (\d+))?")
 _UNMATCHED = re.compile(r"^(?:SyntaxError: )?unmatched '([)\]}])'")
 INNER_LINES = 16  # a multi-line problem up to this size has each of its lines tried
 BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched bracket
+HEADER_SCAN = 400  # lines above a closer searched for the line that began its block
 _EXPECTED = re.compile(r"^(?:SyntaxError: )?expected '([^'\s]{1,2})'(?: before| after|,)")  # gcc, clang, gofmt
 
 
@@ -92,13 +97,18 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         anchors += [n for n in _yaml_unexpected_indents(lines, problems[0]) if n not in anchors]
     if python:
         for line_no in anchors:
-            rewritten = _python_print(lines[line_no - 1])
-            if rewritten is not None:
-                yield Edit(line_no, 1, [rewritten], f"line {line_no}: print/exec statement to a call", 2)
+            yield from _python_print_edits(lines, line_no)
     if python and problems and problems[0].kind == "compiler":
         yield from _mismatched_opener_edits(lines, problems[0])
+        yield from _dict_entry_edits(lines, problems[0])
+        yield from _comparison_edits(lines, problems[0])
         yield from _python_error_token_edits(lines, problems[0])
+        yield from _keyword_name_edits(lines, problems[0])
+        yield from _bracket_kind_edits(lines, problems[0])
+        yield from _comprehension_target_edits(lines, problems[0])
+        yield from _call_parentheses_edits(lines, problems[0])
         yield from _close_bracket_edits(lines, problems[0])
+        yield from _close_all_bracket_edits(lines, problems[0])
         yield from _open_bracket_edits(lines, problems[0])
         # A pasted interactive session fails at (or just after) its first prompt marker.
         near = range(max(0, problems[0].line - 6), min(total, problems[0].line + 5))
@@ -205,8 +215,9 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
 
 def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
     """A bracket left unmatched near the problem: its partner at each token boundary
-    after it (an opener) or before it (a closer) on its own line. tree-sitter often
-    reports such a mistake far from it, or as one ERROR over the whole file."""
+    after it (an opener) or before it (a closer) on its own line, or the bracket
+    deleted (one typed twice). tree-sitter often reports such a mistake far from it,
+    or as one ERROR over the whole file."""
     first = max(1, problem.line - BRACKET_SCAN)
     last = min(len(lines), max(problem.line, problem.end_line, first + BRACKET_SCAN) + BRACKET_SCAN)
     for line_no, col, bracket in unmatched_brackets(lines, first, last, comment):
@@ -220,6 +231,17 @@ def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -
             spots = [b for b in reversed(bounds) if b <= col]
         for spot in spots:
             yield _insert(text, line_no, spot, partner)
+        yield _replace(text, line_no, col, bracket, "")
+        header = _block_header(lines, line_no, col) if bracket not in BRACKETS else None
+        if header:  # the line that begins the block this closer ends lost its opener
+            above = lines[header - 1]
+            end = len(above.rstrip())
+            if above[end:end + 1] == " ":  # after the space the line still ends with
+                yield _insert(above, header, end + 1, partner)
+            else:
+                yield _insert(above, header, end, partner if above[end - 1:end] in ("", "(") else " " + partner)
+    for line_no, col, bracket in misplaced_closers(lines, first, last, comment):
+        yield _replace(lines[line_no - 1], line_no, col, bracket, "")
 
 
 def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
@@ -241,6 +263,68 @@ def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) ->
                 else:
                     stray.append((line_no, col, tok))
     return stray + stack[::-1]
+
+
+def _block_header(lines: list[str], line_no: int, col: int) -> int | None:
+    """For a closer that begins its line: the nearest line above it indented as
+    deeply, when the line after that one is indented deeper (the block's first line).
+    A block whose opener was lost is still laid out as one."""
+    text = lines[line_no - 1]
+    if text[:col].strip():
+        return None
+    indent = len(_indent_of(text))
+    for n in range(line_no - 1, max(0, line_no - 1 - HEADER_SCAN), -1):
+        above = lines[n - 1]
+        if not above.strip() or len(_indent_of(above)) > indent:
+            continue
+        if len(_indent_of(above)) < indent or n + 1 >= line_no:
+            return None
+        following = next((t for t in lines[n:line_no - 1] if t.strip()), "")
+        return n if len(_indent_of(following)) > indent else None
+    return None
+
+
+def bracket_counts(lines: Sequence[str], comment: str) -> Counter[str]:
+    """How many of each bracket the lines hold, strings and line comments skipped."""
+    counts: Counter[str] = Counter()
+    for text in lines:
+        for col, tok in tokens(text):
+            if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
+                break
+            if tok in BRACKETS or tok in BRACKETS.values():
+                counts[tok] += 1
+    return counts
+
+
+def imbalance(counts: Counter[str]) -> int:
+    """Brackets without a partner of their kind anywhere: 0 for a balanced text."""
+    return sum(abs(counts[opener] - counts[closer]) for opener, closer in BRACKETS.items())
+
+
+def misplaced_closers(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
+    """(line, column, bracket) of closers on lines ``first..last`` that begin a line of
+    closers (``}}``) and close an opener on a line indented less than theirs: the
+    closer typed twice, which tree-sitter and compilers only notice where the block
+    it ended too early should have gone on."""
+    stack: list[tuple[int, int, str]] = []
+    out: list[tuple[int, int, str]] = []
+    for line_no in range(first, last + 1):
+        text = lines[line_no - 1]
+        indent = len(text) - len(text.lstrip())
+        leading = True  # still among the closers the line begins with
+        for col, tok in tokens(text):
+            if tok.isspace():
+                continue
+            if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
+                break
+            if tok in BRACKETS:
+                stack.append((line_no, col, tok))
+            elif tok in BRACKETS.values() and stack and BRACKETS[stack[-1][2]] == tok:
+                opener_line = lines[stack.pop()[0] - 1]
+                if leading and col > indent and len(opener_line) - len(opener_line.lstrip()) < indent:
+                    out.append((line_no, col, tok))
+            leading = leading and tok in BRACKETS.values()
+    return out
 
 
 def _yaml_unexpected_indents(lines: list[str], problem: Problem) -> list[int]:
@@ -301,14 +385,25 @@ def _python_error_token_edits(lines: list[str], problem: Problem, late: bool = F
         return
     text = lines[problem.line - 1]
     col = problem.column - 1
+    before = ""  # the word before the error token: CPython often points just past a misspelt keyword
     for start, tok in tokens(text):
-        if tok.isspace() or not start <= col < start + len(tok):
+        if tok.isspace():
             continue
+        if not start <= col < start + len(tok):
+            before = tok if start < col else before
+            continue
+        if not late and before.isidentifier() and not keyword.iskeyword(before):
+            at = text.rindex(before, 0, start)
+            for word in _near_keywords(before) + list(PYTHON_ALTERNATIVES.get(before, ())):
+                yield _replace(text, problem.line, at, before, word)
         if late:
             if tok.isidentifier() or tok[0].isdigit():
                 yield _replace(text, problem.line, start, tok, "")
             rest = text[start:]
-            if text[:start].strip() and len(tokens(rest.strip())) >= 3 and not set(rest) & set("()[]{}'\"#"):
+            # Prose reads as words: it begins with one (code left over after a
+            # statement begins with an operator: ``return a = b``).
+            if text[:start].strip() and len(tokens(rest.strip())) >= 3 and not set(rest) & set("()[]{}'\"#") \
+                    and (tok.isidentifier() or tok[0].isdigit()):
                 yield replace(_insert(text, problem.line, start, "# "), whole_repair_only=True)
             return
         for new in PYTHON_ALTERNATIVES.get(tok, ()):
@@ -319,28 +414,332 @@ def _python_error_token_edits(lines: list[str], problem: Problem, late: bool = F
             for word in _near_keywords(tok):
                 yield _replace(text, problem.line, start, tok, word)
             if keyword.iskeyword(tok):
+                if not text[:start].strip():  # a statement begun with the wrong keyword (``in x:``)
+                    for word in _STATEMENT_KEYWORDS:
+                        if word != tok and _one_typo(tok, word, shortest=2):
+                            yield _replace(text, problem.line, start, tok, word)
                 yield _replace(text, problem.line, start, tok, tok + "_")
         return
 
 
+_NAME_BEFORE = ("(", ",", "=", "[", "+", "-", "*", "/")  # tokens a name may follow, a keyword seldom
+_NAME_AFTER = ("=", ".", ")", ",", "]", "[", "+=", "-=")  # tokens a name may precede
+
+
+def _keyword_name_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A keyword used as a name on the error's line (``del = []``, ``f(try)``): it
+    renamed, with ``_`` after it, wherever in the file it stands as a name, in one edit."""
+    if not 1 <= problem.line <= len(lines):
+        return
+    done: set[str] = set()
+    for word in _used_as_names(lines[problem.line - 1]):
+        if word in done:
+            continue
+        done.add(word)
+        changed = {n: _rename_keyword(text, word) for n, text in enumerate(lines, 1)}
+        changed = {n: text for n, text in changed.items() if text != lines[n - 1]}
+        if len(changed) < 2 and sum(1 for _ in _used_as_names(lines[problem.line - 1])) < 2:
+            continue  # one place: the error token's own rename covers it
+        top, bottom = min(changed), max(changed)
+        if bottom - top >= MAX_BLOCK_LINES:
+            continue
+        new = [changed.get(n, lines[n - 1]) for n in range(top, bottom + 1)]
+        yield Edit(top, bottom - top + 1, new, f"lines {top}-{bottom}: rename {word!r} to {word + '_'!r}",
+                   len(changed))
+
+
+def _used_as_names(text: str) -> list[str]:
+    """Keywords on the line that stand where a name would."""
+    parts = [t for _, t in tokens(text) if not t.isspace()]
+    return [tok for i, tok in enumerate(parts)
+            if keyword.iskeyword(tok) and tok not in ("True", "False", "None")
+            and ((i and parts[i - 1] in _NAME_BEFORE) or (i + 1 < len(parts) and parts[i + 1] in _NAME_AFTER))]
+
+
+def _rename_keyword(text: str, word: str) -> str:
+    visible = [(c, t) for c, t in tokens(text) if not t.isspace()]
+    if any(t == "#" for _, t in visible):
+        visible = visible[:[t for _, t in visible].index("#")]  # not in a comment
+    out = text
+    for i in range(len(visible) - 1, -1, -1):
+        col, tok = visible[i]
+        if tok == word and ((i and visible[i - 1][1] in _NAME_BEFORE)
+                            or (i + 1 < len(visible) and visible[i + 1][1] in _NAME_AFTER)):
+            out = out[:col] + word + "_" + out[col + len(word):]
+    return out
+
+
+def _flat_tokens(lines: list[str], first: int, last: int) -> list[tuple[int, int, str]]:
+    """(line, column, token) of the code tokens of lines ``first..last``, comments left out."""
+    out: list[tuple[int, int, str]] = []
+    for line_no in range(max(1, first), min(len(lines), last) + 1):
+        for col, tok in tokens(lines[line_no - 1]):
+            if tok == "#":
+                break
+            if not tok.isspace():
+                out.append((line_no, col, tok))
+    return out
+
+
+def _edit_tokens(lines: list[str], changes: list[tuple[int, int, str, str]], description: str,
+                 size: int) -> Edit:
+    """One edit making ``changes`` ((line, column, old, new), any order) to ``lines``."""
+    top, bottom = min(c[0] for c in changes), max(c[0] for c in changes)
+    new = list(lines[top - 1:bottom])
+    for line_no, col, old, text in sorted(changes, key=lambda c: (c[0], c[1]), reverse=True):
+        row = new[line_no - top]
+        new[line_no - top] = row[:col] + text + row[col + len(old):]
+    return Edit(top, bottom - top + 1, new, description, size)
+
+
+def _error_index(flat: list[tuple[int, int, str]], problem: Problem) -> int | None:
+    """The index in ``flat`` of the token the error points at."""
+    col = problem.column - 1
+    for i, (line_no, start, tok) in enumerate(flat):
+        if line_no == problem.line and start <= col < start + len(tok):
+            return i
+    return None
+
+
+def _enclosing(flat: list[tuple[int, int, str]], index: int) -> tuple[int | None, int | None]:
+    """The indices of the innermost bracket pair around token ``index`` (either may be
+    None when not found)."""
+    depth, opener = 0, None
+    for i in range(index - 1, -1, -1):
+        tok = flat[i][2]
+        if tok in BRACKETS.values():
+            depth += 1
+        elif tok in BRACKETS:
+            if depth == 0:
+                opener = i
+                break
+            depth -= 1
+    if opener is None:
+        return None, None
+    depth = 0
+    for i in range(opener + 1, len(flat)):
+        tok = flat[i][2]
+        if tok in BRACKETS:
+            depth += 1
+        elif tok in BRACKETS.values():
+            if depth == 0:
+                return opener, i
+            depth -= 1
+    return opener, None
+
+
+def _bracket_kind_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """The brackets around the error of another kind, both of them (``[1: 2]`` for
+    ``{1: 2}``, ``f[x]`` for ``f(x)``)."""
+    flat = _flat_tokens(lines, problem.line - OPEN_WITHIN, problem.line + CLOSE_WITHIN)
+    index = _error_index(flat, problem)
+    if index is None:
+        return
+    opener, closer = _enclosing(flat, index)
+    if opener is None or closer is None or BRACKETS[flat[opener][2]] != flat[closer][2]:
+        return
+    (a_line, a_col, a), (b_line, b_col, b) = flat[opener], flat[closer]
+    for kind in ("{", "[", "("):
+        if kind != a:
+            yield _edit_tokens(lines, [(a_line, a_col, a, kind), (b_line, b_col, b, BRACKETS[kind])],
+                               f"line {a_line}: replace {a + b!r} with {kind + BRACKETS[kind]!r}", 2)
+
+
+def _comprehension_target_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A comprehension whose target is a tuple without its parentheses
+    (``[a, b for a, b in x]``): the parentheses around it."""
+    flat = _flat_tokens(lines, problem.line - 3, problem.line + 3)
+    index = _error_index(flat, problem)
+    if index is None:
+        return
+    opener, _ = _enclosing(flat, index)
+    if opener is None:
+        return
+    depth, comma = 0, False
+    for i in range(opener + 1, len(flat)):
+        tok = flat[i][2]
+        if tok in BRACKETS:
+            depth += 1
+        elif tok in BRACKETS.values():
+            if depth == 0:
+                return
+            depth -= 1
+        elif depth == 0 and tok == ",":
+            comma = True
+        elif depth == 0 and tok == "for":
+            if not comma or i == opener + 1:
+                return
+            first, last = flat[opener + 1], flat[i - 1]
+            yield _edit_tokens(lines, [(first[0], first[1], "", "("), (last[0], last[1] + len(last[2]), "", ")")],
+                               f"line {first[0]}: parenthesize the comprehension target", 2)
+            return
+
+
+_OPERAND_START = re.compile(r"""[A-Za-z_0-9"'\[{(-]""")
+
+
+def _call_parentheses_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A name followed by the operand it was meant to be called with (``range n``,
+    ``len x``): the parentheses of the call around the operand, up to each place
+    where it may end on the line."""
+    if not 1 <= problem.line <= len(lines):
+        return
+    flat = _flat_tokens(lines, problem.line, problem.line)
+    index = _error_index(flat, problem)
+    if not index:
+        return
+    name, tok = flat[index - 1][2], flat[index][2]
+    if not name.isidentifier() or keyword.iskeyword(name) or not _OPERAND_START.match(tok) \
+            or (tok.isidentifier() and keyword.iskeyword(tok)):
+        return
+    depth, ends = 0, []
+    for i in range(index, len(flat)):
+        word = flat[i][2]
+        if word in BRACKETS:
+            depth += 1
+        elif word in BRACKETS.values():
+            if depth == 0:
+                ends.append(i - 1)
+                break
+            depth -= 1
+        if depth == 0 and i + 1 < len(flat) and flat[i + 1][2] in (":", ",", "=", "for", "if", "in", "else", ";"):
+            ends.append(i)
+    else:
+        ends.append(len(flat) - 1)
+    line_no, start = flat[index][0], flat[index][1]
+    for end in list(dict.fromkeys(ends))[:4]:
+        last = flat[end]
+        yield _edit_tokens(lines, [(line_no, flat[index - 1][1] + len(name), lines[line_no - 1][
+            flat[index - 1][1] + len(name):start], "("), (last[0], last[1] + len(last[2]), "", ")")],
+                           f"line {line_no}: call {name!r} with what follows it", 2)
+
+
+def _comparison_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """CPython suggesting ``==`` for an ``=`` in an expression: every ``=`` of that
+    expression (from the error to the end of its brackets) made ``==`` at once, since
+    one left alone keeps the same error in the same place."""
+    if "'=='" not in problem.message and '"=="' not in problem.message:
+        return
+    flat = _flat_tokens(lines, problem.line - OPEN_WITHIN, problem.line + CLOSE_WITHIN)
+    index = _error_index(flat, problem)
+    if index is None:
+        return
+    opener, _ = _enclosing(flat, index)
+    if opener is not None and flat[opener][2] == "{":
+        return  # in braces an ``=`` is a dict entry's ``:`` (``_dict_entry_edits``)
+    depth, changes = 0, []
+    for line_no, col, tok in flat[index:]:
+        if tok in BRACKETS:
+            depth += 1
+        elif tok in BRACKETS.values():
+            depth -= 1
+            if depth < 0:
+                break
+        elif tok == "=" and depth == 0:
+            changes.append((line_no, col, "=", "=="))
+        elif tok in (":", ";") and depth == 0:
+            break
+    if len(changes) > 1:
+        yield _edit_tokens(lines, changes, f"line {problem.line}: replace each '=' with '=='", len(changes))
+
+
+def _dict_entry_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """An error inside braces at an ``=``: a dict entry written as an assignment
+    (``{'a' = 1}``), its ``=`` made ``:``."""
+    if not 1 <= problem.line <= len(lines):
+        return
+    col = problem.column - 1
+    stack: list[str] = []
+    for line_no in range(max(1, problem.line - OPEN_WITHIN), problem.line + 1):
+        for start, tok in tokens(lines[line_no - 1]):
+            if line_no == problem.line and start >= col:
+                break
+            if tok == "#":
+                break
+            if tok in BRACKETS:
+                stack.append(tok)
+            elif tok in BRACKETS.values() and stack:
+                stack.pop()
+    if not stack or stack[-1] != "{":
+        return
+    text, depth = lines[problem.line - 1], 0
+    for start, tok in tokens(text):
+        if start < col:
+            continue
+        if tok in BRACKETS:
+            depth += 1
+        elif tok in BRACKETS.values():
+            depth -= 1
+            if depth < 0:
+                return
+        elif tok in (",", "#"):
+            if depth == 0:
+                return
+        elif tok == "=" and depth == 0:
+            yield _replace(text, problem.line, start, tok, ":")
+            return
+
+
 def _close_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
-    """A bracket "never closed": its closer at the end of one of the lines that follow."""
+    """A bracket "never closed": its closer at the end of the code of one of the lines
+    that follow (before a comment there)."""
     closer = BRACKETS.get(problem.text)
     if not closer or "never closed" not in problem.message:
         return
     for line_no in range(problem.line, min(len(lines), problem.line + CLOSE_WITHIN) + 1):
         text = lines[line_no - 1]
         if text.strip():
-            yield _insert(text, line_no, len(text.rstrip()), closer)
+            yield _insert(text, line_no, _line_code_end(text), closer)
+
+
+def _close_all_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A bracket "never closed" inside others left open too (CPython names the
+    innermost): the closers of it and the brackets around it, together at the end of
+    the code of a line that follows; and, when the open brackets lie on several lines,
+    each line's own closers at its end (a call left open on each of two lines)."""
+    if BRACKETS.get(problem.text) is None or "never closed" not in problem.message \
+            or not 1 <= problem.line <= len(lines):
+        return
+    first = max(1, problem.line - OPEN_WITHIN)
+    last = min(len(lines), problem.line + CLOSE_WITHIN)
+    openers = [(n, c, b) for n, c, b in unmatched_brackets(lines, first, last, "#") if b in BRACKETS]
+    where = [i for i, (n, c, _) in enumerate(openers) if (n, c) == (problem.line, problem.column - 1)]
+    if not where:
+        return
+    openers = openers[where[0]:]  # the named one, then those around it (innermost first)
+    for count in range(2, min(len(openers), MAX_CLOSERS) + 1):
+        closers = "".join(BRACKETS[b] for _, _, b in openers[:count])
+        for line_no in range(problem.line, last + 1):
+            text = lines[line_no - 1]
+            if text.strip():
+                yield replace(_insert(text, line_no, _line_code_end(text), closers), size=count)
+    own: dict[int, str] = {}
+    for n, _, b in openers[:MAX_CLOSERS]:
+        own[n] = own.get(n, "") + BRACKETS[b]
+    if len(own) > 1:
+        top, bottom = min(own), max(own)
+        new = [text[:_line_code_end(text)] + own.get(n, "") + text[_line_code_end(text):] if n in own else text
+               for n, text in enumerate(lines[top - 1:bottom], top)]
+        yield Edit(top, bottom - top + 1, new, f"lines {top}-{bottom}: close each line's brackets",
+                   sum(map(len, own.values())))
+
+
+def _line_code_end(text: str) -> int:
+    """Where the code of a line ends: before a trailing comment and the spaces before it."""
+    return len(text[:_code_end(text, 0)[0]].rstrip())
 
 
 def _mismatched_opener_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A closer that "does not match opening parenthesis '(' on line N": the opener on
     line N left unclosed there, deleted or made the closer's partner."""
     mismatch = _MISMATCH.match(problem.message)
-    if not mismatch or not 1 <= int(mismatch.group(3)) <= len(lines):
+    if not mismatch or not 1 <= int(mismatch.group(3) or problem.line) <= len(lines):
         return
-    closer, opener, line_no = mismatch.group(1), mismatch.group(2), int(mismatch.group(3))
+    closer, opener, line_no = mismatch.group(1), mismatch.group(2), int(mismatch.group(3) or problem.line)
+    if 1 <= problem.line <= len(lines):  # the opener's closer just before the closer that came instead
+        here = lines[problem.line - 1]
+        if here[problem.column - 1:problem.column] == closer:
+            yield _insert(here, problem.line, problem.column - 1, BRACKETS[opener])
     text = lines[line_no - 1]
     for _, col, bracket in unmatched_brackets(lines, line_no, line_no, "#"):
         if bracket == opener:
@@ -358,7 +757,7 @@ def _open_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     for line_no in range(min(problem.line, len(lines)) - 1, max(0, problem.line - OPEN_WITHIN - 1), -1):
         text = lines[line_no - 1]
         if text.strip():
-            yield _insert(text, line_no, len(text.rstrip()), opener)
+            yield _insert(text, line_no, _line_code_end(text), opener)
 
 
 def _near_keywords(word: str) -> list[str]:
@@ -370,8 +769,8 @@ def _near_keywords(word: str) -> list[str]:
     return [k for k in _PY_KEYWORDS if k != word and (k.lower() == lower or _one_typo(lower, k.lower()))]
 
 
-def _one_typo(a: str, b: str) -> bool:
-    if len(a) < 3 or abs(len(a) - len(b)) > 1:
+def _one_typo(a: str, b: str, shortest: int = 3) -> bool:
+    if len(a) < shortest or abs(len(a) - len(b)) > 1:
         return False
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
@@ -388,18 +787,75 @@ def _python_keyword_edits(text: str, line_no: int) -> Iterator[Edit]:
             for word in _near_keywords(tok):
                 yield _replace(text, line_no, col, tok, word)
     indent = text[: len(text) - len(text.lstrip())]
+    parts = [(c, t) for c, t in tokens(text) if not t.isspace()]
+    if len(parts) > 1 and parts[0][1].isidentifier() and parts[1][1].isidentifier() \
+            and not keyword.iskeyword(parts[0][1]):
+        # A word before a name that a statement keyword begins (``define f(x):``).
+        col, word = parts[0]
+        for kw in _LINE_START_KEYWORDS:
+            if len(kw) >= 3 and len(word) > len(kw) and word.lower().startswith(kw) and kw not in _near_keywords(word):
+                yield _replace(text, line_no, col, word, kw)
     for word in _LINE_START_KEYWORDS:
         yield Edit(line_no, 1, [indent + word + " " + text[len(indent):]], f"line {line_no}: insert {word!r}")
 
 
-def _python_print(text: str) -> str | None:
-    match = _PRINT.match(text)
-    if not match or match.group(3).startswith(("=", ".", "[", ")")):
-        return None
-    indent, name, rest = match.groups()
-    if name == "print" and rest.endswith(","):
-        return f"{indent}print({rest[:-1]}, end=' ')"
-    return f"{indent}{name}({rest})"
+def _python_print_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
+    """A Python 2 ``print``/``exec`` statement on the line (at its start, or after a
+    ``:`` or ``;`` there) as a call: the parentheses around what it prints, before a
+    trailing comment, the closer after the last line of a statement that goes on
+    over several (an open bracket). ``print x,`` (no newline) becomes ``print(x)``,
+    then ``print(x, end=' ')``."""
+    text = lines[line_no - 1]
+    parts = [(c, t) for c, t in tokens(text) if not t.isspace()]
+    for index, (col, tok) in enumerate(parts):
+        if tok not in ("print", "exec") or (index and parts[index - 1][1] not in (":", ";")):
+            continue
+        if index + 1 >= len(parts) or parts[index + 1][1] in ("(", "=", ".", ")", ",", ":", ";", "#") \
+                or parts[index + 1][1].endswith("="):
+            continue
+        start = parts[index + 1][0]
+        code_end, depth = _code_end(text, start)
+        last, end = line_no, code_end
+        while depth > 0 and last < min(len(lines), line_no + INNER_LINES):
+            last += 1
+            more, extra = _code_end(lines[last - 1], 0)
+            depth += extra
+            end = more
+        if depth > 0:
+            continue
+        closing = lines[last - 1]
+        head = text[:col] + tok + "(" + text[start:]
+        body = lines[line_no:last - 1]
+        rest = closing[:end].rstrip()
+        tail = closing[len(rest):]
+        endings = [rest + ")"]
+        if tok == "print" and rest.endswith(","):
+            endings = [rest[:-1].rstrip() + ")", rest[:-1].rstrip() + ", end=' ')"]
+        for ending in endings:
+            new_last = ending + tail
+            if last == line_no:
+                new = [text[:col] + tok + "(" + new_last[start:]]
+            else:
+                new = [head] + body + [new_last]
+            yield Edit(line_no, last - line_no + 1, new, f"line {line_no}: print/exec statement to a call", 2)
+        return
+
+
+def _code_end(text: str, start: int) -> tuple[int, int]:
+    """Where the code of ``text`` from ``start`` ends (before a comment) and the
+    brackets it leaves open (negative: closes more than it opens)."""
+    depth, end = 0, len(text)
+    for col, tok in tokens(text):
+        if col < start:
+            continue
+        if tok == "#":
+            end = col
+            break
+        if tok in BRACKETS:
+            depth += 1
+        elif tok in BRACKETS.values():
+            depth -= 1
+    return end, depth
 
 
 def _indent_of(text: str) -> str:
@@ -418,11 +874,27 @@ def _indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
             levels.append(_indent_of(lines[neighbour - 1]))
     unit = "\t" if current.startswith("\t") else "    "
     levels += ["", current + unit, current[: -len(unit)] if current.endswith(unit) else current[:-1]]
+    levels += _enclosing_levels(lines, line_no)
     done = {current}
     for level in levels:
         if level not in done:
             done.add(level)
             yield Edit(line_no, 1, [level + body], f"line {line_no}: indent to {len(level)} columns")
+
+
+ENCLOSING_LEVELS = 6  # indentation levels of the blocks around a line offered to it
+
+
+def _enclosing_levels(lines: list[str], line_no: int) -> list[str]:
+    """The indentation of each block the lines above are nested in, innermost first: a
+    line knocked out of its block (an ``elif`` at column 0) belongs at one of them."""
+    levels: list[str] = []
+    for text in reversed(lines[:line_no - 1]):
+        if text.strip() and (not levels or len(_indent_of(text)) < len(levels[-1])):
+            levels.append(_indent_of(text))
+            if len(levels) == ENCLOSING_LEVELS or not levels[-1]:
+                break
+    return levels
 
 
 def _block_indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
