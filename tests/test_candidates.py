@@ -263,3 +263,25 @@ def test_a_block_that_lost_its_opener_gets_it_where_the_block_begins():
     # Not for a closer that follows code on its line, nor above a block not laid out as one.
     flat = [line.lstrip() for line in lines]
     assert not any(e.line == 4 for e in proposals(flat, problems, "go"))
+
+
+@pytest.mark.parametrize("broken, fixed", [
+    # A Python 2 print with a trailing comment: the call closes before the comment.
+    ('print "total", total  # the sum\n', 'print("total", total)  # the sum\n'),
+    # A keyword used as a name wherever it stands as one, renamed in one edit.
+    ("del = []\nfor x in range(3):\n    del.append(x)\n", "del_ = []\nfor x in range(3):\n    del_.append(x)\n"),
+    # A dict entry written as an assignment (the spacing around the '=' is kept).
+    ("d = {'a' = 1, 'b': 2}\n", "d = {'a' : 1, 'b': 2}\n"),
+    # Brackets of the wrong kind around the error.
+    ("d = [1: 'one', 2: 'two']\n", "d = {1: 'one', 2: 'two'}\n"),
+    # A comprehension whose tuple target lost its parentheses.
+    ("pairs = [a, b for a, b in items]\n", "pairs = [(a, b) for a, b in items]\n"),
+    # A call written without its parentheses.
+    ("for i in range n:\n    print(i)\n", "for i in range(n):\n    print(i)\n"),
+    # Several brackets left open together, closed together.
+    ("print(max(len(x)\n", "print(max(len(x)))\n"),
+    # Every '=' of a condition meant as '=='.
+    ("if a = 1 and b = 2:\n    pass\n", "if a == 1 and b == 2:\n    pass\n"),
+])
+def test_python_mistakes_that_take_more_than_one_token(broken, fixed):
+    assert fixed in [c.source_after for c in suggest(broken, "python") if c.fixes_all]

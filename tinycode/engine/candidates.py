@@ -19,17 +19,16 @@ checked as whole files.
 from __future__ import annotations
 
 import re
-from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from ..deadline import expired
 from ..check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
 from .edits import WHOLE_LINE, Edit, changed_hunks, code_tokens, differing_span, original_line, token_distance
-from .proposals import bracket_counts, imbalance, open_strings, proposals, unmatched_brackets
+from .proposals import open_strings, proposals, unmatched_brackets
 from .. import judges
 from ..judges import judge_name
-from ..languages import comment_prefix, get_parser
+from ..languages import get_parser
 from .progress import TREE_SITTER, made_progress, near, reported_line
 
 BEAM = 3  # partial repairs extended per level
@@ -130,18 +129,11 @@ class _Node:
     proposal_rank: int  # positions of its edits among the proposals, summed (likelier first)
     echoes: int = 0  # edits after which the same error turned up further on
     unconfirmed: int = 0  # edits whose progress only tree-sitter saw: the judge still reports the same first error
-    _brackets: Counter[str] | None = field(default=None, compare=False, repr=False)
 
 
     @property
     def fixed(self) -> bool:
         return not self.problems
-
-    def bracket_counts(self, comment: str) -> Counter[str]:
-        """The brackets of the whole text, counted once per node."""
-        if self._brackets is None:
-            object.__setattr__(self, "_brackets", bracket_counts(self.lines, comment))
-        return self._brackets
 
     @property
     def text(self) -> str:
@@ -186,8 +178,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             verdict = judge.judged(edit, node.lines, rank)  # tree-sitter passed it: now the real judge
         if verdict == FIXED:
             fixing.append((rank, edit))
-        elif verdict == PROGRESS and not edit.whole_repair_only and not _unbalances(node, edit) \
-                and (language == "python" or _balances_better(node, edit, language)):
+        elif verdict == PROGRESS and not edit.whole_repair_only and not _unbalances(node, edit):
             if judged:  # the language's own judge saw progress: ahead of tree-sitter's guesses
                 progressing.insert(judged_progress, (rank, edit))
                 judged_progress += 1
@@ -262,20 +253,6 @@ def _unbalances(node: _Node, edit: Edit) -> bool:
     before = node.lines[max(0, edit.line - 1 - BRACKET_REACH):edit.line - 1]
     after = node.lines[edit.line - 1 + edit.span:edit.line - 1 + edit.span + BRACKET_REACH]
     return _unmatched(before + list(edit.new_lines) + after) > _unmatched(before + old + after)
-
-
-def _balances_better(node: _Node, edit: Edit, language: str) -> bool:
-    """An edit that changes the file's brackets leaves fewer of them without a partner
-    of their kind. A step that only makes progress is not yet verified by a clean
-    file: turning a stray ``)`` into a ``{`` quiets the report there and leaves the
-    file no nearer to balanced. (CPython's own bracket messages judge Python.)"""
-    comment = comment_prefix(language)
-    old = bracket_counts(node.lines[edit.line - 1:edit.line - 1 + edit.span], comment)
-    new = bracket_counts(edit.new_lines, comment)
-    if old == new:
-        return True
-    before = node.bracket_counts(comment)
-    return imbalance(before - old + new) < imbalance(before)
 
 
 def _opens_strings(node: _Node, edit: Edit) -> bool:

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import keyword
 import re
-from collections import Counter
 from dataclasses import replace
 from functools import lru_cache
-from typing import Iterator, Sequence
+from typing import Iterator
 
 from ..check import Problem
 from ..languages import comment_prefix
@@ -282,23 +281,6 @@ def _block_header(lines: list[str], line_no: int, col: int) -> int | None:
         following = next((t for t in lines[n:line_no - 1] if t.strip()), "")
         return n if len(_indent_of(following)) > indent else None
     return None
-
-
-def bracket_counts(lines: Sequence[str], comment: str) -> Counter[str]:
-    """How many of each bracket the lines hold, strings and line comments skipped."""
-    counts: Counter[str] = Counter()
-    for text in lines:
-        for col, tok in tokens(text):
-            if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
-                break
-            if tok in BRACKETS or tok in BRACKETS.values():
-                counts[tok] += 1
-    return counts
-
-
-def imbalance(counts: Counter[str]) -> int:
-    """Brackets without a partner of their kind anywhere: 0 for a balanced text."""
-    return sum(abs(counts[opener] - counts[closer]) for opener, closer in BRACKETS.items())
 
 
 def misplaced_closers(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
