@@ -498,16 +498,25 @@ def _enclosing(flat: list[tuple[int, int, str]], index: int) -> tuple[int | None
             depth -= 1
     if opener is None:
         return None, None
+    return opener, next((i for i, tok in _same_level(flat, opener + 1) if tok in BRACKETS.values()), None)
+
+
+def _same_level(flat: list[tuple[int, int, str]], start: int) -> Iterator[tuple[int, str]]:
+    """(index, token) of the tokens from ``start`` on at the bracket depth there (what
+    lies inside nested brackets skipped), up to the closer that ends that depth, which
+    comes last."""
     depth = 0
-    for i in range(opener + 1, len(flat)):
+    for i in range(start, len(flat)):
         tok = flat[i][2]
         if tok in BRACKETS:
             depth += 1
         elif tok in BRACKETS.values():
             if depth == 0:
-                return opener, i
+                yield i, tok
+                return
             depth -= 1
-    return opener, None
+        elif depth == 0:
+            yield i, tok
 
 
 def _bracket_kind_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
@@ -537,18 +546,13 @@ def _comprehension_target_edits(lines: list[str], problem: Problem) -> Iterator[
     opener, _ = _enclosing(flat, index)
     if opener is None:
         return
-    depth, comma = 0, False
-    for i in range(opener + 1, len(flat)):
-        tok = flat[i][2]
-        if tok in BRACKETS:
-            depth += 1
-        elif tok in BRACKETS.values():
-            if depth == 0:
-                return
-            depth -= 1
-        elif depth == 0 and tok == ",":
+    comma = False
+    for i, tok in _same_level(flat, opener + 1):
+        if tok in BRACKETS.values():
+            return
+        if tok == ",":
             comma = True
-        elif depth == 0 and tok == "for":
+        elif tok == "for":
             if not comma or i == opener + 1:
                 return
             first, last = flat[opener + 1], flat[i - 1]
