@@ -295,6 +295,7 @@ class _PythonJudge:
         self.fixed_in_window: set[int] = set()
         self.rest_compiles = False
         self.next_error: dict[int, int] = {}  # id(edit) -> the line of the first error after it
+        self.errors_above: dict[int, tuple[int, int, str] | None] = {}  # CPython's error above a line
 
     def cleared_line(self, edit: Edit) -> bool:
         """After ``edit`` (judged PROGRESS), CPython's first error lies past its lines."""
@@ -319,32 +320,47 @@ class _PythonJudge:
                 self.fixed_in_window.add(id(edit))
             return FIXED
         self.next_error[id(edit)] = error[0] + start - 1
-        return PROGRESS if self._progress((error[0] + start - 1, error[1]), error[2], edit,
-                                          text if self.window is None else None) else None
+        return PROGRESS if self._progress((error[0] + start - 1, error[1]), error[2], edit) else None
 
-    def _progress(self, error: tuple[int, int], message: str, edit: Edit, text: str | None = None) -> bool:
+    def _progress(self, error: tuple[int, int], message: str, edit: Edit) -> bool:
         """The first error is now past both the edit and where the old error began, and
-        is not the old error itself (in the edited text's coordinates). CPython reports
+        is not the old error itself (in the edited file's coordinates). CPython reports
         an error its tokenizer finds (a string left open, an unmatched bracket) before
-        any error of its parser, wherever each lies, so with ``text`` (the whole edited
-        file) two more cases are told apart by compiling what lies before: a parser
-        error above the edit that was there all along (progress), and a tokenizer error
-        past the edit that hides a parser error the edit made (none)."""
+        any error of its parser, wherever each lies, so two more cases are told apart
+        by compiling what lies before: a parser error above the edit that was there all
+        along (progress), and a tokenizer error past the edit that hides a parser error
+        the edit made (none)."""
         last = edit.line + len(edit.new_lines) - 1
         if error[0] < edit.line:  # the old error was at or past the edit, and is gone
-            return text is not None and self.reported[0] >= edit.line \
-                and self._there_before(error[0], message, edit.line)
+            return self.reported[0] >= edit.line and self._there_before(error[0], message, edit.line)
         moved_on = error > self._moved(self.error, edit) and error > (last, edit.end_column) \
             and (error != self._moved(self.reported, edit) or message != self.message)
-        if moved_on and text is not None and _TOKENIZER_ERROR.search(message):
-            hidden = _compile_error("\n".join(text.split("\n")[:error[0] - 1]) + "\n")
-            return hidden is None or hidden[0] > last
+        if moved_on and _TOKENIZER_ERROR.search(message):
+            lines = self.node.lines
+            edited = lines[:edit.line - 1] + edit.new_lines + lines[edit.line - 1 + edit.span:]
+            hidden = self._error_above(edited, error[0])
+            return hidden is None or hidden[0] > last \
+                or (hidden[0] < edit.line and self._there_before(hidden[0], hidden[2], edit.line))
         return moved_on
 
     def _there_before(self, line: int, message: str, edit_line: int) -> bool:
         """The original's lines above ``edit_line`` alone report this error on ``line``."""
-        prefix = _compile_error("\n".join(self.node.lines[:edit_line - 1]) + "\n")
+        if edit_line not in self.errors_above:
+            self.errors_above[edit_line] = self._error_above(self.node.lines, edit_line)
+        prefix = self.errors_above[edit_line]
         return prefix is not None and prefix[0] == line and prefix[2] == message
+
+    def _error_above(self, lines: list[str], upto: int) -> tuple[int, int, str] | None:
+        """CPython's first error in the lines above ``upto`` of ``lines`` (the file or an
+        edited copy), in file coordinates; only those in the window, when there is one,
+        so the cost does not grow with the file."""
+        first, last, indent = 1, upto - 1, ""
+        if self.window is not None and self.window[0] < upto:
+            first, end, indent = self.window
+            last = min(last, end + len(lines) - len(self.node.lines))
+        part = [line[len(indent):] if line.startswith(indent) else line for line in lines[first - 1:last]]
+        error = _compile_error("\n".join(part) + "\n")
+        return None if error is None else (error[0] + first - 1, error[1], error[2])
 
     def _moved(self, at: tuple[int, int], edit: Edit) -> tuple[int, int]:
         """Where the position ``at`` of the old text lies once ``edit`` is applied."""
@@ -367,7 +383,7 @@ class _PythonJudge:
         if error is None:
             self.rest_compiles = self.rest_compiles or within
             return ()
-        if not self._progress(error[:2], error[2], edit, text):
+        if not self._progress(error[:2], error[2], edit):
             return None
         # The first error is enough to go on from; the rest is counted for the few returned.
         return (Problem(error[0], error[1], error[0], error[1], error[2], kind="compiler", source="python"),)
