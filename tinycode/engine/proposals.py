@@ -578,18 +578,13 @@ def _call_parentheses_edits(lines: list[str], problem: Problem) -> Iterator[Edit
     if not name.isidentifier() or keyword.iskeyword(name) or not _OPERAND_START.match(tok) \
             or (tok.isidentifier() and keyword.iskeyword(tok)):
         return
-    depth, ends = 0, []
-    for i in range(index, len(flat)):
-        word = flat[i][2]
-        if word in BRACKETS:
-            depth += 1
-        elif word in BRACKETS.values():
-            if depth == 0:
-                ends.append(i - 1)
-                break
-            depth -= 1
-        if depth == 0 and i + 1 < len(flat) and flat[i + 1][2] in (":", ",", "=", "for", "if", "in", "else", ";"):
-            ends.append(i)
+    ends = []  # the operand ends before a separator at its depth, or its closer, or the line's end
+    for i, word in _same_level(flat, index):
+        if word in BRACKETS.values():
+            ends.append(i - 1)
+            break
+        if i > index and word in (":", ",", "=", "for", "if", "in", "else", ";"):
+            ends.append(i - 1)
     else:
         ends.append(len(flat) - 1)
     line_no, start = flat[index][0], flat[index][1]
