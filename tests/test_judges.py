@@ -107,6 +107,17 @@ def test_verdicts_are_remembered_per_text():
     assert judges.calls() == before
 
 
+@needs_gcc
+def test_a_repair_pays_for_each_text_once_whatever_the_process_remembers():
+    check(ELSE_WITHOUT_IF, "c")  # judged (and remembered) before the repair
+    with judges.account():
+        assert judges.calls() == 0
+        check(ELSE_WITHOUT_IF, "c")
+        assert judges.calls() == 1  # counted as if it ran: the budget is the same either way
+        check(ELSE_WITHOUT_IF, "c")
+        assert judges.calls() == 1
+
+
 def test_a_missing_tool_leaves_tree_sitter_to_judge(tmp_path):
     judges.configure({"c": str(tmp_path / "gcc")})  # named by the user, not there
     result = check("int main(void) { return 0 }\n", "c")
@@ -310,3 +321,37 @@ def test_a_stray_closer_lines_above_the_report_is_deleted_even_when_the_judge_ru
         found = [c for c in suggest(CLASS_CLOSED_EARLY, "javascript") if c.fixes_all]
         assert judges.calls() - before <= candidates.JUDGE_FAVOURITES
     assert CLASS_CLOSED_EARLY.replace("  }}\n", "  }\n") in [c.source_after for c in found]
+
+
+def test_the_header_block_is_what_the_file_begins_with_up_to_its_last_system_include():
+    from tinycode.judges.precompiled import header_block
+
+    text = "/* licence\n   text */\n// note\n#define _GNU_SOURCE\n#include <stdio.h>\n\n#include <string.h>\nint x;\n"
+    assert header_block(text) == text[:text.index("int x;")]
+    # A local header or a conditional ends it: what follows may depend on them.
+    assert header_block('#include <stdio.h>\n#include "mine.h"\n#include <string.h>\n') == "#include <stdio.h>\n"
+    assert header_block("#ifndef GUARD_H\n#define GUARD_H\n#include <stdio.h>\n#endif\n") == ""
+    assert header_block("int main(void) { return 0; }\n#include <stdio.h>\n") == ""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+def test_precompiled_standard_headers_leave_every_verdict_as_it_was(monkeypatch):
+    from tinycode.judges import precompiled
+
+    head = "// example\n#include <string>\n#include <vector>\n\n"
+    body = ["int f(std::vector<int> v) {\n    return v.size();\n}\n",
+            "int f(std::vector<int> v) {\n    return v.size()\n}\n",
+            "int f(std::vector<int> v {\n    return v.size();\n}\n",
+            "std::string g() { return \"a\" + std::string(\"b\"); }\nint h() { return undeclared; }\n",
+            "int f(std::vector<int> v) {\n    return v.size();\n}}\n"]
+    texts = [head + b for b in body] + ["#include <vector\nint x;\n"]
+    monkeypatch.setattr(precompiled, "RUNS_BEFORE_BUILD", 10 ** 6)
+    judges.configure()
+    plain = [judges.verdict(t, "cpp") for t in texts]
+    monkeypatch.setattr(precompiled, "RUNS_BEFORE_BUILD", 1)
+    judges.configure()
+    assert [judges.verdict(t, "cpp") for t in texts] == plain
+    built = judges._state.headers._built
+    assert list(built) and all(header is not None for header in built.values())  # built once, and used
+    assert [d.line for d in plain[1].syntax] == [6] and not plain[0].diagnostics
+    judges.configure()

@@ -22,11 +22,11 @@ import contextvars
 import re
 import threading
 from collections import Counter, OrderedDict
-from typing import Iterator, Mapping
+from typing import Iterator, Mapping, Sequence
 
 from ..config import from_environment, toml_parser
 from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
-from . import readers, registry
+from . import precompiled, readers, registry
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
@@ -41,13 +41,25 @@ class _State:
         self.commands: dict[str, str] | None = None  # None: the judges setting's variable, TINYCODE_JUDGES
         self.timeout: float | None = None  # None: the judge_timeout setting's, TINYCODE_JUDGE_TIMEOUT
         self.runner: Runner = run_tool
-        self.cache: OrderedDict[tuple, Verdict | None] = OrderedDict()
+        self.cache: OrderedDict[tuple, tuple[Verdict | None, int]] = OrderedDict()  # -> (verdict, cost)
         self.tools: dict[tuple[str, str], Tool | None] = {}
         self.hung: set[str] = set()  # executables that timed out: not asked again
-        self.calls = 0  # tool runs (cache misses), for the benchmark and tests
+        self.calls = 0  # work outside any account(): tool runs (cache misses)
+        self.headers = precompiled.Cache()
 
 
 _state = _State()
+
+
+class _Account:
+    """The judge work one repair asked for: what its searches budget."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+        self.seen: set[tuple] = set()
+
+
+_account: contextvars.ContextVar[_Account | None] = contextvars.ContextVar("tinycode_judge_account", default=None)
 _baseline: contextvars.ContextVar[tuple[str, Counter] | None] = contextvars.ContextVar(
     "tinycode_judge_baseline", default=None)
 
@@ -62,12 +74,36 @@ def configure(commands: Mapping[str, str] | None = None, timeout: float | None =
     _state.cache.clear()
     _state.tools.clear()
     _state.hung.clear()
+    _state.headers = precompiled.Cache()
 
 
 def calls() -> int:
-    """The work spent running tools in this process, in runs weighted by
-    ``registry.RUN_COST`` (cached verdicts not counted): what searches budget."""
-    return _state.calls
+    """The judge work spent, in runs weighted by ``registry.RUN_COST``: what searches
+    budget. Within ``account()``, every text the repair had judged counts once, whether
+    or not this process remembered its verdict from before; outside it, the runs."""
+    current = _account.get()
+    return current.calls if current is not None else _state.calls
+
+
+@contextlib.contextmanager
+def account() -> Iterator[None]:
+    """Count the judge work of one repair apart: its budgets then do not depend on what
+    this process judged before (the same file twice, another file in another thread)."""
+    token = _account.set(_Account())
+    try:
+        yield
+    finally:
+        _account.reset(token)
+
+
+def _charge(key: tuple, cost: int, ran: bool) -> None:
+    current = _account.get()
+    if current is None:
+        if ran:
+            _state.calls += cost
+    elif key not in current.seen:
+        current.seen.add(key)
+        current.calls += cost
 
 
 def _commands() -> dict[str, str]:
@@ -130,34 +166,47 @@ def verdict(source: str, language: str) -> Verdict | None:
         if judge_name(language) is None:
             return None
         key: tuple = (language, source)
-        with _cache_lock:
-            if key in _state.cache:
-                return _state.cache[key]
-        found = _in_process(source, language)
-        _remember(key, found)
-        return found
+        remembered = _remembered(key)
+        ran = remembered is None
+        if remembered is None:
+            remembered = (_in_process(source, language), 1)
+            _remember(key, remembered)
+        _charge(key, remembered[1], ran)
+        return remembered[0]
     tool = _tool(language, source)
     if tool is None:
         return None
     key = (tool.argv, tool.filename, source)
-    with _cache_lock:
-        if key in _state.cache:
-            _state.cache.move_to_end(key)
-            return _state.cache[key]
+    remembered = _remembered(key)
+    if remembered is not None:
+        _charge(key, remembered[1], False)
+        return remembered[0]
+    spent = [0]
     try:
-        found = _run(tool, source, language)
+        found = _run(tool, source, language, spent)
     except ToolTimeout:
+        _charge(key, spent[0], True)
         if expired():  # the file's deadline cut it short
             raise DeadlineExceeded(f"time budget spent while {tool.name} ran") from None
         _state.hung.add(tool.executable)
         return None
     except OSError:
         found = None  # removed or not executable since it was found: no verdict
-    _remember(key, found)
+    _remember(key, (found, spent[0]))
+    _charge(key, spent[0], True)
     return found
 
 
-def _remember(key: tuple, value: Verdict | None) -> None:
+def _remembered(key: tuple) -> tuple[Verdict | None, int] | None:
+    """(verdict, the work it cost) if this process has judged that text lately."""
+    with _cache_lock:
+        if key in _state.cache:
+            _state.cache.move_to_end(key)
+            return _state.cache[key]
+    return None
+
+
+def _remember(key: tuple, value: tuple[Verdict | None, int]) -> None:
     with _cache_lock:
         _state.cache[key] = value
         if len(_state.cache) > _CACHE_SIZE:
@@ -173,21 +222,22 @@ _GO_DECLARATION = re.compile(r"(?:\s|//[^\n]*\n|/\*.*?\*/)*(?:func|type|var|cons
 _GO_PREFIX = "package p; "  # a snippet without a package clause gets one, on its first line
 
 
-def _run(tool: Tool, source: str, language: str) -> Verdict | None:
+def _run(tool: Tool, source: str, language: str, spent: list[int]) -> Verdict | None:
+    """Run the tool; ``spent[0]`` grows by each run's cost."""
     text, filename, extra = source, tool.filename, []
     if language == "go" and not _GO_PACKAGE.search(source):
         # A snippet: declarations get a package clause, statements a function around them.
         prefix = _GO_PREFIX if _GO_DECLARATION.match(source) else _GO_PREFIX + "func _() { "
         # ("go-file": run as a whole file, without coming back here.)
-        found = _run(tool, prefix + source + ("" if prefix == _GO_PREFIX else "\n}"), "go-file")
+        found = _run(tool, prefix + source + ("" if prefix == _GO_PREFIX else "\n}"), "go-file", spent)
         if found is None:
             return None
         shift = len(prefix)
         return Verdict(found.judge, tuple(Diagnostic(d.line, max(1, d.column - shift) if d.line == 1 else d.column,
                                                      d.message, d.syntax) for d in found.diagnostics))
     for _ in range(_MAX_HEADER_RETRIES + 1):
-        _state.calls += registry.RUN_COST.get(language, 1)
-        output = _state.runner(tool.argv, text, filename, _limit(tool))
+        spent[0] += registry.RUN_COST.get(language, 1)
+        output = _state.runner(_argv(tool, text, language), text, filename, _limit(tool))
         found = tool.read(output, filename, text)
         if language == "javascript" and found and _needs_module(found[0].message) and filename.endswith(".js"):
             filename = "input.mjs"  # ES module syntax: node decides by the extension
@@ -213,6 +263,16 @@ def _run(tool: Tool, source: str, language: str) -> Verdict | None:
     return Verdict(tool.name, tuple(extra + found))
 
 
+def _argv(tool: Tool, text: str, language: str) -> Sequence[str]:
+    """The command for one run: a gcc run on C or C++ names the precompiled header
+    of the standard headers the text begins with, once there is one."""
+    if (language not in ("c", "cpp") or _state.runner is not run_tool
+            or registry.family(tool.executable) != "gcc"):
+        return tool.argv
+    header = _state.headers.include_for(tool.argv, language, precompiled.header_block(text), _limit(tool))
+    return precompiled.with_include(tool.argv, header) if header else tool.argv
+
+
 _MODULE_HINTS = re.compile(r"import statement outside a module|Unexpected token 'export'|"
                            r"top level bodies of modules|import\.meta|Cannot use 'import\.meta'")
 
@@ -236,7 +296,6 @@ def _looks_like_jsx(source: str) -> bool:
 
 
 def _in_process(source: str, language: str) -> Verdict | None:
-    _state.calls += 1
     if language == "yaml":
         import yaml
 
