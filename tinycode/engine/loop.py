@@ -132,7 +132,9 @@ def repair(source: str, language: str | None = None, *, llm: LLM | None = None,
         try:
             # A native judge's non-syntax messages about the original (a missing header)
             # may stay; every check during this repair reports any new one as a problem.
-            with judges.baseline(source, language):
+            # Its judge work is counted apart, so its budgets spend the same however
+            # much this process judged before.
+            with judges.account(), judges.baseline(source, language):
                 return _repair(source, language, llm, settings, on_step, started)
         except DeadlineExceeded as exc:  # before the loop began, or in the final verdict
             return RepairResult(source, "failed", language, reason=str(exc),

@@ -1,10 +1,11 @@
 """The default backend: llama.cpp in this process, through llama-cpp-python.
 
-llama-cpp-python keeps the KV cache of the longest common token prefix between
-consecutive calls, so callers put the stable part of a prompt first. A chat prompt's
-system message goes further: its KV state is saved (prefix_cache.py) and put back when
-a later call, or a later run, starts with it. ``score`` has its own cache: the shared
-prefix is evaluated once, each continuation after it.
+The same prompt gets the same answer whatever ran before it. llama.cpp's sums depend
+on how tokens were batched, so no call reuses another's evaluation beyond one prefix
+that is always computed the same way: a chat prompt's system message, evaluated alone,
+whose KV state is saved (prefix_cache.py) and put back when a later call, or a later
+run, starts with it. ``score`` evaluates its shared prefix once per call, each
+continuation after it.
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class LlamaCppLLM:
         self._formatter: Any = None
         self._scorer: _Scorer | None = None
         self._prefixes = PrefixStates(self._identity(gpu_layers)) if prefix_cache else None
+        self._system: list[int] = []  # the system message's tokens, evaluated alone, at the cache's start
         self.closed = False
 
     # -- generation ---------------------------------------------------------------
@@ -150,32 +152,48 @@ class LlamaCppLLM:
         return f"{self.path}|{stat.st_size}|{stat.st_mtime_ns}|{llama_cpp.__version__}|gpu={gpu_layers}"
 
     def _restore_prefix(self, prompt: Prompt, tokens: list[int]) -> None:
-        """Have the KV cache hold the tokens of the prompt's system message: already
-        there, put back from a saved state, or evaluated now and saved."""
-        if self._prefixes is None or isinstance(prompt, str) or not prompt or prompt[0].get("role") != "system":
-            return
-        head = self._tokenize(self.apply_chat_template(list(prompt[:1])))
-        stable = _common_prefix_length([head, tokens[:-1]])
-        if stable < MIN_SAVED_PREFIX:
-            return
+        """Have the KV cache hold the tokens of the prompt's system message and nothing
+        more: kept from the last call, put back from a saved state, or evaluated now and
+        saved. Without one, the cache is emptied.
+
+        Only that much is reused: llama.cpp's sums depend on how the tokens were
+        batched, so a longer prefix left by whatever ran before would make the answer
+        depend on the calls before it, not only on the prompt."""
         llm = self._llm
-        if _common_prefix_length([llm.input_ids[: llm.n_tokens].tolist(), tokens]) >= stable:
-            return
+        stable = 0
+        if self._prefixes is not None and not isinstance(prompt, str) and prompt \
+                and prompt[0].get("role") == "system":
+            head = self._tokenize(self.apply_chat_template(list(prompt[:1])))
+            stable = _common_prefix_length([head, tokens[:-1]])
         prefix = tokens[:stable]
+        if stable < MIN_SAVED_PREFIX:
+            self._empty_cache()
+            return
+        if self._system == prefix and llm.input_ids[:stable].tolist() == prefix:
+            llm._ctx.kv_cache_seq_rm(-1, stable, -1)
+            llm.n_tokens = stable
+            return
         data = self._prefixes.get(prefix)
         if data is not None:
             if self._load_sequence(prefix, data):
+                self._system = prefix
                 return
             self._prefixes.forget(prefix)
         try:
-            llm.reset()
+            self._empty_cache()
             llm.eval(prefix)
         except (ValueError, RuntimeError):
-            llm.reset()
+            self._empty_cache()
             return  # the call itself reports what is wrong
+        self._system = prefix
         data = self._save_sequence()
         if data:
             self._prefixes.put(prefix, data)
+
+    def _empty_cache(self) -> None:
+        self._llm.reset()
+        self._llm._ctx.kv_cache_seq_rm(-1, 0, -1)
+        self._system = []
 
     def _save_sequence(self) -> bytes:
         import llama_cpp
@@ -315,11 +333,9 @@ class _Scorer:
             self._batch = _internals.LlamaBatch(n_tokens=_SCORE_BATCH, embd=0, n_seq_max=1, verbose=False)
         except (ValueError, RuntimeError) as exc:
             raise ModelError(f"llama.cpp could not make a scoring context: {exc}") from None
-        self._prefix: list[int] = []  # tokens of sequence 0 now in the KV cache
 
     def reset(self) -> None:
         self._api.llama_memory_clear(self._ctx.memory, True)
-        self._prefix = []
 
     def close(self) -> None:
         self._batch.close()
@@ -328,14 +344,15 @@ class _Scorer:
     def score(self, sequences: list[list[int]], begin: int) -> list[float]:
         shared = _common_prefix_length(sequences)
         totals = [0.0] * len(sequences)
+        # Every call starts from an empty cache. llama.cpp's sums depend on how the
+        # tokens were batched and where their cells lie, so reusing an earlier call's
+        # prefix would make a score (and the edit chosen) depend on what was scored
+        # before: the same file would not always get the same repair.
+        self.reset()
         # Sequence 0: the shared tokens, scored from ``begin`` on. The prediction
         # made at its last position is the first differing token of every sequence.
-        reuse = _common_prefix_length([self._prefix, sequences[0][:shared]])
-        keep = min(reuse, begin - 1) if shared else 0
-        self._api.llama_memory_seq_rm(self._ctx.memory, 0, keep, -1)
-        self._prefix = self._prefix[:keep]
         prefix = sequences[0][:shared]
-        entries = [(0, pos, prefix[pos], pos >= begin - 1) for pos in range(keep, shared)]
+        entries = [(0, pos, prefix[pos], pos >= begin - 1) for pos in range(shared)]
         last_row = None
         for rows, wanted in self._run(entries):
             for row, (_, pos, _, _) in zip(rows, wanted):
@@ -344,7 +361,6 @@ class _Scorer:
                     totals = [t + lp for t in totals]
                 else:
                     last_row = row.copy()
-        self._prefix = list(prefix)
         if last_row is not None:
             for i, tokens in enumerate(sequences):
                 if len(tokens) > shared:
