@@ -31,7 +31,20 @@ def files(tmp_path):
 
 def test_clean_file_exits_zero(capsys, files):
     code, out, err = run(capsys, "check", str(files[0]))
-    assert code == 0 and err == ""
+    assert code == 0 and out == "" and err == "No problems found in 1 file.\n"
+
+
+def test_clean_run_says_so_on_stderr_unless_quiet(capsys, tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.js").write_text("let y = 2;\n")
+    code, out, err = run(capsys, "check", str(tmp_path))
+    assert (code, out, err) == (0, "", "No problems found in 2 files.\n")
+    assert run(capsys, "check", "-q", str(tmp_path)) == (0, "", "")
+    code, out, err = run(capsys, "check", "--json", str(tmp_path))  # stdout: the document only
+    assert code == 0 and [r["ok"] for r in json.loads(out)] == [True, True]
+    assert err == "No problems found in 2 files.\n"
+    code, out, err = run(capsys, "check", str(tmp_path), str(tmp_path / "missing.py"))
+    assert code == 2 and "no such file" in err and "No problems found" not in err  # not a clean run
 
 
 def test_problem_file_exits_one_and_shows_context(capsys, files):

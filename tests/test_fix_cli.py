@@ -120,3 +120,50 @@ def test_trace_and_verbose(capsys, tmp_path, model):
     # The scripted reply is no fenced rewrite, so the one-shot rewrite step gives way to the agent.
     assert [r["action"] for r in records] == ["rewrite_lines", "replace_lines"]
     assert records[0]["kind"] == "rewrite" and all(r["path"] == str(path) for r in records)
+
+
+def test_folder_names_each_file_changed_or_left(capsys, tmp_path, monkeypatch, model):
+    """As black's "reformatted PATH": one line per file written or not repaired, then the
+    total; nothing for clean files, nor with -q or a machine format on stdout."""
+    hopeless = "this is $$$ not ??? python ``` at all\n"
+
+    def project() -> None:
+        (tmp_path / "pkg" / "sub").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "pkg" / "clean.py").write_text("x = 1\n")
+        (tmp_path / "pkg" / "hopeless.py").write_text(hopeless)
+        (tmp_path / "pkg" / "sub" / "needs.py").write_text(NEEDS_AGENT)
+
+    monkeypatch.chdir(tmp_path)
+    project()
+    code, out, err = run(capsys, "fix", "--max-steps", "2", "pkg")
+    assert code == 1 and out == "" and (tmp_path / "pkg" / "sub" / "needs.py").read_text() == FIXED
+    assert [line for line in err.splitlines() if line.startswith("pkg/")] == [
+        "pkg/hopeless.py: not fixed (no fix within 2 steps)",
+        "pkg/hopeless.py:1:9: SyntaxError: invalid syntax",
+        "pkg/sub/needs.py: fixed"]
+    assert err.endswith("pkg/sub/needs.py: fixed\nFixed 1 of 2 files with problems.\n")
+    assert "clean.py" not in err
+
+    project()
+    assert run(capsys, "fix", "-q", "--max-steps", "2", "pkg") == (1, "", "")
+    project()
+    code, out, err = run(capsys, "fix", "--json", "--max-steps", "2", "pkg")
+    assert [r["status"] for r in json.loads(out)] == ["clean", "failed", "fixed"]
+    assert err == "Fixed 1 of 2 files with problems.\n"
+    project()
+    code, out, err = run(capsys, "fix", "--diff", "--max-steps", "2", "pkg")  # nothing written: the diff says it
+    assert "+def double(x):" in out and ": fixed" not in err
+
+
+def test_single_file_in_place_is_named(capsys, tmp_path, model):
+    path = tmp_path / "a.py"
+    path.write_text(NEEDS_AGENT)
+    code, out, err = run(capsys, "fix", str(path))
+    assert (code, out) == (0, "") and err == f"{path}: fixed\nFixed 1 of 1 files with problems.\n"
+
+
+def test_a_clean_folder_says_there_was_nothing_to_fix(capsys, tmp_path, model):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 2\n")
+    assert run(capsys, "fix", str(tmp_path)) == (0, "", "No problems found in 2 files; nothing to fix.\n")
+    assert run(capsys, "fix", "-q", str(tmp_path)) == (0, "", "")

@@ -376,7 +376,8 @@ def test_files_of_unknown_type_are_skipped_quietly_with_ignore_unknown(capsys, t
     (tmp_path / "ok.py").write_text("x = 1\n")
     names = [str(tmp_path / name) for name in (*UNKNOWN, "ok.py")]
     code, out, err = run(capsys, command, "--ignore-unknown", *names)
-    assert (code, out, err) == (0, "", "")
+    summary = "No problems found in 1 file" + (".\n" if command == "check" else "; nothing to fix.\n")  # ok.py alone
+    assert (code, out, err) == (0, "", summary)
     code, _, err = run(capsys, command, "--ignore-unknown", "-v", *names)
     assert code == 0 and err.count("skipped (unknown file type)") == 3
     # Without the flag, an unknown file is still an error: nothing silently changes.
@@ -401,6 +402,6 @@ def test_check_honours_the_project_exclude_and_language_lists(capsys, tmp_path, 
     (tmp_path / "ok.py").write_text("x = 1\n")
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "check", "vendor/broken.py", "broken.js", "ok.py")
-    assert (code, out, err) == (0, "", "")
+    assert (code, out, err) == (0, "", "No problems found in 1 file.\n")
     code, _, err = run(capsys, "check", "-v", "vendor/broken.py", "broken.js", "ok.py")
     assert code == 0 and err.count("skipped (excluded by the configuration)") == 2

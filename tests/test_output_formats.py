@@ -104,7 +104,7 @@ def test_sarif_of_a_clean_tree_is_valid_and_empty(capsys, tmp_path, monkeypatch)
     (tmp_path / "ok.py").write_text("x = 1\n")
     monkeypatch.chdir(tmp_path)
     code, out, err = run(capsys, "check", "--output-format", "sarif")
-    assert code == 0 and err == ""
+    assert code == 0 and err == "No problems found in 1 file.\n"  # the summary, as "Found ..."
     log = json.loads(out)
     jsonschema.Draft4Validator(json.loads(SCHEMA.read_text())).validate(log)
     assert log["runs"][0]["results"] == [] and log["runs"][0]["invocations"][0]["executionSuccessful"]

@@ -95,6 +95,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"Found {problems} {noun} in {files_with_problems} of {len(reports)} files.", file=sys.stderr)
         elif not reports and not errors:
             print("tinycode: warning: no files to check under the given paths", file=sys.stderr)
+        elif not errors:  # a clean run still says it ran (ruff's "All checks passed!")
+            noun = "file" if len(reports) == 1 else "files"
+            print(f"No problems found in {len(reports)} {noun}.", file=sys.stderr)
     if errors:
         return 2
     return 1 if problems else 0

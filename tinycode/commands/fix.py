@@ -394,8 +394,13 @@ class _Reporter:
                     self.changed, self.errors = self.changed - 1, self.errors + 1
                     result.status, result.reason = "error", refused
                     _say(f"tinycode: error: {item.path}: {refused}")
-                elif note and not args.quiet:
-                    _say(f"tinycode: note: {item.path}: {note}")
+                elif not args.quiet:
+                    # Each file written is named, as black's "reformatted"; the
+                    # progress line already names it on a terminal.
+                    if not args.json and not self.progress:
+                        _say(f"{item.path}: fixed")
+                    if note:
+                        _say(f"tinycode: note: {item.path}: {note}")
         elif result.status == "failed":
             self.remaining += 1
             if not args.quiet and not args.json:
@@ -429,6 +434,9 @@ class _Reporter:
             stopped = f"; {self.model_errors} stopped by a model error" if self.model_errors else ""
             total = self.changed + self.remaining + self.model_errors
             _say(f"Fixed {self.changed} of {total} files with problems{stopped}.")
+        elif not args.quiet and not self.progress and not self.errors and paths != ["-"] and not args.diff:
+            noun = "file" if len(self.reports) == 1 else "files"
+            _say(f"No problems found in {len(self.reports)} {noun}; nothing to fix.")  # as check says
         if self.errors:
             return 2
         if self.remaining or (args.exit_non_zero_on_fix and self.changed):
