@@ -282,6 +282,56 @@ def test_a_block_that_lost_its_opener_gets_it_where_the_block_begins():
     ("print(max(len(x)\n", "print(max(len(x)))\n"),
     # Every '=' of a condition meant as '=='.
     ("if a = 1 and b = 2:\n    pass\n", "if a == 1 and b == 2:\n    pass\n"),
+    # A keyword used as a name, also where it is tested or compared.
+    ("class = 'a'\nif class:\n    print(class)\n", "class_ = 'a'\nif class_:\n    print(class_)\n"),
+    # Declarations from another language, the declaring word on every line.
+    ("var total = 0\nvar count = 0\n", "total = 0\ncount = 0\n"),
+    # Words pasted before a statement on its line.
+    ("please help import os\nprint(os.sep)\n", "import os\nprint(os.sep)\n"),
+    # Items of a multi-line list each missing the comma after it.
+    ("rows = [\n    {\n        'a': 1\n    }\n    {\n        'a': 2\n    }\n    {\n        'a': 3\n    }\n]\n",
+     "rows = [\n    {\n        'a': 1\n    },\n    {\n        'a': 2\n    },\n    {\n        'a': 3\n    }\n]\n"),
+    # A line that goes on with the expression above it, the backslash before it lost.
+    ("total = price * count \\\n    + tax\n    - discount\n",
+     "total = price * count \\\n    + tax \\\n    - discount\n"),
+    # A closer typed too early, moved to the end of the line.
+    ("print(sorted(items, key=lambda x: )len(x))\n", "print(sorted(items, key=lambda x: len(x)))\n"),
+    # A mismatched closer: the opener's own closer before it, the line's last closer after.
+    ("names = list(map(str, [x.strip() for x in lines)\n", "names = list(map(str, [x.strip() for x in lines]))\n"),
+    # A pasted block longer than a repair may change: only the lines that begin statements move.
+    ("import os\n    paths = [\n        'a',\n        'b',\n    ]\n    for p in paths:\n        # show it\n"
+     "        print(os.path.basename(p))\n    print(len(paths))\n    print('done')\n",
+     "import os\npaths = [\n        'a',\n        'b',\n    ]\nfor p in paths:\n        # show it\n"
+     "    print(os.path.basename(p))\nprint(len(paths))\nprint('done')\n"),
 ])
 def test_python_mistakes_that_take_more_than_one_token(broken, fixed):
     assert fixed in [c.source_after for c in suggest(broken, "python") if c.fixes_all]
+
+
+# A Go function of 60 lines that lost its "{": gofmt objects only at its first
+# statement, and the closer that now closes nothing lies 60 lines further down.
+LOST_FUNCTION_OPENER = ("package main\n\nimport \"fmt\"\n\nfunc Example() \n\t// counts\n\tconst n = 3\n"
+                        "\tfor i := 0; i < n; i++ {\n"
+                        + "".join(f"\t\tif i == {k} {{\n\t\t\tfmt.Println({k})\n\t\t}}\n" for k in range(20))
+                        + "\t}\n}\n")
+
+
+def test_a_block_that_lost_its_opener_gets_it_back_before_the_edits_around_the_report():
+    from tinycode.check import source_lines
+
+    lines = source_lines(LOST_FUNCTION_OPENER)
+    report = Problem(8, 2, 8, 5, "expected declaration, found 'for'", "compiler", "for")
+    order = [e.description for e in proposals(lines, (report,), "go")]
+    assert order.index("line 5: insert '{'") < 3
+
+
+def test_a_block_opener_put_back_is_not_taken_for_an_unmatched_bracket():
+    from tinycode.check import source_lines
+    from tinycode.engine.candidates import _Node, _unbalances
+    from tinycode.engine.edits import Edit
+
+    lines = source_lines(LOST_FUNCTION_OPENER)
+    node = _Node(lines, True, (), (), 0)
+    assert not _unbalances(node, Edit(5, 1, ["func Example() {"], "line 5: insert '{'"))
+    # An opener with no closer anywhere below still is one.
+    assert _unbalances(node, Edit(7, 1, ["\tconst n = (3"], "line 7: insert '('"))

@@ -124,9 +124,12 @@ def test_an_opener_lost_far_above_its_closer_may_be_put_back():
     assert result.status == "fixed" and result.source.replace("=[", "= [") == fixed
 
 
-def test_a_bracket_doubled_in_one_place_and_lost_in_another_is_one_paired_step():
-    """Each repair alone moves the imbalance to the other place (tree-sitter then sees
-    an error there it did not before): only the two together are progress."""
+def test_a_bracket_doubled_in_one_place_and_lost_in_another_is_repaired_in_one_step():
+    """A doubled "{" and a block that lost its "{": the block's opener put back is
+    progress on its own, so the search finds both. The paired search, for places that
+    only together make progress, finds the same pair."""
+    from tinycode.engine.candidates import paired_fixes
+
     def rule(name: str, color: str) -> str:
         return f".{name} {{\n  color: #{color};\n  font-weight: normal;\n  font-style: normal;\n}}\n"
 
@@ -138,8 +141,9 @@ def test_a_bracket_doubled_in_one_place_and_lost_in_another_is_one_paired_step()
     # Several pairs parse (the '{' at either end of the line break): the model chooses.
     scorer = lambda prompt, text: 0.0 if ".number {" in text else -3.0  # noqa: E731
     result = repair(broken, "css", llm=FakeLLM(default="no", scorer=scorer), settings=Settings(agent="off"))
-    assert result.status == "fixed" and result.source == clean
-    assert [s.thought for s in result.steps] == ["no single edit makes progress: two places that only together do"]
+    assert result.status == "fixed" and result.source == clean and len(result.steps) == 1
+    pairs = paired_fixes(broken, "css", check(broken, "css"), reach=5)
+    assert clean in [pair.source_after for pair in pairs] and all(pair.fixes_all for pair in pairs)
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")

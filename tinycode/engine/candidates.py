@@ -24,8 +24,8 @@ from typing import Iterable, Sequence
 
 from ..deadline import expired
 from ..check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
-from .edits import WHOLE_LINE, Edit, changed_hunks, code_tokens, differing_span, original_line, token_distance
-from .proposals import open_strings, proposals, unmatched_brackets
+from .edits import BRACKETS, WHOLE_LINE, Edit, changed_hunks, code_tokens, differing_span, original_line, token_distance
+from .proposals import HEADER_SCAN, block_header, open_strings, opener_at_end, proposals, unmatched_brackets
 from .. import judges
 from ..judges import judge_name
 from ..languages import get_parser
@@ -252,7 +252,23 @@ def _unbalances(node: _Node, edit: Edit) -> bool:
         return True  # an unterminated string swallows the error, it does not fix it
     before = node.lines[max(0, edit.line - 1 - BRACKET_REACH):edit.line - 1]
     after = node.lines[edit.line - 1 + edit.span:edit.line - 1 + edit.span + BRACKET_REACH]
-    return _unmatched(before + list(edit.new_lines) + after) > _unmatched(before + old + after)
+    if _unmatched(before + list(edit.new_lines) + after) <= _unmatched(before + old + after):
+        return False
+    return not _puts_back_block_opener(node, edit)
+
+
+_OPENER_OF = {closer: opener for opener, closer in BRACKETS.items()}
+
+
+def _puts_back_block_opener(node: _Node, edit: Edit) -> bool:
+    """The edit ends a block's first line with the opener its closer, lines below and
+    perhaps past ``BRACKET_REACH`` (a long function's body), now closes nothing."""
+    if edit.span != 1 or len(edit.new_lines) != 1 or not edit.new_lines[0].rstrip().endswith(tuple(BRACKETS)):
+        return False
+    last = min(len(node.lines), edit.line + HEADER_SCAN)
+    return any(bracket not in BRACKETS and block_header(node.lines, line, col) == edit.line
+               and opener_at_end(node.lines, edit.line, _OPENER_OF[bracket]).new_lines == edit.new_lines
+               for line, col, bracket in unmatched_brackets(node.lines, edit.line, last, ""))
 
 
 def _opens_strings(node: _Node, edit: Edit) -> bool:

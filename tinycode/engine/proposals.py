@@ -15,6 +15,7 @@ from typing import Iterator
 from ..check import Problem
 from ..languages import comment_prefix
 from .edits import BRACKETS, Edit
+from .guard import MAX_CHANGED_LINES
 from .progress import named_line
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
@@ -91,6 +92,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
             yield _insert(lines[p.line - 1], p.line, p.column - 1, expected.group(1))
         if p.kind == "compiler" and not python and 1 <= p.line <= total:
             yield from _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
+    if problems and not python:
+        yield from _lost_opener_edits(lines, problems[0], comment_prefix(language))
     anchors = _anchor_lines(lines, problems)
     if language == "yaml" and problems:  # tree-sitter-yaml reports such a mistake lines earlier
         anchors += [n for n in _yaml_unexpected_indents(lines, problems[0]) if n not in anchors]
@@ -103,6 +106,11 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from _comparison_edits(lines, problems[0])
         yield from _python_error_token_edits(lines, problems[0])
         yield from _keyword_name_edits(lines, problems[0])
+        yield from _declaration_word_edits(lines, problems[0])
+        yield from _leading_prose_edits(lines, problems[0])
+        yield from _forgot_comma_edits(lines, problems[0])
+        yield from _continuation_edits(lines, problems[0])
+        yield from _misplaced_closer_edits(lines, problems[0])
         yield from _bracket_kind_edits(lines, problems[0])
         yield from _comprehension_target_edits(lines, problems[0])
         yield from _call_parentheses_edits(lines, problems[0])
@@ -231,16 +239,35 @@ def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -
         for spot in spots:
             yield _insert(text, line_no, spot, partner)
         yield _replace(text, line_no, col, bracket, "")
-        header = _block_header(lines, line_no, col) if bracket not in BRACKETS else None
+        header = block_header(lines, line_no, col) if bracket not in BRACKETS else None
         if header:  # the line that begins the block this closer ends lost its opener
-            above = lines[header - 1]
-            end = len(above.rstrip())
-            if above[end:end + 1] == " ":  # after the space the line still ends with
-                yield _insert(above, header, end + 1, partner)
-            else:
-                yield _insert(above, header, end, partner if above[end - 1:end] in ("", "(") else " " + partner)
+            yield opener_at_end(lines, header, partner)
     for line_no, col, bracket in misplaced_closers(lines, first, last, comment):
         yield _replace(lines[line_no - 1], line_no, col, bracket, "")
+
+
+def opener_at_end(lines: list[str], header: int, opener: str) -> Edit:
+    """``opener`` put back at the end of line ``header``, as the block's first line ends."""
+    above = lines[header - 1]
+    end = len(above.rstrip())
+    if above[end:end + 1] == " ":  # after the space the line still ends with
+        return _insert(above, header, end + 1, opener)
+    return _insert(above, header, end, opener if above[end - 1:end] in ("", "(") else " " + opener)
+
+
+def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
+    """The problem lies inside a block laid out by indentation whose closer closes
+    nothing: the block's first line lost its opener (a function's ``{``), and the
+    parser only objects a few statements in. Tried before the token edits, which
+    would otherwise spend the judge's runs on the lines around the report."""
+    first = max(1, problem.line - BRACKET_SCAN)
+    last = min(len(lines), problem.line + HEADER_SCAN)  # a function's body may be long
+    for line_no, col, bracket in unmatched_brackets(lines, first, last, comment):
+        if bracket in BRACKETS or line_no < problem.line:
+            continue
+        header = block_header(lines, line_no, col)
+        if header and header <= problem.line:
+            yield opener_at_end(lines, header, next(o for o, c in BRACKETS.items() if c == bracket))
 
 
 def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
@@ -264,7 +291,7 @@ def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) ->
     return stray + stack[::-1]
 
 
-def _block_header(lines: list[str], line_no: int, col: int) -> int | None:
+def block_header(lines: list[str], line_no: int, col: int) -> int | None:
     """For a closer that begins its line: the nearest line above it indented as
     deeply, when the line after that one is indented deeper (the block's first line).
     A block whose opener was lost is still laid out as one."""
@@ -279,6 +306,8 @@ def _block_header(lines: list[str], line_no: int, col: int) -> int | None:
         if len(_indent_of(above)) < indent or n + 1 >= line_no:
             return None
         following = next((t for t in lines[n:line_no - 1] if t.strip()), "")
+        if above.rstrip().endswith(tuple(BRACKETS)):
+            return None  # it has its opener: the closer is one too many
         return n if len(_indent_of(following)) > indent else None
     return None
 
@@ -406,6 +435,11 @@ def _python_error_token_edits(lines: list[str], problem: Problem, late: bool = F
 
 _NAME_BEFORE = ("(", ",", "=", "[", "+", "-", "*", "/")  # tokens a name may follow, a keyword seldom
 _NAME_AFTER = ("=", ".", ")", ",", "]", "[", "+=", "-=")  # tokens a name may precede
+# Keywords that only ever begin a statement or clause, and what begins an operand: such
+# a keyword after one of these (``if def:``, ``x == class``) stands for a name too.
+_STATEMENT_ONLY = ("def", "class", "import", "from", "global", "nonlocal", "pass", "break", "continue",
+                   "del", "try", "except", "finally", "with", "while", "raise", "assert", "elif")
+_OPERAND_AFTER = ("if", "elif", "while", "return", "==", "!=", "<", ">", "<=", ">=", "and", "or", "not", "in")
 
 
 def _keyword_name_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
@@ -446,7 +480,8 @@ def _rename_keyword(text: str, word: str) -> str:
     for i in range(len(visible) - 1, -1, -1):
         col, tok = visible[i]
         if tok == word and ((i and visible[i - 1][1] in _NAME_BEFORE)
-                            or (i + 1 < len(visible) and visible[i + 1][1] in _NAME_AFTER)):
+                            or (i + 1 < len(visible) and visible[i + 1][1] in _NAME_AFTER)
+                            or (word in _STATEMENT_ONLY and i and visible[i - 1][1] in _OPERAND_AFTER)):
             out = out[:col] + word + "_" + out[col + len(word):]
     return out
 
@@ -721,6 +756,15 @@ def _mismatched_opener_edits(lines: list[str], problem: Problem) -> Iterator[Edi
         here = lines[problem.line - 1]
         if here[problem.column - 1:problem.column] == closer:
             yield _insert(here, problem.line, problem.column - 1, BRACKETS[opener])
+            # The closer then closes the bracket around, and the outermost ones are
+            # left open: the line lost its last closers too (``f([g(x)[0])``).
+            inserted = here[:problem.column - 1] + BRACKETS[opener] + here[problem.column - 1:]
+            left = [b for _, _, b in unmatched_brackets([inserted], 1, 1, "#") if b in BRACKETS]
+            if left and len(left) < MAX_CLOSERS:
+                end = _line_code_end(inserted)
+                yield Edit(problem.line, 1, [inserted[:end] + "".join(BRACKETS[b] for b in left) + inserted[end:]],
+                           f"line {problem.line}: insert {BRACKETS[opener]!r} and close the line's brackets",
+                           1 + len(left))
     text = lines[line_no - 1]
     for _, col, bracket in unmatched_brackets(lines, line_no, line_no, "#"):
         if bracket == opener:
@@ -893,9 +937,40 @@ def _block_indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
         return
     block = lines[line_no - 1:end]
     previous = next((lines[i] for i in range(line_no - 2, -1, -1) if lines[i].strip()), "")
+    starts = _statement_starts(block)
+    # A pasted block is often longer than the guard lets a repair change, though only
+    # the lines that begin statements need to move: those alone first, then.
+    code_lines = sum(1 for line in block if line.strip())
+    only_starts = code_lines > MAX_CHANGED_LINES and starts.count(True) < code_lines
     for target in sorted({_indent_of(previous), _indent_of(previous) + "    ", ""} - {current}, key=len):
         shifted = [target + line[len(current):] if line.strip() else line for line in block]
+        moved = [new if start else old for old, new, start in zip(block, shifted, starts)]
+        if only_starts:
+            yield Edit(line_no, len(block), moved, f"lines {line_no}-{end}: indent the block's statements "
+                       f"to {len(target)} columns")
         yield Edit(line_no, len(block), shifted, f"lines {line_no}-{end}: indent block to {len(target)} columns")
+
+
+def _statement_starts(block: list[str]) -> list[bool]:
+    """For each line of ``block``: does its indentation matter to Python (it begins a
+    statement)? Not for blank or comment-only lines, lines inside brackets or a
+    triple-quoted string opened above, or lines after a backslash continuation."""
+    out: list[bool] = []
+    depth, continued, in_string = 0, False, False
+    for text in block:
+        code = text.strip()
+        out.append(bool(code) and not code.startswith("#") and depth <= 0 and not continued and not in_string)
+        if not code:
+            continue
+        for triple in ('"""', "'''"):
+            if text.count(triple) % 2:
+                in_string = not in_string
+        if in_string:
+            continue
+        end, change = _code_end(text, 0)
+        depth += change
+        continued = text[:end].rstrip().endswith("\\")
+    return out
 
 
 def _token_edits(text: str, line_no: int, python: bool) -> Iterator[Edit]:
@@ -924,3 +999,137 @@ def _token_edits(text: str, line_no: int, python: bool) -> Iterator[Edit]:
             for match in _WORD_END.finditer(tok, 1):
                 yield replace(_insert(text, line_no, col + match.end(), tok[0]),
                               description=f"line {line_no}: close the string after {match.group()!r}")
+
+
+def _declaration_word_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A declaration from another language (``var x = 1``, ``int n = 0``, ``let s =
+    ''``): the word before the assigned name deleted, on every line that begins the
+    same way (a habit repeats), in one edit, then on the error's line alone; or the
+    two words one name."""
+    if not 1 <= problem.line <= len(lines):
+        return
+    word = _declaration_word(lines[problem.line - 1])
+    if word is None:
+        return
+    changed: dict[int, str] = {}
+    reach = MAX_BLOCK_LINES // 2
+    for n in range(max(1, problem.line - reach), min(len(lines), problem.line + reach) + 1):
+        text = lines[n - 1]
+        if _declaration_word(text) == word:
+            col = len(_indent_of(text))
+            changed[n] = text[:col] + text[col + len(word):].lstrip()
+    top, bottom = min(changed), max(changed)
+    if len(changed) > 1:
+        new = [changed.get(n, lines[n - 1]) for n in range(top, bottom + 1)]
+        yield Edit(top, bottom - top + 1, new, f"lines {top}-{bottom}: delete {word!r} before each assigned name",
+                   len(changed))
+    yield Edit(problem.line, 1, [changed[problem.line]], f"line {problem.line}: delete {word!r}", 1)
+    # Or a name of two words (``my list = []``): joined by an underscore.
+    text = lines[problem.line - 1]
+    col = len(_indent_of(text))
+    rest = text[col + len(word):]
+    yield Edit(problem.line, 1, [text[:col] + word + "_" + rest.lstrip()],
+               f"line {problem.line}: join {word!r} to the name after it", 2)
+
+
+def _declaration_word(text: str) -> str | None:
+    """The word a line begins with when a name and ``=`` follow it (``var x = 1``),
+    the word not a keyword."""
+    parts = [t for _, t in tokens(text) if not t.isspace()]
+    if len(parts) > 3 and parts[0].isidentifier() and parts[1].isidentifier() and parts[2] == "=" \
+            and not keyword.iskeyword(parts[0]) and not keyword.iskeyword(parts[1]) and parts[0] != "print":
+        return parts[0]
+    return None
+
+
+MAX_PROSE_WORDS = 3  # words of text pasted before a statement that are deleted at most
+
+
+def _leading_prose_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """Words pasted before a statement on its line (``note this import os``): the
+    words before the statement's keyword deleted."""
+    if not 1 <= problem.line <= len(lines):
+        return
+    text = lines[problem.line - 1]
+    parts = [(c, t) for c, t in tokens(text) if not t.isspace()]
+    for index, (col, tok) in enumerate(parts[:MAX_PROSE_WORDS + 1]):
+        if keyword.iskeyword(tok) or tok == "print":
+            if index and tok in _STATEMENT_KEYWORDS + ("print",):
+                start = parts[0][0]
+                yield Edit(problem.line, 1, [text[:start] + text[col:]],
+                           f"line {problem.line}: delete the words before {tok!r}", index)
+            return
+        if not tok.isidentifier() or _near_keywords(tok):  # a misspelt keyword is no prose
+            return
+
+
+def _forgot_comma_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """CPython's "Perhaps you forgot a comma?" spans the two items the comma should
+    separate, often over several lines (two dicts of a list): a comma where the first
+    item ends, after its last token at the end of its line (on one line, the token
+    edits find it)."""
+    if "forgot a comma" not in problem.message:
+        return
+    # The search's own checks report where the span begins only.
+    last = problem.end_line if problem.end_line > problem.line else problem.line + CLOSE_WITHIN
+    flat = _flat_tokens(lines, problem.line, last)
+    index = _error_index(flat, problem)
+    if index is None:
+        return
+    depth, found = 0, 0
+    for i in range(index, len(flat) - 1):
+        tok, after = flat[i][2], flat[i + 1][2]
+        if last == problem.end_line and (flat[i][0], flat[i][1]) >= (problem.end_line, problem.end_column - 1):
+            return  # past the span
+        if tok in BRACKETS:
+            depth += 1
+        elif tok in BRACKETS.values():
+            depth -= 1
+            if depth < 0:
+                return
+        ends = tok in BRACKETS.values() or tok.isidentifier() and not keyword.iskeyword(tok) \
+            or tok[0].isdigit() or tok[0] in "\"'"
+        begins = after in BRACKETS or after.isidentifier() and not keyword.iskeyword(after) \
+            or after[0].isdigit() or after[0] in "\"'"
+        if depth == 0 and ends and begins and flat[i + 1][0] > flat[i][0]:
+            line_no, col, _ = flat[i]
+            yield _insert(lines[line_no - 1], line_no, col + len(tok), ",")
+            found += 1
+            if found == 2:
+                return
+
+
+_CONTINUED = (".", "+", "-", "*", "/", "and", "or", "if", "else", "%", "==", "|", "&")
+
+
+def _continuation_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """An unexpected indent at a line that goes on with the expression above it
+    (``.filter(...)`` under a chain of calls): the backslash that joins it to the line
+    before, at the end of that line's code."""
+    if "unexpected indent" not in problem.message or not 2 <= problem.line <= len(lines):
+        return
+    parts = [t for _, t in tokens(lines[problem.line - 1]) if not t.isspace()]
+    if not parts or parts[0] not in _CONTINUED:
+        return
+    previous = next((n for n in range(problem.line - 1, 0, -1) if lines[n - 1].strip()), 0)
+    if previous:
+        text = lines[previous - 1]
+        end = _line_code_end(text)
+        if text[end - 1:end] != "\\":
+            yield _insert(text, previous, end, " \\" if end else "\\")
+
+
+def _misplaced_closer_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A closer CPython points at that was typed too early (``f(x: )g(y)``): moved to
+    the end of the line's code."""
+    if not 1 <= problem.line <= len(lines) or "invalid syntax" not in problem.message:
+        return
+    text = lines[problem.line - 1]
+    col = problem.column - 1
+    tok = text[col:col + 1]
+    if tok not in BRACKETS.values():
+        return
+    end = _line_code_end(text)
+    if end > col + 1:
+        moved = text[:col] + text[col + 1:end] + tok + text[end:]
+        yield Edit(problem.line, 1, [moved], f"line {problem.line}: move {tok!r} to the end of the line", 2)
