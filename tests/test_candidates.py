@@ -335,3 +335,14 @@ def test_a_block_opener_put_back_is_not_taken_for_an_unmatched_bracket():
     assert not _unbalances(node, Edit(5, 1, ["func Example() {"], "line 5: insert '{'"))
     # An opener with no closer anywhere below still is one.
     assert _unbalances(node, Edit(7, 1, ["\tconst n = (3"], "line 7: insert '('"))
+
+
+def test_a_bracket_left_open_above_the_window_is_an_error_that_was_there_before():
+    """CPython reports the mismatch far below first; once it is repaired, the bracket
+    left open lines above the search's window is reported: an error of the original,
+    not one the edit made. Both are found."""
+    filler = "".join(f"def helper_{i}(value):\n    return value + {i}\n\n\n" for i in range(12))
+    broken = ("import json\n\n\ndef dump(obj, fp):\n    fp.write(json.dumps((obj))\n    return fp\n\n\n" + filler
+              + "def load(fp: list[str, **kwargs: int) -> str:\n    return fp.read()\n")
+    fixes = [c for c in suggest(broken, "python") if c.fixes_all]
+    assert fixes and min(token_distance(broken, c.source_after, "python") for c in fixes) <= 4

@@ -361,6 +361,10 @@ class _PythonJudge:
 
     def _there_before(self, line: int, message: str, edit_line: int) -> bool:
         """The original's lines above ``edit_line`` alone report this error on ``line``."""
+        if self.window is not None and line < self.window[0]:
+            # Above the window (a bracket left open lines before it): the file's lines
+            # above the window, compiled once for the node.
+            edit_line = self.window[0]
         if edit_line not in self.errors_above:
             self.errors_above[edit_line] = self._error_above(self.node.lines, edit_line)
         prefix = self.errors_above[edit_line]
