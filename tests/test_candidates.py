@@ -346,3 +346,9 @@ def test_a_bracket_left_open_above_the_window_is_an_error_that_was_there_before(
               + "def load(fp: list[str, **kwargs: int) -> str:\n    return fp.read()\n")
     fixes = [c for c in suggest(broken, "python") if c.fixes_all]
     assert fixes and min(token_distance(broken, c.source_after, "python") for c in fixes) <= 4
+
+
+def test_a_problem_past_the_last_line_gets_proposals_without_error():
+    lines = ["{", '  "a": [1, 2', "}"]
+    at_the_end = Problem(4, 1, 4, 1, "Expecting ',' delimiter", "compiler", "")
+    assert list(proposals(lines, (at_the_end,), "json"))

@@ -323,6 +323,27 @@ def test_a_stray_closer_lines_above_the_report_is_deleted_even_when_the_judge_ru
     assert CLASS_CLOSED_EARLY.replace("  }}\n", "  }\n") in [c.source_after for c in found]
 
 
+
+@needs_node
+def test_a_block_closed_twice_above_the_report_is_among_the_first_edits_the_judge_tries(monkeypatch):
+    from tinycode.engine import candidates
+
+    # Three runs of node, no favourites: after the token the report names as missing
+    # and the one it points at, the deletion comes next.
+    monkeypatch.setattr(candidates, "MAX_JUDGE_CALLS", 3)
+    monkeypatch.setattr(candidates, "JUDGE_FAVOURITES", 0)
+    with judges.baseline(CLASS_CLOSED_EARLY, "javascript"):
+        found = [c for c in suggest(CLASS_CLOSED_EARLY, "javascript") if c.fixes_all]
+    assert CLASS_CLOSED_EARLY.replace("  }}\n", "  }\n") in [c.source_after for c in found]
+
+
+@needs_node
+def test_an_error_at_the_end_of_the_input_is_placed_where_the_code_ends():
+    source = "function f(x) {\n  if (x) {\n    return 1;\n  }\n\n\n\n"
+    problem = next(p for p in check(source, "javascript").problems if p.source != "tree-sitter")
+    assert (problem.line, problem.column) == (4, 4)
+
+
 def test_the_header_block_is_what_the_file_begins_with_up_to_its_last_system_include():
     from tinycode.judges.precompiled import header_block
 

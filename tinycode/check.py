@@ -13,7 +13,7 @@ import json
 import warnings
 from functools import lru_cache
 from typing import NamedTuple
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 from .languages import get_parser, normalize
 
@@ -257,9 +257,15 @@ def _native_problems(source: str, language: str) -> tuple[str, list[Problem]] | 
         return None
     judge, diagnostics = spoken
     lines = source.split("\n")
+    # An error at the end of the input (a block never closed) is put where the code
+    # ends, not on the blank lines after it: that is where its repair goes, and where
+    # tree-sitter reports the same error.
+    code_end = next((n for n in range(len(lines), 0, -1) if lines[n - 1].strip()), 1)
     out = []
     for d in diagnostics[:MAX_PROBLEMS]:
         line = min(max(d.line, 1), len(lines) + 1)
+        if line > code_end:
+            line, d = code_end, replace(d, column=len(lines[code_end - 1]) + 1)
         # The text where the tool points (its first word): a quote there says a string
         # ended in the wrong place, which decides the edits tried first.
         at = lines[line - 1][d.column - 1:].split() if line <= len(lines) and d.column else []

@@ -258,8 +258,9 @@ def opener_at_end(lines: list[str], header: int, opener: str) -> Edit:
 def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
     """The problem lies inside a block laid out by indentation whose closer closes
     nothing: the block's first line lost its opener (a function's ``{``), and the
-    parser only objects a few statements in. Tried before the token edits, which
-    would otherwise spend the judge's runs on the lines around the report."""
+    parser only objects a few statements in; or a block above it was closed twice.
+    Tried before the token edits, which would otherwise spend the judge's runs on the
+    lines around the report."""
     first = max(1, problem.line - BRACKET_SCAN)
     last = min(len(lines), problem.line + HEADER_SCAN)  # a function's body may be long
     for line_no, col, bracket in unmatched_brackets(lines, first, last, comment):
@@ -268,6 +269,11 @@ def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iter
         header = block_header(lines, line_no, col)
         if header and header <= problem.line:
             yield opener_at_end(lines, header, next(o for o, c in BRACKETS.items() if c == bracket))
+    # Or the block ended too early: a closer typed twice above the problem (``}}``
+    # ending a class after its first method), the nearest first.
+    for line_no, col, bracket in sorted(misplaced_closers(lines, first, min(problem.line, len(lines)), comment),
+                                        reverse=True):
+        yield _replace(lines[line_no - 1], line_no, col, bracket, "")
 
 
 def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
