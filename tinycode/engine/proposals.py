@@ -649,17 +649,11 @@ def _comparison_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     opener, _ = _enclosing(flat, index)
     if opener is not None and flat[opener][2] == "{":
         return  # in braces an ``=`` is a dict entry's ``:`` (``_dict_entry_edits``)
-    depth, changes = 0, []
-    for line_no, col, tok in flat[index:]:
-        if tok in BRACKETS:
-            depth += 1
-        elif tok in BRACKETS.values():
-            depth -= 1
-            if depth < 0:
-                break
-        elif tok == "=" and depth == 0:
-            changes.append((line_no, col, "=", "=="))
-        elif tok in (":", ";") and depth == 0:
+    changes = []
+    for i, tok in _same_level(flat, index):
+        if tok == "=":
+            changes.append((flat[i][0], flat[i][1], "=", "=="))
+        elif tok in (":", ";"):
             break
     if len(changes) > 1:
         yield _edit_tokens(lines, changes, f"line {problem.line}: replace each '=' with '=='", len(changes))
