@@ -76,6 +76,17 @@ def test_files_with_several_errors_are_repaired(real_llm, language, clean, mista
     assert len(changed_lines(broken, result.source)) <= len(mistakes) + 1
 
 
+def test_the_same_file_gets_the_same_repair_whatever_ran_before(real_llm):
+    """The model's scores and the judges' budgets do not depend on earlier calls: a file
+    repaired again, after another file, takes the same path to the same output."""
+    broken = _with_errors(MULTI_JS, ("function f2(values) {", "function f2(values) "),
+                          ("return total * 6;", "return total * 6;;)"))
+    first = repair(broken, "javascript", llm=real_llm)
+    repair(_with_errors(MULTI_PY, ("total * 4", "total * (4")), "python", llm=real_llm)
+    again = repair(broken, "javascript", llm=real_llm)
+    assert (again.source, again.model_calls, len(again.steps)) == (first.source, first.model_calls, len(first.steps))
+
+
 NO_SMALL_FIX = "def (values):\n    return sum(values)\n"  # the model must generate an edit
 
 
