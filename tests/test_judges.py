@@ -227,6 +227,34 @@ def test_far_from_every_problem_a_line_may_gain_only_the_partner_of_a_block_or_s
         "    esac\n", "    esac\ndone\n", 1), "bash", problem, 6)  # and nothing else
 
 
+
+def test_far_above_a_problem_a_closer_typed_twice_may_be_deleted_and_no_other():
+    from tinycode.check import Problem
+    from tinycode.engine.guard import far_from_problems
+
+    methods = "".join(f"  m{i}() {{\n    return {i};\n  }}\n\n" for i in range(6))
+    clean = "class A {\n" + methods + "}\n"
+    broken = clean.replace("    return 0;\n  }\n", "    return 0;\n  }}\n")
+    report = [Problem(24, 3, 24, 3, "SyntaxError: Unexpected token '{'", "", "compiler", "node --check")]
+    assert not far_from_problems(broken, clean, "javascript", report, 6)
+    # The method's own closer, or a closer below the problem, is still far.
+    assert far_from_problems(broken, broken.replace("    return 0;\n  }}\n", "    return 0;\n  }\n}\n"),
+                             "javascript", report, 6)
+    assert far_from_problems(broken, broken.replace("    return 0;\n  }}\n", "    return 0;\n  \n}\n"),
+                             "javascript", report, 6)
+
+
+def test_a_block_that_lost_its_opener_where_a_closer_below_is_indented_deeper_gets_it_back():
+    from tinycode.check import Problem, source_lines
+    from tinycode.engine.proposals import proposals
+
+    lines = ["class A {", "  send() {", "    if (this.ready) ", "      go();", "    } else {", "      wait();",
+             "    }", "  }", "}"]
+    report = Problem(5, 5, 5, 5, "SyntaxError: Unexpected token 'else'", "", "compiler", "node --check")
+    order = [e.description for e in proposals(lines, (report,), "javascript")]
+    assert order.index("line 3: insert '{'") < 3
+
+
 def test_a_project_may_turn_judges_off_but_not_choose_one(tmp_path):
     (tmp_path / ".git").mkdir()
     (tmp_path / "pyproject.toml").write_text('[tool.tinycode]\njudges = {c = "clang"}\n')

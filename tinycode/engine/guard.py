@@ -16,6 +16,7 @@ import re
 from typing import Iterable, Sequence
 
 from ..check import Problem, source_lines
+from ..languages import comment_prefix
 from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS
@@ -101,7 +102,8 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
     applied: list[int] = []
     pending = list(range(len(hunks)))
     while pending:
-        near = [i for i in pending if _near(hunks[i], spans, max_distance, language)]
+        near = [i for i in pending if _near(hunks[i], spans, max_distance, language)
+                or _drops_doubled_closer(hunks[i], spans, original, language)]
         if not near:
             first, old, _ = hunks[pending[0]]
             line = first
@@ -126,6 +128,22 @@ def _near(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]], 
         return True
     return _puts_back(old, new, language, below=any(first > a for a, _ in spans),
                       above=any(first < b for _, b in spans))
+
+
+def _drops_doubled_closer(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]],
+                          original: list[str], language: str) -> bool:
+    """The hunk deletes, above a problem, only a closer typed twice: the second of a
+    line of closers (``}}``), closing an opener on a line indented less than its own
+    (``misplaced_closers``). The block it ended too early is noticed only where that
+    block goes on, lines below."""
+    from .proposals import HEADER_SCAN, misplaced_closers
+
+    first, old, new = hunk
+    if len(old) != 1 or len(new) != 1 or not any(first < a for a, _ in spans):
+        return False
+    text = old[0]
+    doubled = misplaced_closers(original, max(1, first - HEADER_SCAN), first, comment_prefix(language))
+    return any(line == first and text[:col] + text[col + 1:] == new[0] for line, col, _ in doubled)
 
 
 def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, above: bool) -> bool:

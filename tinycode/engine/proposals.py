@@ -269,11 +269,18 @@ def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iter
         header = block_header(lines, line_no, col)
         if header and header <= problem.line:
             yield opener_at_end(lines, header, next(o for o, c in BRACKETS.items() if c == bracket))
+    # Or a closer that begins its line is indented deeper than the opener it closes:
+    # the block it was meant for, between the two, lost its opener.
+    for line_no, col, bracket in _deeper_closers(lines, first, min(last, problem.line + BRACKET_SCAN), comment):
+        header = block_header(lines, line_no, col)
+        if header and header <= problem.line <= line_no:
+            yield opener_at_end(lines, header, next(o for o, c in BRACKETS.items() if c == bracket))
     # Or the block ended too early: a closer typed twice above the problem (``}}``
-    # ending a class after its first method), the nearest first.
+    # ending a class after its first method), the nearest first. Its deletion makes
+    # tree-sitter see the block's contents anew, so the judge alone decides.
     for line_no, col, bracket in sorted(misplaced_closers(lines, first, min(problem.line, len(lines)), comment),
                                         reverse=True):
-        yield _replace(lines[line_no - 1], line_no, col, bracket, "")
+        yield replace(_replace(lines[line_no - 1], line_no, col, bracket, ""), direct=True)
 
 
 def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
@@ -323,8 +330,24 @@ def misplaced_closers(lines: list[str], first: int, last: int, comment: str) -> 
     closers (``}}``) and close an opener on a line indented less than theirs: the
     closer typed twice, which tree-sitter and compilers only notice where the block
     it ended too early should have gone on."""
+    return [(line_no, col, tok) for line_no, col, tok, first_on_line in _closers_under_shallower(lines, first, last, comment)
+            if not first_on_line]
+
+
+def _deeper_closers(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
+    """(line, column, bracket) of closers that begin their line and close an opener on
+    a line indented less than theirs: a block between the two lost its opener, and
+    this closer, meant for it, now closes the block around."""
+    return [(line_no, col, tok) for line_no, col, tok, first_on_line in _closers_under_shallower(lines, first, last, comment)
+            if first_on_line]
+
+
+def _closers_under_shallower(lines: list[str], first: int, last: int, comment: str
+                             ) -> Iterator[tuple[int, int, str, bool]]:
+    """(line, column, bracket, first on its line) of the closers a line begins with
+    (``}``, ``}}``, ``} else {``'s ``}``) that close an opener on a line indented less
+    than theirs."""
     stack: list[tuple[int, int, str]] = []
-    out: list[tuple[int, int, str]] = []
     for line_no in range(first, last + 1):
         text = lines[line_no - 1]
         indent = len(text) - len(text.lstrip())
@@ -338,10 +361,9 @@ def misplaced_closers(lines: list[str], first: int, last: int, comment: str) -> 
                 stack.append((line_no, col, tok))
             elif tok in BRACKETS.values() and stack and BRACKETS[stack[-1][2]] == tok:
                 opener_line = lines[stack.pop()[0] - 1]
-                if leading and col > indent and len(opener_line) - len(opener_line.lstrip()) < indent:
-                    out.append((line_no, col, tok))
+                if leading and len(opener_line) - len(opener_line.lstrip()) < indent:
+                    yield line_no, col, tok, col == indent
             leading = leading and tok in BRACKETS.values()
-    return out
 
 
 def _yaml_unexpected_indents(lines: list[str], problem: Problem) -> list[int]:
