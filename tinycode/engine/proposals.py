@@ -564,6 +564,11 @@ def _enclosing(flat: list[tuple[int, int, str]], index: int) -> tuple[int | None
     return opener, next((i for i, tok in _same_level(flat, opener + 1) if tok in BRACKETS.values()), None)
 
 
+def _bracket_step(tok: str) -> int:
+    """How a token changes the bracket depth: 1 for an opener, -1 for a closer."""
+    return 1 if tok in BRACKETS else -1 if tok in BRACKETS.values() else 0
+
+
 def _same_level(flat: list[tuple[int, int, str]], start: int) -> Iterator[tuple[int, str]]:
     """(index, token) of the tokens from ``start`` on at the bracket depth there (what
     lies inside nested brackets skipped), up to the closer that ends that depth, which
@@ -704,13 +709,13 @@ def _dict_entry_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     for start, tok in tokens(text):
         if start < col:
             continue
-        if tok in BRACKETS:
-            depth += 1
-        elif tok in BRACKETS.values():
-            depth -= 1
-            if depth < 0:
-                return
-        elif tok in (",", "#"):
+        step = _bracket_step(tok)
+        depth += step
+        if depth < 0:
+            return
+        if step:
+            continue
+        if tok in (",", "#"):
             if depth == 0:
                 return
         elif tok == "=" and depth == 0:
@@ -1103,12 +1108,9 @@ def _forgot_comma_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
         tok, after = flat[i][2], flat[i + 1][2]
         if last == problem.end_line and (flat[i][0], flat[i][1]) >= (problem.end_line, problem.end_column - 1):
             return  # past the span
-        if tok in BRACKETS:
-            depth += 1
-        elif tok in BRACKETS.values():
-            depth -= 1
-            if depth < 0:
-                return
+        depth += _bracket_step(tok)
+        if depth < 0:
+            return
         ends = tok in BRACKETS.values() or tok.isidentifier() and not keyword.iskeyword(tok) \
             or tok[0].isdigit() or tok[0] in "\"'"
         begins = after in BRACKETS or after.isidentifier() and not keyword.iskeyword(after) \
