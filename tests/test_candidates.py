@@ -124,6 +124,16 @@ def test_a_lost_closing_quote_is_tried_early_when_the_unexpected_text_holds_a_qu
     assert fixed and fixed[0] < 60  # before the hundreds of token edits on the anchor lines
 
 
+def test_an_attribute_value_that_lost_its_closing_quote_gets_it_back_before_the_tag_ends():
+    clean = ('<h2><a name="Install">Installing</a></h2>\n\n<p>Read the notes first.</p>\n<ul>\n'
+             '  <li>See the <a href="doc/install.html">install\n    guide</a> for details.</li>\n</ul>\n')
+    source = clean.replace('"Install">', '"Install>', 1)
+    problems = check(source, "html").problems
+    assert problems and problems[0].line > 1  # the string ends at the next quote, lines below
+    found = suggest(source, "html")
+    assert found and found[0].source_after == clean
+
+
 def test_a_closer_with_no_opener_gets_one_before_it():
     source = "const total = sum(values, 0));\nconsole.log(total);\n"
     found = suggest(source, "javascript")

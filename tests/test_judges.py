@@ -8,13 +8,15 @@ import shutil
 import stat
 import subprocess
 import time
+from itertools import islice
 from pathlib import Path
 
 import pytest
 
 from tinycode import judges
 from tinycode.engine.candidates import suggest
-from tinycode.check import check
+from tinycode.check import check, source_lines
+from tinycode.engine.proposals import proposals
 from tinycode.cli import main
 from tinycode.config import Settings, load_settings
 from tinycode.engine.edits import code_tokens
@@ -96,6 +98,44 @@ def test_a_repair_may_not_add_a_semantic_error():
         during = [c.source_after for c in suggest(source, "c") if c.fixes_all]
     assert during and all("+" not in text.split("\n")[2] for text in during)
     assert "f(1, 2)" in repair(source, "c", llm=FakeLLM(scorer=EVEN)).source.replace(",2", ", 2")
+
+
+# A fragment whose types come from a header it does not include: g++ stops at the
+# doubled '(' and reads the parameter list, with its unknown names, only once it is repaired.
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+FRAGMENT = ("struct walker {\n    typedef std::size_t size_type;\n\n"
+            "    void\n    operator(()(node_ref node, const_node_ref end) const;\n};\n")
+
+
+@needs_gxx
+def test_a_repair_may_meet_more_unresolved_names_in_a_file_that_has_some():
+    broken = judges.verdict(FRAGMENT, "cpp")
+    assert broken is not None and broken.syntax and "size_t" in broken.other[0].message
+    fixed = FRAGMENT.replace("operator(()(", "operator()(")
+    assert any("node_ref" in d.message for d in judges.verdict(fixed, "cpp").other)  # revealed by the repair
+    with judges.baseline(FRAGMENT, "cpp"):
+        assert judges.problems(fixed, "cpp")[1] == []
+        assert [c.source_after for c in suggest(FRAGMENT, "cpp") if c.fixes_all][0] == fixed
+
+
+@needs_gcc
+def test_an_unresolved_name_is_still_new_in_a_file_that_resolves_its_names():
+    source = "int main(void) {\n    int total = 0\n    total += 1;\n    return total;\n}\n"
+    deleted = source.replace("    int total = 0\n", "    total = 0;\n")  # parses, but 'total' is undeclared
+    assert judges.verdict(deleted, "c").syntax == ()
+    with judges.baseline(source, "c"):
+        _, found = judges.problems(deleted, "c")
+    assert found and "undeclared" in found[0].message
+
+
+@needs_gcc
+def test_every_token_the_compiler_names_as_expected_is_inserted_after_the_token_before():
+    source = "int add(int a int b)\n{\n    return a + b;\n}\n"
+    result = check(source, "c")
+    assert "expected ';', ',' or ')' before 'int'" in result.problems[0].message
+    first = list(islice(proposals(source_lines(source), result.problems, "c"), 3))
+    assert [e.new_lines[0] for e in first] == [f"int add(int a{token} int b)" for token in ";,)"]
+    assert [c.source_after for c in suggest(source, "c") if c.fixes_all][0] == source.replace("a int", "a, int")
 
 
 @needs_gcc

@@ -31,7 +31,7 @@ _TOKEN = re.compile(r"""\s+|[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:\\.|[^"\\])
                     r"""|===|!==|\.\.\.|\*\*=?|//=?|<<|>>|==|!=|<=|>=|<>|->|=>|::|:=|&&|\|\||\+\+|--"""
                     r"""|[-+*/%&|^@]=|<br\s*/?>|.""")
 _STRAY = {",", ":", ";", ")", "]", "}", ".", "`", "$", "?", "\\"}  # deleted first where CPython points
-_WORD_END = re.compile(r"[^\s\"'(){}\[\],;:]+(?=[\s(){}\[\],;:>]|$)")
+_WORD_END = re.compile(r"[^\s\"'(){}\[\],;:<>]+(?=[\s(){}\[\],;:<>]|$)")  # "<>": markup
 MAX_BLOCK_LINES = 50  # a block shift longer than this is never a small repair
 _PROMPT = re.compile(r"^(>>> ?|\.\.\. ?|> |\$ )")  # interactive prompts, quoted lines
 _LINE_START_KEYWORDS = ("def", "for", "if", "while", "with", "class", "import", "return", "elif")
@@ -49,7 +49,9 @@ _UNMATCHED = re.compile(r"^(?:SyntaxError: )?unmatched '([)\]}])'")
 INNER_LINES = 16  # a multi-line problem up to this size has each of its lines tried
 BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched bracket
 HEADER_SCAN = 400  # lines above a closer searched for the line that began its block
-_EXPECTED = re.compile(r"^(?:SyntaxError: )?expected '([^'\s]{1,2})'(?: before| after|,)")  # gcc, clang, gofmt
+# gcc, clang, gofmt: "expected ';' before 'x'", "expected ';', ',' or ')' before 'int'", "expected ')'"
+_EXPECTED = re.compile(r"^(?:SyntaxError: )?expected ((?:'[^'\s]{1,2}'(?:, | or |, or )?)+)(?: before| after|,|$)")
+_QUOTED = re.compile(r"'([^'\s]{1,2})'")
 
 
 def open_strings(text: str) -> int:
@@ -89,7 +91,16 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     for p in problems[:1]:  # a compiler naming the token it expected: insert it where it points
         expected = _EXPECTED.match(p.message) if p.kind == "compiler" and not python else None
         if expected and 1 <= p.line <= total:
-            yield _insert(lines[p.line - 1], p.line, p.column - 1, expected.group(1))
+            # After the token before, where a person types it (on the line above when
+            # the pointed token begins its line), then where the compiler points.
+            places = [(p.line, len(lines[p.line - 1][:p.column - 1].rstrip()))]
+            if not places[0][1]:
+                above = next((n for n in range(p.line - 1, 0, -1) if lines[n - 1].strip()), None)
+                places = [(above, len(lines[above - 1].rstrip()))] if above else []
+            places.append((p.line, p.column - 1))
+            for line_no, col in dict.fromkeys(places):
+                for token in _QUOTED.findall(expected.group(1)):
+                    yield _insert(lines[line_no - 1], line_no, col, token)
         if p.kind == "compiler" and not python and 1 <= p.line <= total:
             yield from _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
     if problems and not python:

@@ -60,8 +60,8 @@ class _Account:
 
 
 _account: contextvars.ContextVar[_Account | None] = contextvars.ContextVar("tinycode_judge_account", default=None)
-_baseline: contextvars.ContextVar[tuple[str, Counter] | None] = contextvars.ContextVar(
-    "tinycode_judge_baseline", default=None)
+_baseline: contextvars.ContextVar[tuple[str, Counter, bool] | None] = contextvars.ContextVar(
+    "tinycode_judge_baseline", default=None)  # (language, messages allowed, names unresolved)
 
 
 def configure(commands: Mapping[str, str] | None = None, timeout: float | None = None,
@@ -330,6 +330,19 @@ def _key(diagnostic: Diagnostic) -> str:
     return re.sub(r"\s*\(first use in this function\)", "", diagnostic.message)
 
 
+# A compiler's message that it cannot resolve a name (gcc, g++, clang).
+_UNRESOLVED = re.compile(r"^(?:'[^']+' (?:undeclared|was not declared|has not been declared|"
+                         r"(?:in namespace '[^']+' )?does not name a type)|use of undeclared identifier|"
+                         r"unknown type name|no type named)")
+
+
+def _names_unresolved(found: Verdict) -> bool:
+    """The file leaves names unresolved already (a header it cannot find, a name it never
+    declares): a repair that lets the compiler read on meets more such names, not
+    because of the repair."""
+    return any(readers.missing_header(d.message) or _UNRESOLVED.match(d.message) for d in found.other)
+
+
 @contextlib.contextmanager
 def baseline(source: str, language: str) -> Iterator[None]:
     """While repairing ``source``: its non-syntax messages may stay, new ones are problems."""
@@ -338,7 +351,7 @@ def baseline(source: str, language: str) -> Iterator[None]:
     # arguments" where a ',' is missing): it does not earn a place in the baseline.
     broken_lines = {d.line for d in found.syntax} if found is not None else set()
     counts = Counter(_key(d) for d in found.other if d.line not in broken_lines) if found is not None else Counter()
-    token = _baseline.set((language, counts))
+    token = _baseline.set((language, counts, found is not None and _names_unresolved(found)))
     try:
         yield
     finally:
@@ -348,7 +361,8 @@ def baseline(source: str, language: str) -> Iterator[None]:
 def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
     """(judge, the diagnostics that are problems) for ``source``, or None without a
     verdict. Problems are the syntax messages, and during a repair (``baseline``) also
-    any other message the original did not have."""
+    any other message the original did not have, except one more unresolved name in a
+    file that had those."""
     found = verdict(source, language)
     if found is None:
         return None
@@ -360,7 +374,7 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
             key = _key(diagnostic)
             if allowed[key] > 0:
                 allowed[key] -= 1
-            else:
+            elif not (current[2] and _UNRESOLVED.match(diagnostic.message)):
                 out.append(Diagnostic(diagnostic.line, diagnostic.column,
                                       f"{diagnostic.message} (new: the original did not have it)", True))
     out.sort(key=lambda d: (d.line, d.column))
