@@ -134,6 +134,50 @@ def test_an_attribute_value_that_lost_its_closing_quote_gets_it_back_before_the_
     assert found and found[0].source_after == clean
 
 
+LOST_CLOSER_C = """int count(const int *v, int n)
+{
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+        if (v[i] > 0) {
+            total += v[i];
+        }
+        if (v[i] < -100) {
+            return -1;
+        }
+    }
+    return total;
+}
+
+int main(void)
+{
+    int v[2] = {1, 2};
+    return count(v, 2);
+}
+"""
+
+
+@pytest.mark.parametrize("judged", [True, False], ids=["gcc", "tree-sitter"])
+def test_a_block_that_lost_its_closer_gets_it_back_where_its_body_ends(judged, request):
+    if not judged:
+        request.getfixturevalue("tree_sitter_only")
+    source = LOST_CLOSER_C.replace("            total += v[i];\n        }\n", "            total += v[i];\n\n")
+    problems = check(source, "c").problems
+    assert problems[0].line > 9  # reported where the function should have ended, or later
+    found = suggest(source, "c")
+    assert found and found[0].source_after == LOST_CLOSER_C
+
+
+def test_an_opener_typed_twice_inside_a_long_enclosing_block_is_deleted(tree_sitter_only):
+    rules = "".join(f"  .note-{n} {{\n    color: black;\n  }}\n" for n in range(20))
+    clean = "@media print {\n" + rules + "}\n"
+    source = clean.replace(".note-17 {", ".note-17 {{")  # the block's opener is 50 lines above
+    # A second mistake: the deletion alone is progress, which must not look like
+    # unbalancing the brackets of its window.
+    source = source.replace(".note-19 {\n    color:", ".note-19 {\n    color")
+    found = suggest(source, "css")
+    assert any(c.source_after == clean for c in found)
+
+
 def test_a_closer_with_no_opener_gets_one_before_it():
     source = "const total = sum(values, 0));\nconsole.log(total);\n"
     found = suggest(source, "javascript")

@@ -254,6 +254,9 @@ def _unbalances(node: _Node, edit: Edit) -> bool:
     after = node.lines[edit.line - 1 + edit.span:edit.line - 1 + edit.span + BRACKET_REACH]
     if _unmatched(before + list(edit.new_lines) + after) <= _unmatched(before + old + after):
         return False
+    if edit.direct:  # a block's structure put right: its partners may lie past the window
+        edited = node.lines[:edit.line - 1] + list(edit.new_lines) + node.lines[edit.line - 1 + edit.span:]
+        return _unmatched(edited) > _unmatched(node.lines)
     return not _puts_back_block_opener(node, edit)
 
 

@@ -79,6 +79,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         from .shell_proposals import shell_edits
 
         yield from shell_edits(lines, problems)
+    if problems and not python:  # the layout says where a closer was lost: before the parser's guess
+        yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
     for p in problems:  # a token the parser named as missing: insert exactly there
         if p.kind == "missing" and p.message.startswith("missing "):
             token = p.message[len("missing "):].strip("'\"")
@@ -91,14 +93,13 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     for p in problems[:1]:  # a compiler naming the token it expected: insert it where it points
         expected = _EXPECTED.match(p.message) if p.kind == "compiler" and not python else None
         if expected and 1 <= p.line <= total:
-            # After the token before, where a person types it (on the line above when
-            # the pointed token begins its line), then where the compiler points.
+            # After the token before, where a person types it; when the pointed token
+            # begins its line, at the end of the line above, then where it points.
             places = [(p.line, len(lines[p.line - 1][:p.column - 1].rstrip()))]
             if not places[0][1]:
                 above = next((n for n in range(p.line - 1, 0, -1) if lines[n - 1].strip()), None)
-                places = [(above, len(lines[above - 1].rstrip()))] if above else []
-            places.append((p.line, p.column - 1))
-            for line_no, col in dict.fromkeys(places):
+                places = ([(above, len(lines[above - 1].rstrip()))] if above else []) + [(p.line, p.column - 1)]
+            for line_no, col in places:
                 for token in _QUOTED.findall(expected.group(1)):
                     yield _insert(lines[line_no - 1], line_no, col, token)
         if p.kind == "compiler" and not python and 1 <= p.line <= total:
@@ -292,6 +293,70 @@ def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iter
     for line_no, col, bracket in sorted(misplaced_closers(lines, first, min(problem.line, len(lines)), comment),
                                         reverse=True):
         yield replace(_replace(lines[line_no - 1], line_no, col, bracket, ""), direct=True)
+
+
+LOST_CLOSERS = 2  # blocks that lost their closer above a problem, the nearest first, given one back
+
+
+def _lost_closer_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
+    """A block laid out by indentation that ends (a line as shallow as the block's
+    first line follows its body) while its opener is still open: its closer was lost
+    there. The parser only objects where the enclosing block should end, often far
+    below. The closer goes on a line of its own, at the first line's indentation.
+    tree-sitter's recovery may count more problems after it (an opener typed twice
+    further on now shows), so the judge alone decides."""
+    first = max(1, problem.line - BRACKET_SCAN)
+    last = min(len(lines), max(problem.line, problem.end_line))
+    for before, closer, header in lost_closers(lines, first, last, comment)[:LOST_CLOSERS]:
+        line = _indent_of(lines[header - 1]) + closer
+        if before > 1 and not lines[before - 2].strip():  # the blank line the closer left
+            yield Edit(before - 1, 1, [line], f"line {before - 1}: put back the {closer!r} of line {header}",
+                       direct=True)
+        else:
+            yield Edit(before, 1, [line, lines[before - 1]], f"line {before}: insert {closer!r} for line {header}",
+                       direct=True)
+    # Or the other way round: an opener typed twice where a line ends (``{{``) leaves
+    # one open to the end of the file.
+    if any(bracket in BRACKETS for _, _, bracket in unmatched_brackets(lines, 1, len(lines), comment)):
+        for line_no in range(last, first - 1, -1):
+            code = lines[line_no - 1].rstrip()
+            if len(code) >= 2 and code[-1] in BRACKETS and code[-2] == code[-1]:
+                yield replace(_replace(lines[line_no - 1], line_no, len(code) - 1, code[-1], ""), direct=True)
+
+
+def lost_closers(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, str, int]]:
+    """(line, closer, opener's line) for each opener that ends a line on lines
+    ``first..last`` whose body is indented deeper, when a line indented no deeper than
+    the opener's line comes before its closer and is not itself a closer or a label
+    (``case 1:``, ``public:``): the closer belongs before that line. The nearest to
+    ``last`` first."""
+    stack: list[tuple[int, str, int, bool]] = []  # (line, opener, indent, body seen) of open brackets
+    found: list[tuple[int, str, int]] = []
+    for line_no in range(first, last + 1):
+        text = lines[line_no - 1]
+        code = text.strip()
+        if not code or (comment and code.startswith(comment)):
+            continue
+        indent = len(_indent_of(text))
+        if stack and stack[-1][3] is not None:
+            header, opener, depth, body = stack[-1]
+            if indent > depth:
+                stack[-1] = (header, opener, depth, True)
+            elif body and code[0] not in BRACKETS.values() and not code.endswith(":"):
+                found.append((line_no, BRACKETS[opener], header))
+                stack.pop()  # closed here, as its body says
+        words = [(col, tok) for col, tok in tokens(text) if not tok.isspace()]
+        for index, (col, tok) in enumerate(words):
+            if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
+                words = words[:index]
+                break
+        for index, (col, tok) in enumerate(words):
+            if tok in BRACKETS:
+                ends_line = index == len(words) - 1
+                stack.append((line_no, tok, indent, False if ends_line else None))
+            elif tok in BRACKETS.values() and stack and BRACKETS[stack[-1][1]] == tok:
+                stack.pop()
+    return found[::-1]
 
 
 def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
