@@ -167,6 +167,14 @@ def test_a_block_that_lost_its_closer_gets_it_back_where_its_body_ends(judged, r
     assert found and found[0].source_after == LOST_CLOSER_C
 
 
+def test_a_lost_closer_goes_before_what_followed_it_on_its_line():
+    clean = ('{\n  "name": "demo",\n  "keywords": [\n    "parser",\n    "repair"\n  ],\n'
+             '  "license": "MIT",\n  "files": [\n    "dist"\n  ]\n}\n')
+    source = clean.replace('    "repair"\n  ],', '    "repair"\n  ,')
+    found = suggest(source, "json")
+    assert found and found[0].source_after == clean
+
+
 def test_an_opener_typed_twice_inside_a_long_enclosing_block_is_deleted(tree_sitter_only):
     rules = "".join(f"  .note-{n} {{\n    color: black;\n  }}\n" for n in range(20))
     clean = "@media print {\n" + rules + "}\n"

@@ -241,6 +241,25 @@ def test_a_block_word_or_quote_lost_far_from_the_report_is_put_back(lost, back):
     assert fixed.source == SCRIPT
 
 
+CASE_SCRIPT = ("case \"$1\" in\n-h)\n\techo \"usage: build [-n] target\"\n\texit 0\n\t;;\n-n)\n\trun=\"cat\"\n"
+               "\tshift\n\t;;\nesac\n\nflags=\"\"\nif [ \"$(uname)\" = Linux ]; then\n\tflags=\"-static\"\n"
+               "\techo \"linking statically\"\nfi\necho \"$flags\"\n")
+
+
+@needs_bash
+@pytest.mark.parametrize("shell", ["bash", "sh"])
+def test_a_case_item_whose_terminator_lost_a_semicolon_gets_it_back_first(shell):
+    clean = f"#!/bin/{shell}\n" + CASE_SCRIPT
+    broken = clean.replace("\texit 0\n\t;;", "\texit 0\n\t;", 1)
+    result = check(broken, "bash")
+    assert result.problems[0].line == 6 and ";" in result.problems[0].message
+    first = next(iter(proposals(source_lines(broken), result.problems, "bash")))
+    assert first.line == 6 and first.new_lines == ["\t;;"]
+    with judges.baseline(broken, "bash"):  # as during a repair
+        found = [c.source_after for c in suggest(broken, "bash") if c.fixes_all]
+    assert clean in found  # (the shell also takes a subshell '(' there: the model ranks the two)
+
+
 @needs_bash
 def test_a_quote_that_only_re_pairs_the_quotes_after_it_is_not_a_repair():
     """A `fi` lost and a closing quote lost 20 lines on: a '"' put at the start of the

@@ -309,7 +309,10 @@ def _lost_closer_edits(lines: list[str], problem: Problem, comment: str) -> Iter
     last = min(len(lines), max(problem.line, problem.end_line))
     for before, closer, header in lost_closers(lines, first, last, comment)[:LOST_CLOSERS]:
         line = _indent_of(lines[header - 1]) + closer
-        if before > 1 and not lines[before - 2].strip():  # the blank line the closer left
+        if lines[before - 1].strip()[:1] in (",", ";", "."):  # what followed the closer is still there
+            text = lines[before - 1]
+            yield replace(_insert(text, before, len(_indent_of(text)), closer), direct=True)
+        elif before > 1 and not lines[before - 2].strip():  # the blank line the closer left
             yield Edit(before - 1, 1, [line], f"line {before - 1}: put back the {closer!r} of line {header}",
                        direct=True)
         else:
