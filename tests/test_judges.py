@@ -138,6 +138,23 @@ def test_every_token_the_compiler_names_as_expected_is_inserted_after_the_token_
     assert [c.source_after for c in suggest(source, "c") if c.fixes_all][0] == source.replace("a int", "a, int")
 
 
+QUEUE_JS = ("class Queue {\n  constructor() {\n    this.items = [];\n  }\n\n  push(item) {\n"
+            "    this.items.push(item);\n  }\n\n  pop() {\n    return this.items.shift();\n  }\n\n"
+            "  get size() {\n    return this.items.length;\n  }\n}\n")
+
+
+@needs_node
+def test_a_class_closed_early_and_left_open_at_the_end_is_repaired_at_both_places():
+    # The constructor's '}' typed twice, and the class's own '}' lost at the end. Edits
+    # that only move node's error along (a ';' before the next method) must not be
+    # taken for the same mistake repeated, nor rank above the deletion.
+    broken = QUEUE_JS.replace("this.items = [];\n  }\n", "this.items = [];\n  }}\n", 1)
+    broken = broken[:broken.rindex("}")]
+    with judges.baseline(broken, "javascript"):
+        found = [c for c in suggest(broken, "javascript") if c.fixes_all]
+    assert found and code_tokens(found[0].source_after, "javascript") == code_tokens(QUEUE_JS, "javascript")
+
+
 @needs_gcc
 def test_verdicts_are_remembered_per_text():
     check(ELSE_WITHOUT_IF, "c")

@@ -142,8 +142,14 @@ class _Node:
     def order(self) -> tuple[int, ...]:
         """Progress the language's own judge saw; fewer problems, fewer edits; a mistake
         repaired where it repeats; then the likelier kind of edit."""
-        return (self.unconfirmed, len(self.problems), len(self.edits), -self.echoes, self.proposal_rank,
+        return (self.unconfirmed, self.places, len(self.edits), -self.echoes, self.proposal_rank,
                 sum(e.size for e in self.edits))
+
+    @property
+    def places(self) -> int:
+        """Lines with problems: an error that the judge and tree-sitter both report
+        (``Unclosed '{'`` and ``missing '}'`` at the end) is one error left, not two."""
+        return len({p.line for p in self.problems})
 
 
 def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -> list[_Node]:
@@ -210,22 +216,26 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             if problems is not None:
                 unconfirmed = isinstance(judge, _TreeJudge) and judge.unconfirmed(problems, edit)
                 found.append(replace(child, problems=problems,
-                                     echoes=node.echoes + _error_repeats(node, problems, language),
+                                     echoes=node.echoes + _error_repeats(node, problems, language, edit),
                                      unconfirmed=node.unconfirmed + unconfirmed))
         if any(n.fixed for n in found):
             break
     return found
 
 
-def _error_repeats(node: _Node, problems: tuple[Problem, ...], language: str) -> int:
-    """1 when the edit left the same error to repair on a later line. CPython words
-    the next error after its own way (``=`` for ``:`` in a dict entry is "cannot
-    assign to literal" first, then "':' expected after dictionary key"): for Python,
-    any error on a later line, the error's own line being repaired."""
+def _error_repeats(node: _Node, problems: tuple[Problem, ...], language: str, edit: Edit) -> int:
+    """1 when the edit, made on the error's own line, left the same error to repair on
+    a later line. CPython words the next error after its own way (``=`` for ``:`` in a
+    dict entry is "cannot assign to literal" first, then "':' expected after dictionary
+    key"): for Python, any error on a later line. (An edit elsewhere that moves the
+    error along is no repeat: the parser only gave up later.)"""
     if not problems or not node.problems:
         return 0
     old, new = node.problems[0], problems[0]
-    return int((language == "python" or new.message == old.message) and new.line > old.line)
+    if language == "python":
+        return int(new.line > old.line)
+    on_its_line = edit.line <= old.line < edit.line + max(edit.span, 1)
+    return int(on_its_line and new.message == old.message and new.line > old.line)
 
 
 def _repeat_first(edits: Iterable[Edit], node: _Node) -> Iterable[Edit]:
@@ -250,13 +260,15 @@ def _unbalances(node: _Node, edit: Edit) -> bool:
     old = node.lines[edit.line - 1:edit.line - 1 + edit.span]
     if _opens_strings(node, edit):
         return True  # an unterminated string swallows the error, it does not fix it
+    if edit.direct:
+        # A block's structure put right where its layout says (a closer typed twice,
+        # one lost): the brackets it pairs may lie far off, and another mistake of the
+        # file may be what keeps them unbalanced. The judge alone decides.
+        return False
     before = node.lines[max(0, edit.line - 1 - BRACKET_REACH):edit.line - 1]
     after = node.lines[edit.line - 1 + edit.span:edit.line - 1 + edit.span + BRACKET_REACH]
     if _unmatched(before + list(edit.new_lines) + after) <= _unmatched(before + old + after):
         return False
-    if edit.direct:  # a block's structure put right: its partners may lie past the window
-        edited = node.lines[:edit.line - 1] + list(edit.new_lines) + node.lines[edit.line - 1 + edit.span:]
-        return _unmatched(edited) > _unmatched(node.lines)
     return not _puts_back_block_opener(node, edit)
 
 
