@@ -365,6 +365,20 @@ def test_a_block_that_lost_its_opener_gets_it_where_the_block_begins():
      "        print(os.path.basename(p))\n    print(len(paths))\n    print('done')\n",
      "import os\npaths = [\n        'a',\n        'b',\n    ]\nfor p in paths:\n        # show it\n"
      "    print(os.path.basename(p))\nprint(len(paths))\nprint('done')\n"),
+    # A keyword left alone at the end of a line, with nothing after it: deleted.
+    ("import sys\nfrom\nprint(sys.argv)\n", "import sys\n\nprint(sys.argv)\n"),
+    # A number given as a module's name, renamed wherever it stands as that name.
+    ("import 3\nresult = 3.compute(4)\n", "import _3\nresult = _3.compute(4)\n"),
+    # A try block without a handler.
+    ("try:\n    value = int(text)\nprint(value)\n",
+     "try:\n    value = int(text)\nexcept Exception: pass\nprint(value)\n"),
+    # A hash pasted without its quotes.
+    ("session = {'key': 9af3b2c1e}\n", "session = {'key': '9af3b2c1e'}\n"),
+    # Once the bad literal is a string, the dict entry's '=' it hid before it on the line.
+    ("headers = {'id'=4c2e9f0a}\n", "headers = {'id':'4c2e9f0a'}\n"),
+    # Once an unexpected indent is repaired, the bracket it hid that was never closed.
+    ("import os\n    paths = sorted(os.listdir('.'),\n        key=len\n",
+     "import os\npaths = sorted(os.listdir('.'),\n        key=len)\n"),
 ])
 def test_python_mistakes_that_take_more_than_one_token(broken, fixed):
     assert fixed in [c.source_after for c in suggest(broken, "python") if c.fixes_all]

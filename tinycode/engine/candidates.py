@@ -303,6 +303,10 @@ _TOKENIZER_ERROR = re.compile(r"unterminated (?:triple-quoted )?string|unmatched
                               r"|was never closed|unindent does not match|invalid (?:non-printable )?character"
                               r"|invalid \w+ literal|unexpected character after line continuation")
 
+# Tokenizer errors at a token the tokenizer cannot read: the parse stops there, before
+# any error of the parser's on the same line.
+_BAD_TOKEN = re.compile(r"invalid (?:non-printable )?character|invalid \w+ literal")
+
 
 class _PythonJudge:
     """CPython reports one error at a time: an edit helps when the file then compiles,
@@ -364,6 +368,8 @@ class _PythonJudge:
         last = edit.line + len(edit.new_lines) - 1
         if error[0] < edit.line:  # the old error was at or past the edit, and is gone
             return self.reported[0] >= edit.line and self._there_before(error[0], message, edit.line)
+        if error[0] == edit.line and self._uncovered(error, message, edit):
+            return True
         moved_on = error > self._moved(self.error, edit) and error > (last, edit.end_column) \
             and (error != self._moved(self.reported, edit) or message != self.message)
         if moved_on and _TOKENIZER_ERROR.search(message):
@@ -373,6 +379,18 @@ class _PythonJudge:
             return hidden is None or hidden[0] > last \
                 or (hidden[0] < edit.line and self._there_before(hidden[0], hidden[2], edit.line))
         return moved_on
+
+    def _uncovered(self, error: tuple[int, int], message: str, edit: Edit) -> bool:
+        """The edit repaired the old error and uncovered another on its own line that
+        the old one hid: a parser error before the edit, once the token the tokenizer
+        stopped at (a bad literal or character) is replaced and no longer stops the
+        parse first; or a bracket never closed, once a re-indent (which opens and
+        closes none) repaired an unexpected indent."""
+        if _BAD_TOKEN.search(self.message):
+            return edit.span == len(edit.new_lines) == 1 and self.reported[0] == edit.line \
+                and edit.column < self.reported[1] <= edit.end_column and error[1] <= edit.column \
+                and not _TOKENIZER_ERROR.search(message)
+        return "was never closed" in message and _only_indentation(self.node.lines, edit)
 
     def _there_before(self, line: int, message: str, edit_line: int) -> bool:
         """The original's lines above ``edit_line`` alone report this error on ``line``."""

@@ -118,6 +118,10 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from _comparison_edits(lines, problems[0])
         yield from _python_error_token_edits(lines, problems[0])
         yield from _keyword_name_edits(lines, problems[0])
+        yield from _number_name_edits(lines, problems[0])
+        yield from _unquoted_literal_edits(lines, problems[0])
+        yield from _dangling_keyword_edits(lines, problems[0])
+        yield from _missing_handler_edits(lines, problems[0])
         yield from _declaration_word_edits(lines, problems[0])
         yield from _leading_prose_edits(lines, problems[0])
         yield from _forgot_comma_edits(lines, problems[0])
@@ -1236,3 +1240,104 @@ def _misplaced_closer_edits(lines: list[str], problem: Problem) -> Iterator[Edit
     if end > col + 1:
         moved = text[:col] + text[col + 1:end] + tok + text[end:]
         yield Edit(problem.line, 1, [moved], f"line {problem.line}: move {tok!r} to the end of the line", 2)
+
+
+# Keywords a statement can never end with: something must follow them on the line.
+_NEEDS_MORE = ("and", "as", "assert", "async", "class", "def", "del", "elif", "for", "from", "global",
+               "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "while", "with")
+
+
+def _dangling_keyword_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A line whose code ends with a keyword that needs more after it (a ``def`` left
+    alone, ``x = a and``), where CPython points past that keyword: the keyword deleted."""
+    if not 1 <= problem.line <= len(lines):
+        return
+    text = lines[problem.line - 1]
+    flat = _flat_tokens(lines, problem.line, problem.line)
+    if not flat or problem.column - 1 < flat[-1][1] + len(flat[-1][2]):
+        return
+    _, col, word = flat[-1]
+    if word in _NEEDS_MORE:
+        yield Edit(problem.line, 1, [text[:col].rstrip() + text[col + len(word):]],
+                   f"line {problem.line}: delete {word!r}", 1, col, col)
+
+
+_INTRODUCES = ("import", "from", "as", "def", "class")  # what a name follows where it is first given
+
+
+def _number_name_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A number given as a name (``import 2`` with ``2.run()`` below, a placeholder for a
+    module's real name): ``_`` before it wherever it stands as that name, in one edit."""
+    if not 1 <= problem.line <= len(lines):
+        return
+    reach = MAX_BLOCK_LINES // 2
+    first, last = max(1, problem.line - reach), min(len(lines), problem.line + reach)
+    flat = _flat_tokens(lines, first, last)
+    given = {tok for i, (_, _, tok) in enumerate(flat) if tok.isdigit() and i and flat[i - 1][2] in _INTRODUCES}
+    for number in sorted(given):
+        changes = []
+        for i, (line_no, col, tok) in enumerate(flat):
+            if tok != number:
+                continue
+            text = lines[line_no - 1]
+            after = text[col + len(tok):col + len(tok) + 2]
+            if (i and flat[i - 1][2] in _INTRODUCES) or (after[:1] == "." and after[1:].isidentifier()):
+                changes.append((line_no, col, tok, "_" + tok))
+        if any(line_no == problem.line for line_no, *_ in changes):
+            yield _edit_tokens(lines, changes, f"lines {changes[0][0]}-{changes[-1][0]}: rename {number!r} "
+                               f"to {'_' + number!r}", len(changes))
+
+
+def _missing_handler_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A ``try`` with no ``except`` or ``finally`` after its block: a handler that
+    ignores the error, or a ``finally``, after the block's last line."""
+    if "expected 'except' or 'finally' block" not in problem.message:
+        return
+    line_no = min(problem.line, len(lines))
+    for header in range(line_no, max(0, line_no - HEADER_SCAN), -1):
+        code = lines[header - 1].strip()
+        if not (code.startswith("try") and code[3:].lstrip().startswith(":")):
+            continue
+        end = _block_end(lines, header)
+        # The innermost ``try`` whose block runs up to where CPython expected the handler.
+        between = lines[end:line_no - 1]
+        if end > header and all(not text.strip() or text.lstrip().startswith("#") for text in between):
+            break
+    else:
+        return
+    indent = _indent_of(lines[header - 1])
+    after = lines[end - 1]
+    for clause in ("except Exception: pass", "finally: pass"):
+        yield Edit(end, 1, [after, indent + clause], f"line {end + 1}: insert {clause!r}", 3)
+
+
+def _block_end(lines: list[str], header: int) -> int:
+    """The last line of code of the block that line ``header`` begins (``header`` when
+    nothing below is indented deeper)."""
+    indent = len(_indent_of(lines[header - 1]))
+    end = header
+    for n in range(header + 1, len(lines) + 1):
+        text = lines[n - 1]
+        if not text.strip() or text.lstrip().startswith("#"):
+            continue
+        if len(_indent_of(text)) <= indent:
+            break
+        end = n
+    return end
+
+
+_BAD_LITERAL = re.compile(r"invalid (?:decimal|hexadecimal|octal|binary) literal")
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
+def _unquoted_literal_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A word that begins with a digit where CPython finds no number (a hash, a key
+    or an id pasted without its quotes, ``5f3a9c``): the word made a string."""
+    if not _BAD_LITERAL.search(problem.message) or not 1 <= problem.line <= len(lines):
+        return
+    text = lines[problem.line - 1]
+    for match in _WORD.finditer(text):
+        if match.start() <= problem.column - 1 < match.end() and match.group()[0].isdigit():
+            quote = "'" if text.count("'") > text.count('"') else '"'
+            yield _replace(text, problem.line, match.start(), match.group(), quote + match.group() + quote)
+            return
