@@ -36,6 +36,15 @@ def test_the_model_chooses_among_several():
     assert fast.margin == 9.0 and fast.prompt_tokens > 0
 
 
+def test_a_fix_the_caller_refuses_does_not_hide_one_it_accepts():
+    # The model's favourite is refused (as the locality guard refuses a far edit):
+    # the choice falls to the others, not to nothing.
+    llm = FakeLLM(scorer=lambda prompt, text: 0.0 if "sum(values)\n" in text else -9.0)
+    fast = try_fast_repair(SEVERAL, "python", None, llm, keep=lambda c: "sum(values)\n" not in c.source_after)
+    assert fast is not None and check(fast.source_after, "python").ok
+    assert "sum(values)\n" not in fast.source_after
+
+
 def test_backend_without_scoring_never_picks_blindly():
     # Several verified fixes and no likelihoods: the rewrite or the agent decides.
     assert try_fast_repair(SEVERAL, "python", None, FakeLLM()) is None

@@ -49,7 +49,8 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
     or CPython's first error moved past it). ``llm`` (a lazy one loads only then) is
     used only when there are several to choose from. ``searched`` remembers searches by text, so asking again
     for the same text (complete fixes first, partial ones later) searches once. Only
-    the candidates ``keep`` accepts are chosen from."""
+    the candidates ``keep`` accepts (the caller's guard) are chosen from, so a fix the
+    guard would refuse never hides an acceptable one ranked after it."""
     start = time.perf_counter()
     result = result or check(source, language)
     found = None if searched is None else searched.get((language, source))
@@ -57,7 +58,7 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
         found = suggest(source, language, limit=MAX_RANKED, work=work, result=result)
         if searched is not None:
             searched[(language, source)] = found
-    complete = [c for c in found if c.fixes_all]
+    complete = [c for c in found if c.fixes_all and (keep is None or keep(c))]
     if not complete and partial:
         progress = [c for c in found if keep is None or keep(c)]
         fewest = min((c.problems_after for c in progress), default=0)

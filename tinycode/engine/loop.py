@@ -232,14 +232,17 @@ def _candidate_step(state: RepairState, *, partial: bool,
     """One verified candidate edit (ranked by the model when there are several),
     recorded as a step, unless its place is full (``_region_full``)."""
     assert state.current is not None
+
+    def acceptable(candidate: Candidate) -> bool:
+        return (keep is None or keep(candidate)) and not _region_full(state, _edited_lines(candidate.edit)) \
+            and not state.too_large(candidate.source_after)
+
     fast = try_fast_repair(state.working, state.language, state.current, state.llm, partial=partial,
-                           searched=state.searched, keep=keep)
+                           searched=state.searched, keep=acceptable)
     if fast is None:
         return None
     change = fast.candidate.edit
     lines = _edited_lines(change)
-    if _region_full(state, lines) or state.too_large(fast.source_after):
-        return None
     after = check(fast.source_after, state.language)
     state.edited_lines.extend(lines)
     thought = ("a verified small edit fixes every problem" if after.ok else
