@@ -428,3 +428,31 @@ def test_a_problem_past_the_last_line_gets_proposals_without_error():
     lines = ["{", '  "a": [1, 2', "}"]
     at_the_end = Problem(4, 1, 4, 1, "Expecting ',' delimiter", "compiler", "")
     assert list(proposals(lines, (at_the_end,), "json"))
+
+
+def test_the_banded_token_distance_equals_the_full_one_below_its_cap():
+    import random
+
+    from tinycode.engine.edits import _levenshtein
+
+    def full(a: list[str], b: list[str]) -> int:
+        previous = list(range(len(b) + 1))
+        for i, x in enumerate(a, 1):
+            current = [i]
+            for j, y in enumerate(b, 1):
+                current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+            previous = current
+        return previous[-1]
+
+    rng = random.Random(7)
+    for _ in range(500):
+        a = [rng.choice("abcde") for _ in range(rng.randint(0, 30))]
+        b = list(a)
+        for _ in range(rng.randint(0, 10)):
+            k = rng.randint(0, len(b))
+            if rng.random() < 0.5 or not b:
+                b.insert(k, rng.choice("abcdef"))
+            else:
+                del b[min(k, len(b) - 1)]
+        cap = rng.choice([1, 2, 4, 50])
+        assert _levenshtein(a, b, cap) == min(full(a, b), cap)

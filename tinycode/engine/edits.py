@@ -149,17 +149,23 @@ def _lexed_by_fallback(source: str) -> bool:
 
 
 def _levenshtein(a: list[str], b: list[str], cap: int) -> int:
+    """The edit distance, or ``cap`` when it is ``cap`` or more. Only cells within
+    ``cap`` of the diagonal can hold less, so only those are computed: a candidate
+    whose edits lie hundreds of lines apart costs rows x ``cap``, not rows x rows."""
     start, end_a, end_b = differing_span(a, b)
     a, b = a[start:end_a], b[start:end_b]
     if abs(len(a) - len(b)) >= cap:
         return cap
-    previous = list(range(len(b) + 1))
+    width = len(b)
+    previous = [min(j, cap) for j in range(width + 1)]  # cells outside the band: cap
     for i, x in enumerate(a, 1):
-        current = [i]
-        for j, y in enumerate(b, 1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != y)))
+        low, high = max(1, i - cap), min(width, i + cap)
+        current = [cap] * (width + 1)
+        current[0] = min(i, cap)
+        for j in range(low, high + 1):
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (x != b[j - 1]))
         previous = current
-        if min(previous) >= cap:
+        if min(previous[low - 1:high + 1]) >= cap:
             return cap
     return min(previous[-1], cap)
 
