@@ -366,6 +366,22 @@ def lost_closers(lines: list[str], first: int, last: int, comment: str) -> list[
     return found[::-1]
 
 
+_CLOSERS = frozenset(BRACKETS.values())
+
+
+@lru_cache(maxsize=8192)
+def _line_brackets(text: str, comment: str) -> tuple[tuple[int, str], ...]:
+    """(column, bracket) of one line's brackets outside strings and a line comment.
+    Remembered: the search counts the brackets of the same window for every edit."""
+    found = []
+    for col, tok in tokens(text):
+        if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
+            break  # a comment (a "#" inside a word, as in bash's ${#x}, is not one)
+        if tok in BRACKETS or tok in _CLOSERS:
+            found.append((col, tok))
+    return tuple(found)
+
+
 def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
     """(line, column, bracket) of brackets on lines ``first..last`` that have no partner
     there, strings and line comments skipped: closers that close nothing or the wrong
@@ -373,17 +389,13 @@ def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) ->
     stack: list[tuple[int, int, str]] = []
     stray: list[tuple[int, int, str]] = []
     for line_no in range(first, last + 1):
-        text = lines[line_no - 1]
-        for col, tok in tokens(text):
-            if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
-                break  # a comment (a "#" inside a word, as in bash's ${#x}, is not one)
+        for col, tok in _line_brackets(lines[line_no - 1], comment):
             if tok in BRACKETS:
                 stack.append((line_no, col, tok))
-            elif tok in BRACKETS.values():
-                if stack and BRACKETS[stack[-1][2]] == tok:
-                    stack.pop()
-                else:
-                    stray.append((line_no, col, tok))
+            elif stack and BRACKETS[stack[-1][2]] == tok:
+                stack.pop()
+            else:
+                stray.append((line_no, col, tok))
     return stray + stack[::-1]
 
 
