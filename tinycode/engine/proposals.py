@@ -349,19 +349,15 @@ def lost_closers(lines: list[str], first: int, last: int, comment: str) -> list[
             header, opener, depth, body = stack[-1]
             if indent > depth:
                 stack[-1] = (header, opener, depth, True)
-            elif body and code[0] not in BRACKETS.values() and not code.endswith(":"):
+            elif body and code[0] not in _CLOSERS and not code.endswith(":"):
                 found.append((line_no, BRACKETS[opener], header))
                 stack.pop()  # closed here, as its body says
-        words = [(col, tok) for col, tok in tokens(text) if not tok.isspace()]
-        for index, (col, tok) in enumerate(words):
-            if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
-                words = words[:index]
-                break
+        words = _code_words(text, comment)
         for index, (col, tok) in enumerate(words):
             if tok in BRACKETS:
                 ends_line = index == len(words) - 1
                 stack.append((line_no, tok, indent, False if ends_line else None))
-            elif tok in BRACKETS.values() and stack and BRACKETS[stack[-1][1]] == tok:
+            elif tok in _CLOSERS and stack and BRACKETS[stack[-1][1]] == tok:
                 stack.pop()
     return found[::-1]
 
@@ -370,16 +366,23 @@ _CLOSERS = frozenset(BRACKETS.values())
 
 
 @lru_cache(maxsize=8192)
-def _line_brackets(text: str, comment: str) -> tuple[tuple[int, str], ...]:
-    """(column, bracket) of one line's brackets outside strings and a line comment.
-    Remembered: the search counts the brackets of the same window for every edit."""
+def _code_words(text: str, comment: str) -> tuple[tuple[int, str], ...]:
+    """(column, token) of one line's tokens before a line comment, whitespace left out.
+    Remembered: the search walks the same lines for every edit."""
     found = []
     for col, tok in tokens(text):
+        if tok.isspace():
+            continue
         if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
             break  # a comment (a "#" inside a word, as in bash's ${#x}, is not one)
-        if tok in BRACKETS or tok in _CLOSERS:
-            found.append((col, tok))
+        found.append((col, tok))
     return tuple(found)
+
+
+@lru_cache(maxsize=8192)
+def _line_brackets(text: str, comment: str) -> tuple[tuple[int, str], ...]:
+    """(column, bracket) of one line's brackets outside strings and a line comment."""
+    return tuple((col, tok) for col, tok in _code_words(text, comment) if tok in BRACKETS or tok in _CLOSERS)
 
 
 def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
@@ -447,11 +450,7 @@ def _closers_under_shallower(lines: list[str], first: int, last: int, comment: s
         text = lines[line_no - 1]
         indent = len(text) - len(text.lstrip())
         leading = True  # still among the closers the line begins with
-        for col, tok in tokens(text):
-            if tok.isspace():
-                continue
-            if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
-                break
+        for col, tok in _code_words(text, comment):
             if tok in BRACKETS:
                 stack.append((line_no, col, tok))
             elif tok in BRACKETS.values() and stack and BRACKETS[stack[-1][2]] == tok:

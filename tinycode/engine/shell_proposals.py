@@ -70,11 +70,11 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
 def _case_terminator_edits(text: str, line_no: int) -> Iterator[Edit]:
     """A lone ``;`` the shell did not expect: most often a case item's ``;;`` that lost
     its second half, else one ``;`` too many."""
-    for match in re.finditer(r"(?<!;);(?!;)", _code(text)):
-        yield _at(text, line_no, match.start(), ";", f"line {line_no}: ';' to ';;'")
-    for match in re.finditer(r"(?<!;);(?!;)", _code(text)):
-        yield Edit(line_no, 1, [text[:match.start()] + text[match.end():]], f"line {line_no}: delete ';'",
-                   1, match.start(), match.start())
+    lone = [match.start() for match in re.finditer(r"(?<!;);(?!;)", _code(text))]
+    for col in lone:
+        yield _at(text, line_no, col, ";", f"line {line_no}: ';' to ';;'")
+    for col in lone:
+        yield Edit(line_no, 1, [text[:col] + text[col + 1:]], f"line {line_no}: delete ';'", 1, col, col)
 
 
 def _code(text: str) -> str:

@@ -22,7 +22,7 @@ import contextvars
 import re
 import threading
 from collections import Counter, OrderedDict
-from typing import Iterator, Mapping, Sequence
+from typing import Iterator, Mapping, NamedTuple, Sequence
 
 from ..config import from_environment, toml_parser
 from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
@@ -60,8 +60,15 @@ class _Account:
 
 
 _account: contextvars.ContextVar[_Account | None] = contextvars.ContextVar("tinycode_judge_account", default=None)
-_baseline: contextvars.ContextVar[tuple[str, Counter, bool] | None] = contextvars.ContextVar(
-    "tinycode_judge_baseline", default=None)  # (language, messages allowed, names unresolved)
+class _Baseline(NamedTuple):
+    """What the original of a repair already had (``baseline``)."""
+
+    language: str
+    allowed: Counter  # its non-syntax messages, which may stay
+    names_unresolved: bool  # it had a header it cannot find or a name it never declares
+
+
+_baseline: contextvars.ContextVar[_Baseline | None] = contextvars.ContextVar("tinycode_judge_baseline", default=None)
 
 
 def configure(commands: Mapping[str, str] | None = None, timeout: float | None = None,
@@ -351,7 +358,7 @@ def baseline(source: str, language: str) -> Iterator[None]:
     # arguments" where a ',' is missing): it does not earn a place in the baseline.
     broken_lines = {d.line for d in found.syntax} if found is not None else set()
     counts = Counter(_key(d) for d in found.other if d.line not in broken_lines) if found is not None else Counter()
-    token = _baseline.set((language, counts, found is not None and _names_unresolved(found)))
+    token = _baseline.set(_Baseline(language, counts, found is not None and _names_unresolved(found)))
     try:
         yield
     finally:
@@ -368,13 +375,13 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
         return None
     out = list(found.syntax)
     current = _baseline.get()
-    if current is not None and current[0] == language and found.other:
-        allowed = Counter(current[1])
+    if current is not None and current.language == language and found.other:
+        allowed = Counter(current.allowed)
         for diagnostic in found.other:
             key = _key(diagnostic)
             if allowed[key] > 0:
                 allowed[key] -= 1
-            elif not (current[2] and _UNRESOLVED.match(diagnostic.message)):
+            elif not (current.names_unresolved and _UNRESOLVED.match(diagnostic.message)):
                 out.append(Diagnostic(diagnostic.line, diagnostic.column,
                                       f"{diagnostic.message} (new: the original did not have it)", True))
     out.sort(key=lambda d: (d.line, d.column))
