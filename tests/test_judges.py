@@ -15,7 +15,7 @@ import pytest
 
 from tinycode import judges
 from tinycode.engine.candidates import suggest
-from tinycode.check import check, source_lines
+from tinycode.check import check, source_lines, tree_sitter_problems
 from tinycode.engine.proposals import proposals
 from tinycode.cli import main
 from tinycode.config import Settings, load_settings
@@ -128,6 +128,25 @@ def test_an_unresolved_name_is_still_new_in_a_file_that_resolves_its_names():
     assert found and "undeclared" in found[0].message
 
 
+PROBE_C = "int probe(open, path)(void *ctx int flags)\n{\n    return flags == 2;\n}\n"
+
+
+@needs_gcc
+def test_what_gcc_says_of_a_line_it_could_not_parse_is_allowed_only_where_names_are_unresolved():
+    # Once the ',' is back gcc reads the declaration and, the macro's header missing,
+    # calls it a function returning a function: the repair revealed it, not caused it.
+    with_header = '#include "probes.h"\n\n' + PROBE_C
+    fixed = with_header.replace("ctx int", "ctx, int")
+    assert any("returning a function" in d.message for d in judges.verdict(fixed, "c").other)
+    with judges.baseline(with_header, "c"):
+        assert judges.problems(fixed, "c")[1] == []
+        assert [c.source_after for c in suggest(with_header, "c") if c.fixes_all] == [fixed]
+    # The same line in a file that resolves its names: the message is new, and counts.
+    with judges.baseline(PROBE_C, "c"):
+        _, found = judges.problems(PROBE_C.replace("ctx int", "ctx, int"), "c")
+    assert any("returning a function" in d.message for d in found)
+
+
 @needs_gcc
 def test_every_token_the_compiler_names_as_expected_is_inserted_after_the_token_before():
     source = "int add(int a int b)\n{\n    return a + b;\n}\n"
@@ -153,6 +172,31 @@ def test_a_class_closed_early_and_left_open_at_the_end_is_repaired_at_both_place
     with judges.baseline(broken, "javascript"):
         found = [c for c in suggest(broken, "javascript") if c.fixes_all]
     assert found and code_tokens(found[0].source_after, "javascript") == code_tokens(QUEUE_JS, "javascript")
+
+
+@needs_node
+def test_a_string_left_open_where_node_points_is_closed_not_deleted():
+    # node points at the opening quote; deleting the token would take the whole
+    # directive (the rest of its line) with it, though no fix needs that.
+    fixed = "'use strict';\n\nconst path = require('path');\nmodule.exports = path.join('a', 'b');\n"
+    broken = fixed.replace("'use strict';", "'use strict;")
+    with judges.baseline(broken, "javascript"):
+        found = [c for c in suggest(broken, "javascript") if c.fixes_all]
+    assert found and all("use strict" in c.source_after for c in found)
+    assert code_tokens(found[0].source_after, "javascript") == code_tokens(fixed, "javascript")
+
+
+@needs_bash
+def test_of_two_complete_fixes_the_one_tree_sitter_also_accepts_is_kept():
+    # A function that lost its '{': sh -n notices only at the closing '}', 27 lines on,
+    # where deleting the '}' also parses (the body becomes top-level code).
+    fixed = (Path(__file__).parent / "data" / "clock.sh").read_text()
+    broken = fixed.replace("save_clock()\n{\n", "save_clock()\n\n")
+    assert check(broken, "bash").problems[0].line == 36
+    assert check(broken.replace("    esac\n}\n", "    esac\n\n"), "bash").ok
+    with judges.baseline(broken, "bash"):
+        found = [c.edit.description for c in suggest(broken, "bash", limit=20) if c.fixes_all]
+    assert found and all(description.startswith("line 9: insert") for description in found)
 
 
 @needs_gcc
@@ -368,6 +412,28 @@ def test_yaml_and_toml_are_judged_in_process():
     assert check("key: !Ref Thing\n", "yaml").ok  # a custom tag is not a syntax error
     toml = check('[server]\nport = 80\nhost = "a\n', "toml")
     assert toml.judge == "tomllib" and toml.problems[0].line == 3
+
+
+SHAPES_YAML = (Path(__file__).parent / "data" / "shapes.yaml").read_text()  # a valid file tree-sitter misreads
+
+
+def test_a_yaml_bracket_left_open_is_named_where_it_opened_and_closed_there():
+    pytest.importorskip("yaml")
+    broken = SHAPES_YAML.replace("y: 102}", "y: 102")
+    first = check(broken, "yaml").problems[0]
+    assert first.line == 16 and "flow mapping opened on line 14" in first.message
+    with judges.baseline(broken, "yaml"):
+        assert [c.source_after for c in suggest(broken, "yaml") if c.fixes_all][0] == SHAPES_YAML
+
+
+def test_two_yaml_mistakes_are_repaired_where_tree_sitter_misreads_the_file():
+    # tree-sitter-yaml rejects the valid file (a directive after a document): its error
+    # spans the first mistake, and sees nothing at the second. PyYAML decides.
+    pytest.importorskip("yaml")
+    assert check(SHAPES_YAML, "yaml").ok and tree_sitter_problems(SHAPES_YAML, "yaml")
+    broken = SHAPES_YAML.replace("y: 0}", "y: 0}}").replace("y: 2}", "y: 2")
+    with judges.baseline(broken, "yaml"):
+        assert [c.source_after for c in suggest(broken, "yaml") if c.fixes_all][0] == SHAPES_YAML
 
 
 def test_clang_categories_decide_what_is_syntax():

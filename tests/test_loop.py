@@ -4,13 +4,14 @@ file whose other errors remain, cascades, the per-region guard and the stops."""
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 from fake_llm import FakeLLM
 
 from tinycode import check, repair
-from tinycode.check import Problem
+from tinycode.check import CheckResult, Problem
 from tinycode.config import Settings
 from tinycode.engine.edits import Edit
 from tinycode.engine.guard import edit_too_large
@@ -147,6 +148,20 @@ def test_a_bracket_doubled_in_one_place_and_lost_in_another_is_repaired_in_one_s
 
 
 @pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+def test_what_tree_sitter_saw_under_the_judges_error_does_not_keep_its_region_open():
+    pytest.importorskip("yaml")
+    shapes = (Path(__file__).parent / "data" / "shapes.yaml").read_text()
+    broken = shapes.replace("y: 0}", "y: 0}}").replace("y: 2}", "y: 2")
+    after = broken.replace("y: 0}}", "y: 0}")  # the first mistake repaired, the second left
+    first = check(broken, "yaml")
+    # tree-sitter's error spans the repaired line before and after (it misreads the
+    # file); PyYAML's next error is 11 lines further on.
+    assert first.problems[0].line == 3 and check(after, "yaml").problems[0].line == 14
+    candidate = SimpleNamespace(edit=Edit(3, 1, ["origin: {x: 0, y: 0}"], "line 3: delete '}'"), source_after=after)
+    state = SimpleNamespace(current=first, language="yaml", settings=Settings(), working=broken)
+    assert _region_clean(candidate, state)
+
+
 def test_an_edit_elsewhere_does_not_repair_the_region_of_an_error_the_judge_still_reports():
     lines = ["function f(x) {", "  let y = 1;", "  if (x {", "    y = 2;", "  }", "  return y;", "}"]
     lines += [f"const c{n} = {n};" for n in range(30)]
@@ -158,8 +173,8 @@ def test_an_edit_elsewhere_does_not_repair_the_region_of_an_error_the_judge_stil
     assert reported.source.startswith("node") and reported.line == 3
 
     def state(first):
-        return SimpleNamespace(current=SimpleNamespace(problems=[first]), language="javascript",
-                               settings=Settings())
+        return SimpleNamespace(current=CheckResult("javascript", (first,), first.source), language="javascript",
+                               settings=Settings(), working=after)
 
     assert not _region_clean(candidate, state(reported))
     # What only tree-sitter reported may be left for a later step.

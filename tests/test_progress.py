@@ -61,6 +61,17 @@ def test_an_error_tree_sitter_hid_may_surface_far_away_when_the_judge_reports_fe
     assert not made_progress(before, same_judge, 107, 107, 0)
 
 
+def test_what_tree_sitter_saw_under_the_judges_error_before_is_not_new_once_the_judge_moves_on():
+    # The check left tree-sitter's error (lines 2-49) out: the judge reported on line 49.
+    # Once that is repaired the judge reports line 222, and tree-sitter's error shows.
+    before = [problem(49, "expected <block end>, but found '}'", "PyYAML")]
+    shadowed = [Problem(2, 1, 49, 35, "unexpected '#'", source="tree-sitter")]
+    after = [problem(222, "expected ',' or '}', but got ':'", "PyYAML"),
+             Problem(2, 1, 210, 14, "unexpected '#'", source="tree-sitter")]
+    assert made_progress(before, after, 49, 49, 0, shadowed)
+    assert not made_progress(before, after, 49, 49, 0)  # unknown before: a new problem
+
+
 def test_an_error_noticed_at_the_end_of_the_file_may_have_begun_anywhere_before_it():
     # A closing quote dropped on line 12 is noticed at the end (line 34); once it is put
     # back, the shell reports the next mistake, on line 27: before the old report, past the edit.

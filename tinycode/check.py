@@ -77,7 +77,7 @@ def check(source: str, language: str) -> CheckResult:
         spoke, native = spoken
         if not native:
             return CheckResult(language, judge=spoke)  # the language's own tool accepts it
-    problems = _tree_sitter_problems(source, language)
+    problems = tree_sitter_problems(source, language)
     if native:  # the tool's lines first: that is where the person will look
         # tree-sitter's own on other lines are kept, and a token it names as missing
         # even on the tool's line: that says exactly what to insert where.
@@ -88,13 +88,21 @@ def check(source: str, language: str) -> CheckResult:
     return CheckResult(language, tuple(problems[:MAX_PROBLEMS]), spoke)
 
 
+def shadowed(source: str, result: CheckResult) -> tuple[Problem, ...]:
+    """tree-sitter's problems of ``source`` that ``result`` (its check) left out, where
+    the language's own tool reported: they show once the tool moves on."""
+    if result.judge == "tree-sitter" or not result.problems:
+        return ()
+    return tuple(p for p in tree_sitter_problems(source, result.language) if p not in result.problems)
+
+
 def _same_place(a: Problem, b: Problem) -> bool:
     return a.line == b.line or (a.line <= b.line <= a.end_line and a.kind == "error")
 
 
 # --- tree-sitter ------------------------------------------------------------
 
-def _tree_sitter_problems(source: str, language: str) -> list[Problem]:
+def tree_sitter_problems(source: str, language: str) -> list[Problem]:
     data = source.encode("utf-8", "surrogatepass")
     return _tree_problems(get_parser(language).parse(data), data)
 

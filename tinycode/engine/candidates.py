@@ -23,13 +23,14 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from ..deadline import expired
-from ..check import CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines
+from ..check import (CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines,
+                     tree_sitter_problems)
 from .edits import BRACKETS, WHOLE_LINE, Edit, changed_hunks, code_tokens, differing_span, original_line, token_distance
 from .proposals import HEADER_SCAN, block_header, open_strings, opener_at_end, proposals, unmatched_brackets
 from .. import judges
 from ..judges import judge_name
 from ..languages import get_parser
-from .progress import TREE_SITTER, made_progress, near, reported_line
+from .progress import REGION, TREE_SITTER, made_progress, near, reported_line
 
 BEAM = 3  # partial repairs extended per level
 PYTHON_BEAM = 5  # CPython shows one error at a time: more partial repairs look alike
@@ -99,8 +100,19 @@ def suggest(source: str, language: str, *, limit: int = 5, work: int = WORK_BUDG
         beam = found[:PYTHON_BEAM if language == "python" else BEAM]
         if not beam:
             break
-    chosen = complete or partial
+    chosen = _tree_sitter_agrees(complete, language) or partial
     return _candidates(source, language, sorted(chosen, key=_Node.order), limit)
+
+
+def _tree_sitter_agrees(complete: list[_Node], language: str) -> list[_Node]:
+    """The complete fixes that tree-sitter also finds clean, when there are any: the
+    language's own judge decides, but where tree-sitter sees an error the judge reports
+    lines later (a block that lost its opener, which the judge notices at its closer),
+    a fix tree-sitter still objects to is likelier the wrong one of two."""
+    if language == "python" or len(complete) < 2:
+        return complete
+    clean = [n for n in complete if not tree_sitter_problems(n.text, language)]
+    return clean or complete
 
 
 class _Budget:
@@ -461,8 +473,15 @@ class _TreeJudge:
         # that adds a problem tree-sitter sees is dropped, the rest go to the judge.
         self.native = native_judge(language, node.text)
         self.judged_problems: dict[int, tuple[Problem, ...]] = {}  # id(edit) -> the judge's problems
+        self.shadowed: tuple[Problem, ...] = ()  # tree-sitter's, left out of the check where the judge speaks
+        self.blind = False  # tree-sitter sees nothing where the judge reports its error
         if self.native:
-            self.tree_before = {(p.line, p.message) for p in _tree_problems(self.tree, self.data)}
+            seen = _tree_problems(self.tree, self.data)
+            self.tree_before = {(p.line, p.message) for p in seen}
+            self.shadowed = tuple(p for p in seen if p not in node.problems)
+            first = next((p for p in node.problems if p.source != TREE_SITTER), None)
+            self.blind = first is not None and not any(
+                p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
         self.unjudged: list[tuple[int, Edit, list[str]]] = []  # (rank, edit, lines) the judge's runs ran out for
 
     def verdict(self, edit: Edit) -> str | None:
@@ -488,7 +507,9 @@ class _TreeJudge:
     def _filter(self, problems: tuple[Problem, ...], edit: Edit) -> str | None:
         """For a natively judged language: FIXED (worth asking the judge first) when
         tree-sitter sees fewer problems, PROGRESS when it sees the same ones, None when
-        it sees a new one or the edit only re-indents a language that ignores indentation."""
+        it sees a new one or the edit only re-indents a language that ignores indentation.
+        Where it sees nothing near the judge's error, every edit that adds no problem is
+        the judge's to decide."""
         if self.language not in _INDENTED and _only_indentation(self.node.lines, edit):
             return None
         delta = len(edit.new_lines) - edit.span
@@ -502,12 +523,14 @@ class _TreeJudge:
             return None
         if not found or (len(found) < len(self.tree_before) and not found - shifted):
             return FIXED
+        if self.blind and not found - shifted:
+            return FIXED  # tree-sitter cannot see this error: only the judge can tell
         # Not worse by count: tree-sitter's recovery may just see the same error differently.
         return PROGRESS
 
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
         return made_progress(self.node.problems, problems, edit.line, edit.line + len(edit.new_lines) - 1,
-                             len(edit.new_lines) - edit.span)
+                             len(edit.new_lines) - edit.span, self.shadowed)
 
     def judged(self, edit: Edit, lines: list[str], rank: int = 0) -> str | None:
         """The native judge's verdict on the edited file: FIXED, PROGRESS or None (also

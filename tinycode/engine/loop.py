@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from .. import judges
-from ..check import CheckResult, Problem, check
+from ..check import CheckResult, Problem, check, shadowed
 from ..config import Settings
 from ..deadline import DeadlineExceeded, until
 from ..errors import ModelError, ModelUnavailable
@@ -211,12 +211,18 @@ def _region_clean(candidate: Candidate, state: RepairState) -> bool:
     """No problem of the text after ``candidate`` lies within the guard's distance of
     the lines it changed, nor, when the language's own judge reported the next problem,
     of where that was: an edit elsewhere that only quiets tree-sitter while the judge
-    still sees its error is no repair of it."""
+    still sees its error is no repair of it. What tree-sitter saw before, under the
+    judge's error, is no sign against the edit (its recovery may span the region, or
+    be wrong about this file)."""
     assert state.current is not None
     edit = candidate.edit
     first, last = edit.line, edit.line + max(len(edit.new_lines), 1) - 1
     reach = state.settings.max_problem_distance
-    problems = check(candidate.source_after, state.language).problems
+    delta = len(edit.new_lines) - edit.span
+    before = {(p.line + delta if p.line > edit.line else p.line, p.message)
+              for p in shadowed(state.working, state.current)}
+    problems = [p for p in check(candidate.source_after, state.language).problems
+                if p.source != TREE_SITTER or (p.line, p.message) not in before]
     if any(near(p.line, first, last, reach) or near(p.end_line, first, last, reach)
            or p.line < first <= p.end_line for p in problems):
         return False

@@ -54,10 +54,12 @@ def named_line(problem: Problem) -> int:
 
 
 def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
-                  edit_end: int, delta: int) -> bool:
+                  edit_end: int, delta: int, shadowed: Sequence[Problem] = ()) -> bool:
     """``after`` (the problems once lines from ``edit_line`` on were edited, ending at
     ``edit_end`` in the new text and shifting later lines by ``delta``) is progress
-    over ``before``."""
+    over ``before``. ``shadowed``: tree-sitter's problems of the text before that its
+    check left out (where the judge reported): once the judge moves on they show, and
+    are not new."""
     if not after:
         return True
 
@@ -65,22 +67,23 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
         return {(p.line + delta if p.line > edit_line else p.line, p.message) for p in problems}
 
     old_tree = shifted([p for p in before if p.source == TREE_SITTER])
+    seen = old_tree | shifted(shadowed)
     old_judge = [p for p in before if p.source != TREE_SITTER]
     new_tree = {(p.line, p.message) for p in after if p.source == TREE_SITTER}
     new_judge = [p for p in after if p.source != TREE_SITTER]
-    if _added(new_tree, old_tree, edit_line, edit_end):
+    if _added(new_tree, seen, edit_line, edit_end):
         # With a language's own judge speaking, tree-sitter's recovery may only now see
         # an error it hid before: one far from the edit is not new when the judge
         # reports fewer problems than before, or when it lies at or past the judge's
         # next error (the judge stops at its first error: what follows that one is
         # the next mistake and its cascade, which no edit here can be blamed for).
-        hidden = {(line, message) for line, message in new_tree - old_tree if not near(line, edit_line, edit_end)}
+        hidden = {(line, message) for line, message in new_tree - seen if not near(line, edit_line, edit_end)}
         judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
         old_judged = shifted(old_judge)
         next_lines = [p.line for p in new_judge if (p.line, p.message) not in old_judged and p.line > edit_end]
         allowed = hidden if judge_fewer else {(line, message) for line, message in hidden
                                               if next_lines and line >= min(next_lines) - NEXT_ERROR_REACH}
-        if not allowed or _added(new_tree - allowed, old_tree, edit_line, edit_end):
+        if not allowed or _added(new_tree - allowed, seen, edit_line, edit_end):
             return False
     surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)]
     if surfaced:

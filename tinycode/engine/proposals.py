@@ -131,10 +131,11 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
 
 def _delete_pointed(text: str, line_no: int, col: int) -> Iterator[Edit]:
     """Delete the token a compiler points at, keyword or not (an ``else`` without an
-    ``if``, a stray ``*/``): the token edits elsewhere never delete words."""
+    ``if``, a stray ``*/``): the token edits elsewhere never delete words. Not a
+    string: one left open is closed, not thrown away with the rest of its line."""
     parts = [(c, t) for c, t in tokens(text) if not t.isspace()]
-    for index, (start, tok) in enumerate(parts):
-        if start == col:
+    for start, tok in parts:
+        if start == col and not (tok[0] in "\"'" and len(tok) > 1):
             yield replace_token(text, line_no, start, tok, "")
             if text[start - 1:start + 1] == "*/" and start:  # gcc points at the "/" of a stray "*/"
                 yield replace_token(text, line_no, start - 1, "*/", "")

@@ -60,12 +60,22 @@ class _Account:
 
 
 _account: contextvars.ContextVar[_Account | None] = contextvars.ContextVar("tinycode_judge_account", default=None)
+
+
 class _Baseline(NamedTuple):
     """What the original of a repair already had (``baseline``)."""
 
     language: str
     allowed: Counter  # its non-syntax messages, which may stay
     names_unresolved: bool  # it had a header it cannot find or a name it never declares
+    broken_lines: frozenset[int]  # its lines with a syntax error
+    line_count: int
+
+    def hidden_by_syntax(self, line: int, line_count: int) -> bool:
+        """``line`` (of a text with ``line_count`` lines) is one the original could not
+        parse, allowing for lines a repair added or removed above it."""
+        shift = line_count - self.line_count
+        return any(line - d in self.broken_lines for d in range(min(0, shift), max(0, shift) + 1))
 
 
 _baseline: contextvars.ContextVar[_Baseline | None] = contextvars.ContextVar("tinycode_judge_baseline", default=None)
@@ -312,7 +322,14 @@ def _in_process(source: str, language: str) -> Verdict | None:
         except yaml.MarkedYAMLError as exc:
             mark = exc.problem_mark or exc.context_mark
             line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
-            message = " ".join(filter(None, (exc.context, exc.problem))) or str(exc)
+            context = exc.context
+            opened = exc.context_mark
+            if context and opened and opened.buffer and opened.line + 1 != line \
+                    and opened.buffer[opened.pointer] in "{[\"'":
+                # Where the bracket or quote opened, as CPython names it ("on line N"):
+                # the closer it lost most often belongs there, not where the parser gave up.
+                context = f"{context} opened on line {opened.line + 1}"
+            message = " ".join(filter(None, (context, exc.problem))) or str(exc)
             return Verdict("PyYAML", (Diagnostic(line, column, message, True),))
         except (yaml.YAMLError, RecursionError, ValueError) as exc:
             return Verdict("PyYAML", (Diagnostic(1, 1, str(exc).split("\n")[0], True),))
@@ -358,7 +375,8 @@ def baseline(source: str, language: str) -> Iterator[None]:
     # arguments" where a ',' is missing): it does not earn a place in the baseline.
     broken_lines = {d.line for d in found.syntax} if found is not None else set()
     counts = Counter(_key(d) for d in found.other if d.line not in broken_lines) if found is not None else Counter()
-    token = _baseline.set(_Baseline(language, counts, found is not None and _names_unresolved(found)))
+    token = _baseline.set(_Baseline(language, counts, found is not None and _names_unresolved(found),
+                                    frozenset(broken_lines), source.count("\n") + 1))
     try:
         yield
     finally:
@@ -368,8 +386,9 @@ def baseline(source: str, language: str) -> Iterator[None]:
 def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
     """(judge, the diagnostics that are problems) for ``source``, or None without a
     verdict. Problems are the syntax messages, and during a repair (``baseline``) also
-    any other message the original did not have, except one more unresolved name in a
-    file that had those."""
+    any other message the original did not have. In a file that already leaves names
+    unresolved (its macros unexpanded, its types unknown), more such names, and what
+    the compiler says of a line it could not parse before, are not the repair's doing."""
     found = verdict(source, language)
     if found is None:
         return None
@@ -381,7 +400,9 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
             key = _key(diagnostic)
             if allowed[key] > 0:
                 allowed[key] -= 1
-            elif not (current.names_unresolved and _UNRESOLVED.match(diagnostic.message)):
+            elif not (current.names_unresolved and (
+                    _UNRESOLVED.match(diagnostic.message)
+                    or current.hidden_by_syntax(diagnostic.line, source.count("\n") + 1))):
                 out.append(Diagnostic(diagnostic.line, diagnostic.column,
                                       f"{diagnostic.message} (new: the original did not have it)", True))
     out.sort(key=lambda d: (d.line, d.column))
