@@ -456,3 +456,18 @@ def test_the_banded_token_distance_equals_the_full_one_below_its_cap():
                 del b[min(k, len(b) - 1)]
         cap = rng.choice([1, 2, 4, 50])
         assert _levenshtein(a, b, cap) == min(full(a, b), cap)
+
+
+JAVA_STATS = ("class Stats {\n    private double sum;\n    private long count;\n\n"
+              "    public void accept(double value) {\n        sum += value;\n        ++count;\n    }\n\n"
+              "    public void accept(int value) {\n        accept((double) value);\n    }\n}\n")
+
+
+def test_two_words_a_lost_bracket_glued_together_get_it_back_between_them():
+    broken = JAVA_STATS.replace("accept(double value)", "acceptdouble value)")
+    found = [c.source_after for c in suggest(broken, "java") if c.fixes_all]
+    assert JAVA_STATS in found
+    # A word the file uses elsewhere is a word of its own, not two glued together.
+    lines = broken.replace("private long count", "private long acceptdouble").splitlines()
+    problems = check("\n".join(lines) + "\n", "java").problems
+    assert not any("accept(double" in "".join(e.new_lines) for e in proposals(lines, problems, "java"))

@@ -72,6 +72,17 @@ def test_what_tree_sitter_saw_under_the_judges_error_before_is_not_new_once_the_
     assert not made_progress(before, after, 49, 49, 0)  # unknown before: a new problem
 
 
+def test_fewer_errors_from_the_judge_are_progress_when_tree_sitter_only_now_sees_another():
+    # ruby -c reported 4 errors; one repaired, it reports the other 3, and tree-sitter's
+    # recovery, which the first error kept busy, now sees the second one, far away.
+    before = [problem(23, "unexpected &, expecting ')'", "ruby -c"), problem(94, "unexpected `end'", "ruby -c"),
+              problem(179, "unexpected `end', expecting '}'", "ruby -c"), problem(331, "end-of-input", "ruby -c")]
+    after = before[1:] + [problem(93, "unexpected '(args)'")]
+    assert made_progress(before, after, 23, 23, 0)
+    assert not made_progress(before, before[1:] + [problem(25, "unexpected '(args)'")], 23, 23, 0)  # near the edit
+    assert not made_progress(before, before[:1] + before[2:] + [problem(93, "unexpected '(args)'")], 93, 93, 0)
+
+
 def test_an_error_noticed_at_the_end_of_the_file_may_have_begun_anywhere_before_it():
     # A closing quote dropped on line 12 is noticed at the end (line 34); once it is put
     # back, the shell reports the next mistake, on line 27: before the old report, past the edit.

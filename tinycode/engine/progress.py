@@ -71,6 +71,7 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     old_judge = [p for p in before if p.source != TREE_SITTER]
     new_tree = {(p.line, p.message) for p in after if p.source == TREE_SITTER}
     new_judge = [p for p in after if p.source != TREE_SITTER]
+    judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
     if _added(new_tree, seen, edit_line, edit_end):
         # With a language's own judge speaking, tree-sitter's recovery may only now see
         # an error it hid before: one far from the edit is not new when the judge
@@ -78,7 +79,6 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
         # next error (the judge stops at its first error: what follows that one is
         # the next mistake and its cascade, which no edit here can be blamed for).
         hidden = {(line, message) for line, message in new_tree - seen if not near(line, edit_line, edit_end)}
-        judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
         old_judged = shifted(old_judge)
         next_lines = [p.line for p in new_judge if (p.line, p.message) not in old_judged and p.line > edit_end]
         allowed = hidden if judge_fewer else {(line, message) for line, message in hidden
@@ -94,7 +94,9 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
         first_old = min(reported_line(p) + delta if reported_line(p) > edit_line else reported_line(p)
                         for p in old_judge)
         return all(p.line > max(edit_end, first_old) for p in surfaced)
-    return len(after) < len(before)
+    # Fewer problems; or fewer from the judge, with tree-sitter's only new ones those
+    # its recovery hid before (allowed above).
+    return len(after) < len(before) or judge_fewer
 
 
 def near(line: int, first: int, last: int, reach: int = REGION) -> bool:

@@ -7,6 +7,7 @@ An edit replaces ``span`` lines from ``line`` with ``new_lines``.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import replace
 from functools import lru_cache
 from typing import Iterator
@@ -118,6 +119,7 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from _unbalanced_quote_edits(lines, problems[0])
     for line_no in anchors:
         yield from _token_edits(lines[line_no - 1], line_no, python)
+    yield from _glued_word_edits(lines, anchors[:GLUED_LINES])
     for line_no in _inner_lines(problems, total, anchors):
         yield from _token_edits(lines[line_no - 1], line_no, python)
     if problems:
@@ -127,6 +129,28 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
             yield from _unmatched_bracket_edits(lines, problems[0], comment_prefix(language))
     if python:
         yield from late_python_edits(lines, problems, anchors)
+
+
+GLUED_LINES = 4  # anchor lines searched for two words a lost bracket glued together
+_GLUE = ("(", "[")  # the brackets that stand between two words
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+def _glued_word_edits(lines: list[str], line_nos: list[int]) -> Iterator[Edit]:
+    """A bracket lost between two words glues them (``accept(double`` becomes
+    ``acceptdouble``): a word the file has nowhere else, split where both parts are
+    words it does use, gets the bracket back between them."""
+    words = Counter(_IDENTIFIER.findall("\n".join(lines)))
+    for line_no in line_nos:
+        text = lines[line_no - 1]
+        for match in _IDENTIFIER.finditer(text):
+            word = match.group()
+            if words[word] > 1:
+                continue
+            for cut in range(1, len(word)):
+                if words[word[:cut]] and words[word[cut:]]:
+                    for opener in _GLUE:
+                        yield insert(text, line_no, match.start() + cut, opener)
 
 
 def _delete_pointed(text: str, line_no: int, col: int) -> Iterator[Edit]:
