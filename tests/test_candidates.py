@@ -471,3 +471,20 @@ def test_two_words_a_lost_bracket_glued_together_get_it_back_between_them():
     lines = broken.replace("private long count", "private long acceptdouble").splitlines()
     problems = check("\n".join(lines) + "\n", "java").problems
     assert not any("accept(double" in "".join(e.new_lines) for e in proposals(lines, problems, "java"))
+
+
+def test_of_the_edits_that_make_progress_those_that_unmatch_a_bracket_in_the_file_go():
+    from tinycode.engine.candidates import _balanced, _Node
+
+    # A closure's '}' lacks its ';' 50 lines below its '{': deleting the '}' also quiets
+    # the judge there (the next error it reports is further down), but leaves the '{'.
+    body = [line for k in range(16) for line in (f"    if ($name === 'k{k}') {{", f"      return {k};", "    }")]
+    lines = ["<?php", "$lookup = function ($name) {"] + body + ["    return -1;", "}", "", "if ($x) {", "  f(($x);", "}"]
+    closer = lines.index("}")
+    root = _Node(lines, True, (), (), 0)
+    inserted = lines[:closer] + ["};"] + lines[closer + 1:]
+    deleted = lines[:closer] + [""] + lines[closer + 1:]
+    nodes = [_Node(deleted, True, (), (), 0), _Node(inserted, True, (), (), 1)]
+    assert [n.lines for n in _balanced(nodes, root, "php")] == [inserted]
+    assert _balanced(nodes, root, "python") == nodes  # CPython names its brackets itself
+    assert _balanced(nodes[:1], root, "php") == nodes[:1]  # nothing better to keep

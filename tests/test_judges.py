@@ -199,6 +199,17 @@ def test_of_two_complete_fixes_the_one_tree_sitter_also_accepts_is_kept():
     assert found and all(description.startswith("line 9: insert") for description in found)
 
 
+@needs_node
+def test_a_module_is_checked_as_one_whatever_its_extension():
+    # node --check passes a .js text with import/export unread once it has seen the
+    # module syntax (node 20.19+): the error after it must still be found.
+    module = "import path from 'node:path';\n\nexport const join = (a, b) => path.join(a b);\n"
+    found = check(module, "javascript").problems
+    assert found and found[0].source == "node --check" and found[0].line == 3
+    assert check(module.replace("a b", "a, b"), "javascript").ok
+    assert check("const m = import('node:path');\nconst a = ;\n", "javascript").problems[0].line == 2
+
+
 @needs_gcc
 def test_verdicts_are_remembered_per_text():
     check(ELSE_WITHOUT_IF, "c")

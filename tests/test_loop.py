@@ -147,7 +147,6 @@ def test_a_bracket_doubled_in_one_place_and_lost_in_another_is_repaired_in_one_s
     assert clean in [pair.source_after for pair in pairs] and all(pair.fixes_all for pair in pairs)
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
 def test_what_tree_sitter_saw_under_the_judges_error_does_not_keep_its_region_open():
     pytest.importorskip("yaml")
     shapes = (Path(__file__).parent / "data" / "shapes.yaml").read_text()
@@ -162,6 +161,20 @@ def test_what_tree_sitter_saw_under_the_judges_error_does_not_keep_its_region_op
     assert _region_clean(candidate, state)
 
 
+def test_an_error_of_tree_sitters_too_wide_to_locate_anything_does_not_keep_a_region_open():
+    pytest.importorskip("yaml")
+    rows = "".join(f"- [item{k}, {k}, {k * 2}]\n" for k in range(60))
+    broken = ("# Rows\n---\n" + rows + "---\nname: drawing\n%TAG ! tag:example.com,2002:\n--- !shape\n"
+              "- !circle\n  center: x: 73, y: 129}\n  radius: 7\n").replace("- [item30,", "- [[item30,")
+    after = broken.replace("- [[item30,", "- [item30,")
+    # tree-sitter misreads the file: once line 33 parses, it flags lines 1-64 as one error.
+    assert [(p.line, p.end_line) for p in check(after, "yaml").problems] == [(68, 68), (1, 64)]
+    candidate = SimpleNamespace(edit=Edit(33, 1, ["- [item30, 30, 60]"], "line 33: delete '['"), source_after=after)
+    state = SimpleNamespace(current=check(broken, "yaml"), language="yaml", settings=Settings(), working=broken)
+    assert _region_clean(candidate, state)
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
 def test_an_edit_elsewhere_does_not_repair_the_region_of_an_error_the_judge_still_reports():
     lines = ["function f(x) {", "  let y = 1;", "  if (x {", "    y = 2;", "  }", "  return y;", "}"]
     lines += [f"const c{n} = {n};" for n in range(30)]

@@ -63,11 +63,11 @@ def test_an_error_tree_sitter_hid_may_surface_far_away_when_the_judge_reports_fe
 
 def test_what_tree_sitter_saw_under_the_judges_error_before_is_not_new_once_the_judge_moves_on():
     # The check left tree-sitter's error (lines 2-49) out: the judge reported on line 49.
-    # Once that is repaired the judge reports line 222, and tree-sitter's error shows.
+    # Once that is repaired the judge reports line 122, and tree-sitter's error shows.
     before = [problem(49, "expected <block end>, but found '}'", "PyYAML")]
     shadowed = [Problem(2, 1, 49, 35, "unexpected '#'", source="tree-sitter")]
-    after = [problem(222, "expected ',' or '}', but got ':'", "PyYAML"),
-             Problem(2, 1, 210, 14, "unexpected '#'", source="tree-sitter")]
+    after = [problem(122, "expected ',' or '}', but got ':'", "PyYAML"),
+             Problem(2, 1, 50, 14, "unexpected '#'", source="tree-sitter")]
     assert made_progress(before, after, 49, 49, 0, shadowed)
     assert not made_progress(before, after, 49, 49, 0)  # unknown before: a new problem
 
@@ -81,6 +81,17 @@ def test_fewer_errors_from_the_judge_are_progress_when_tree_sitter_only_now_sees
     assert made_progress(before, after, 23, 23, 0)
     assert not made_progress(before, before[1:] + [problem(25, "unexpected '(args)'")], 23, 23, 0)  # near the edit
     assert not made_progress(before, before[:1] + before[2:] + [problem(93, "unexpected '(args)'")], 93, 93, 0)
+
+
+def test_an_error_of_tree_sitters_too_wide_to_locate_anything_is_not_new():
+    # Repaired at line 33: PyYAML's next error is line 68, and tree-sitter, which
+    # misreads the file, now flags lines 1-64 as one error.
+    before = [problem(34, "expected ',' or ']', but got '-'", "PyYAML"), problem(33, "unexpected '[[item30'")]
+    wide = Problem(1, 1, 64, 14, "unexpected '# Rows'", source="tree-sitter")
+    assert made_progress(before, [problem(68, "mapping values are not allowed here", "PyYAML"), wide], 33, 33, 0)
+    narrow = Problem(1, 1, 20, 14, "unexpected '# Rows'", source="tree-sitter")
+    assert not made_progress(before, [problem(68, "mapping values are not allowed here", "PyYAML"), narrow],
+                             33, 33, 0)
 
 
 def test_an_error_noticed_at_the_end_of_the_file_may_have_begun_anywhere_before_it():

@@ -100,8 +100,20 @@ def suggest(source: str, language: str, *, limit: int = 5, work: int = WORK_BUDG
         beam = found[:PYTHON_BEAM if language == "python" else BEAM]
         if not beam:
             break
-    chosen = _tree_sitter_agrees(complete, language) or partial
+    chosen = _balanced(_tree_sitter_agrees(complete, language) or partial, root, language)
     return _candidates(source, language, sorted(chosen, key=_Node.order), limit)
+
+
+def _balanced(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:
+    """The nodes that leave no more brackets unmatched in the whole file than there
+    were, when there are any: deleting a block's closer far from its opener may quiet
+    the judge here, but the opener it leaves is the next error. (CPython names
+    brackets itself: Python keeps them all.)"""
+    if language == "python" or len(nodes) < 2:
+        return nodes
+    limit = _unmatched(root.lines)
+    kept = [n for n in nodes if _unmatched(n.lines) <= limit]
+    return kept or nodes
 
 
 def _tree_sitter_agrees(complete: list[_Node], language: str) -> list[_Node]:

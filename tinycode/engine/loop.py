@@ -38,7 +38,7 @@ from .rank import rank
 from .edits import Edit
 from .fastpath import try_fast_repair
 from .guard import edit_too_large
-from .progress import TREE_SITTER, made_progress, near
+from .progress import TREE_SITTER, WIDE, made_progress, near
 from .rewrite import rewrite_window
 from .trace import Step
 
@@ -212,8 +212,8 @@ def _region_clean(candidate: Candidate, state: RepairState) -> bool:
     the lines it changed, nor, when the language's own judge reported the next problem,
     of where that was: an edit elsewhere that only quiets tree-sitter while the judge
     still sees its error is no repair of it. What tree-sitter saw before, under the
-    judge's error, is no sign against the edit (its recovery may span the region, or
-    be wrong about this file)."""
+    judge's error, or an error of its own too wide to locate anything, is no sign
+    against the edit (its recovery may span the region, or be wrong about this file)."""
     assert state.current is not None
     edit = candidate.edit
     first, last = edit.line, edit.line + max(len(edit.new_lines), 1) - 1
@@ -222,7 +222,7 @@ def _region_clean(candidate: Candidate, state: RepairState) -> bool:
     before = {(p.line + delta if p.line > edit.line else p.line, p.message)
               for p in shadowed(state.working, state.current)}
     problems = [p for p in check(candidate.source_after, state.language).problems
-                if p.source != TREE_SITTER or (p.line, p.message) not in before]
+                if p.source != TREE_SITTER or ((p.line, p.message) not in before and p.end_line - p.line <= WIDE)]
     if any(near(p.line, first, last, reach) or near(p.end_line, first, last, reach)
            or p.line < first <= p.end_line for p in problems):
         return False

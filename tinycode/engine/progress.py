@@ -26,6 +26,9 @@ REGION: int = setting("max_problem_distance").default
 # Lines between where the judge and tree-sitter place the same next error ("Expecting
 # ',' delimiter" on the last line, "missing '}'" on the one before).
 NEXT_ERROR_REACH = 2
+# An error of tree-sitter's spanning more lines than this locates nothing: its recovery
+# gave up on the whole stretch (a file it misreads, a construct it does not know).
+WIDE = 50
 # "closing parenthesis ']' does not match opening parenthesis '(' on line 49"
 _NAMED_LINE = re.compile(r"\bon line (\d+)")
 
@@ -77,12 +80,15 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
         # an error it hid before: one far from the edit is not new when the judge
         # reports fewer problems than before, or when it lies at or past the judge's
         # next error (the judge stops at its first error: what follows that one is
-        # the next mistake and its cascade, which no edit here can be blamed for).
+        # the next mistake and its cascade, which no edit here can be blamed for), or
+        # when it spans a stretch too long to say where anything went wrong.
         hidden = {(line, message) for line, message in new_tree - seen if not near(line, edit_line, edit_end)}
         old_judged = shifted(old_judge)
         next_lines = [p.line for p in new_judge if (p.line, p.message) not in old_judged and p.line > edit_end]
+        wide = {(p.line, p.message) for p in after if p.source == TREE_SITTER and p.end_line - p.line > WIDE}
         allowed = hidden if judge_fewer else {(line, message) for line, message in hidden
-                                              if next_lines and line >= min(next_lines) - NEXT_ERROR_REACH}
+                                              if next_lines and (line >= min(next_lines) - NEXT_ERROR_REACH
+                                                                 or (line, message) in wide)}
         if not allowed or _added(new_tree - allowed, seen, edit_line, edit_end):
             return False
     surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)]

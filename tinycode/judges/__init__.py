@@ -26,7 +26,7 @@ from typing import Iterator, Mapping, NamedTuple, Sequence
 
 from ..config import from_environment, toml_parser
 from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
-from . import precompiled, readers, registry
+from . import node_worker, precompiled, readers, registry
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
@@ -242,6 +242,10 @@ _GO_PREFIX = "package p; "  # a snippet without a package clause gets one, on it
 def _run(tool: Tool, source: str, language: str, spent: list[int]) -> Verdict | None:
     """Run the tool; ``spent[0]`` grows by each run's cost."""
     text, filename, extra = source, tool.filename, []
+    if language == "javascript" and filename.endswith(".js") and _MODULE_SYNTAX.search(source):
+        # node --check passes a .js text with module syntax unread once it sees that
+        # syntax (node 20.19+ detects modules): the file is checked as a module.
+        filename = "input.mjs"
     if language == "go" and not _GO_PACKAGE.search(source):
         # A snippet: declarations get a package clause, statements a function around them.
         prefix = _GO_PREFIX if _GO_DECLARATION.match(source) else _GO_PREFIX + "func _() { "
@@ -254,7 +258,7 @@ def _run(tool: Tool, source: str, language: str, spent: list[int]) -> Verdict | 
                                                      d.message, d.syntax) for d in found.diagnostics))
     for _ in range(_MAX_HEADER_RETRIES + 1):
         spent[0] += registry.RUN_COST.get(language, 1)
-        output = _state.runner(_argv(tool, text, language), text, filename, _limit(tool))
+        output = _output(tool, text, language, filename)
         found = tool.read(output, filename, text)
         if language == "javascript" and found and _needs_module(found[0].message) and filename.endswith(".js"):
             filename = "input.mjs"  # ES module syntax: node decides by the extension
@@ -280,6 +284,16 @@ def _run(tool: Tool, source: str, language: str, spent: list[int]) -> Verdict | 
     return Verdict(tool.name, tuple(extra + found))
 
 
+def _output(tool: Tool, text: str, language: str, filename: str) -> Output:
+    """One run of the tool on ``text``; node's runs go to its worker where it can say."""
+    argv, limit = _argv(tool, text, language), _limit(tool)
+    if language == "javascript" and _state.runner is run_tool:
+        found = node_worker.output(argv, text, filename, limit)
+        if found is not None:
+            return found
+    return _state.runner(argv, text, filename, limit)
+
+
 def _argv(tool: Tool, text: str, language: str) -> Sequence[str]:
     """The command for one run: a gcc run on C or C++ names the precompiled header
     of the standard headers the text begins with, once there is one."""
@@ -292,6 +306,10 @@ def _argv(tool: Tool, text: str, language: str) -> Sequence[str]:
 
 _MODULE_HINTS = re.compile(r"import statement outside a module|Unexpected token 'export'|"
                            r"top level bodies of modules|import\.meta|Cannot use 'import\.meta'")
+
+
+# An import or export statement at a line's start (not a dynamic ``import(...)``).
+_MODULE_SYNTAX = re.compile(r"^[ \t]*(?:import[ \t]*[\w{*'\"]|export[ \t]+[\w{*])", re.MULTILINE)
 
 
 def _needs_module(message: str) -> bool:
