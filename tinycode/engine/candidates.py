@@ -272,6 +272,12 @@ def _repeat_first(edits: Iterable[Edit], node: _Node) -> Iterable[Edit]:
     return [e for e in edits if _kind(e) == kind] + [e for e in edits if _kind(e) != kind]
 
 
+def _key(edit: Edit) -> tuple:
+    """What an edit changes, which decides what a judge says after it. (Not ``id()``: an
+    edit the search let go may leave its id to a new one, with a verdict not its own.)"""
+    return edit.line, edit.span, tuple(edit.new_lines)
+
+
 def _kind(edit: Edit) -> str:
     return edit.description.split(": ", 1)[-1]
 
@@ -351,14 +357,14 @@ class _PythonJudge:
             if len(node.lines) > WINDOW_FROM and not goes_back else None
         # Fixes judged on the window alone, and whether the file around the window has
         # compiled with one of them: then it does with any other (see ``confirm``).
-        self.fixed_in_window: set[int] = set()
+        self.fixed_in_window: set[tuple] = set()
         self.rest_compiles = False
-        self.next_error: dict[int, int] = {}  # id(edit) -> the line of the first error after it
+        self.next_error: dict[tuple, int] = {}  # _key(edit) -> the line of the first error after it
         self.errors_above: dict[int, tuple[int, int, str] | None] = {}  # CPython's error above a line
 
     def cleared_line(self, edit: Edit) -> bool:
         """After ``edit`` (judged PROGRESS), CPython's first error lies past its lines."""
-        return self.next_error.get(id(edit), 0) > edit.line + len(edit.new_lines) - 1
+        return self.next_error.get(_key(edit), 0) > edit.line + len(edit.new_lines) - 1
 
     def verdict(self, edit: Edit) -> str | None:
         lines = self.node.lines
@@ -376,9 +382,9 @@ class _PythonJudge:
         if error is None:
             if self.window is not None and all(not line.strip() or line.startswith(indent)
                                                for line in edit.new_lines):
-                self.fixed_in_window.add(id(edit))
+                self.fixed_in_window.add(_key(edit))
             return FIXED
-        self.next_error[id(edit)] = error[0] + start - 1
+        self.next_error[_key(edit)] = error[0] + start - 1
         return PROGRESS if self._progress((error[0] + start - 1, error[1]), error[2], edit) else None
 
     def _progress(self, error: tuple[int, int], message: str, edit: Edit) -> bool:
@@ -453,7 +459,7 @@ class _PythonJudge:
         one indentation, so once the file compiled around one fix of it, another fix
         that compiles as the window needs no whole-file compile (the cost on a long
         file); the fast path still compiles the fix it picks."""
-        within = id(edit) in self.fixed_in_window
+        within = _key(edit) in self.fixed_in_window
         if within and self.rest_compiles:
             return ()
         error = _compile_error(text)
@@ -480,11 +486,11 @@ class _TreeJudge:
         for line in node.lines:
             self.starts.append(self.starts[-1] + len(line.encode("utf-8", "surrogatepass")) + 1)
         self.before = {(p.line, p.message) for p in node.problems}
-        self.seen: dict[int, tuple[Problem, ...]] = {}  # id(edit) -> problems after it
+        self.seen: dict[tuple, tuple[Problem, ...]] = {}  # _key(edit) -> problems after it
         # With a native judge (gcc, node, bash -n...), tree-sitter only filters: an edit
         # that adds a problem tree-sitter sees is dropped, the rest go to the judge.
         self.native = native_judge(language, node.text)
-        self.judged_problems: dict[int, tuple[Problem, ...]] = {}  # id(edit) -> the judge's problems
+        self.judged_problems: dict[tuple, tuple[Problem, ...]] = {}  # _key(edit) -> the judge's problems
         self.shadowed: tuple[Problem, ...] = ()  # tree-sitter's, left out of the check where the judge speaks
         self.blind = False  # tree-sitter sees nothing where the judge reports its error
         if self.native:
@@ -509,7 +515,7 @@ class _TreeJudge:
                   start_point=(edit.line - 1, 0), old_end_point=(end_index, 0),
                   new_end_point=(edit.line - 1 + len(edit.new_lines), 0))
         after = self.parser.parse(data, tree)
-        problems = self.seen[id(edit)] = tuple(_tree_problems(after, data))
+        problems = self.seen[_key(edit)] = tuple(_tree_problems(after, data))
         if self.native:
             return FIXED if edit.direct else self._filter(problems, edit)
         if not problems:
@@ -555,7 +561,7 @@ class _TreeJudge:
         problems = self.confirm(text, edit)
         if problems is None:
             return None
-        self.judged_problems[id(edit)] = problems
+        self.judged_problems[_key(edit)] = problems
         if not problems:  # a complete fix: a few more runs to find alternatives, no more
             self.judge_limit = min(self.judge_limit, judges.calls() + JUDGE_ALTERNATIVES)
         return PROGRESS if problems else FIXED
@@ -576,8 +582,8 @@ class _TreeJudge:
         """(rank, edit, verdict) for the edits the judge's runs ran out for that leave
         tree-sitter the fewest problems, fewer than before: each gets a run beyond the
         judge's budget, as long as the search's ``budget.favourites`` lasts."""
-        best = sorted((r for r in self.unjudged if len(self.seen[id(r[1])]) < len(self.tree_before)),
-                      key=lambda r: (len(self.seen[id(r[1])]), r[0]))[:max(budget.favourites, 0)]
+        best = sorted((r for r in self.unjudged if len(self.seen[_key(r[1])]) < len(self.tree_before)),
+                      key=lambda r: (len(self.seen[_key(r[1])]), r[0]))[:max(budget.favourites, 0)]
         self.unjudged = []
         verdicts = []
         for rank, edit, lines in best:
@@ -587,14 +593,14 @@ class _TreeJudge:
         return verdicts
 
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
-        if id(edit) in self.judged_problems:
-            return self.judged_problems[id(edit)]
+        if _key(edit) in self.judged_problems:
+            return self.judged_problems[_key(edit)]
         if self.native and judges.calls() >= self.judge_limit:
             return None  # the judge's budget for this search is spent
-        if self.native or self.language in _OWN_JUDGE or id(edit) not in self.seen:
+        if self.native or self.language in _OWN_JUDGE or _key(edit) not in self.seen:
             problems = check(text, self.language).problems
         else:  # the incremental re-parse already saw the whole file
-            problems = self.seen[id(edit)]
+            problems = self.seen[_key(edit)]
         if problems and not self._helps(list(problems), edit):
             return None
         return problems
@@ -665,7 +671,7 @@ def _clearing_edits(node: _Node, judge: _TreeJudge, problem: Problem, language: 
         judge.verdict(edit)
         last = edit.line + len(edit.new_lines) - 1
         where = (min(edit.line, problem.line), max(last, problem.line))
-        if not any(near(p.line, *where, reach) for p in judge.seen[id(edit)]):
+        if not any(near(p.line, *where, reach) for p in judge.seen[_key(edit)]):
             found.append(edit)
     return found
 
