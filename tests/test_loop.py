@@ -110,6 +110,18 @@ def test_the_agent_steps_aside_where_it_does_not_pay():
     assert "agent is off" in result.reason
 
 
+def test_a_search_cut_short_by_the_deadline_says_so(monkeypatch):
+    # On a loaded machine the file's deadline (the safety bound) may end the search
+    # before any step: the report says time ran out, not that no edit helps.
+    from tinycode.config import Settings
+    from tinycode.engine import candidates, loop
+
+    monkeypatch.setattr(candidates, "expired", lambda: True)
+    monkeypatch.setattr(loop, "expired", lambda: True)
+    result = repair("def f(x):\n    return (x\n", "python", llm=FakeLLM(default="no"), settings=Settings())
+    assert result.status == "failed" and result.reason == "time budget spent before a step made progress"
+
+
 def test_an_opener_lost_far_above_its_closer_may_be_put_back():
     # CPython reports the closer ("unmatched ']'"); the opener belongs 15 lines up. Only
     # brackets may be added that far from a problem: any other change there is refused.

@@ -26,7 +26,7 @@ from typing import Callable
 from .. import judges
 from ..check import CheckResult, Problem, check, shadowed
 from ..config import Settings
-from ..deadline import DeadlineExceeded, until
+from ..deadline import DeadlineExceeded, expired, until
 from ..errors import ModelError, ModelUnavailable
 from ..languages import normalize
 from ..llm.base import LLM, ScoringUnsupported
@@ -345,7 +345,9 @@ def _agent_or_stop(state: RepairState) -> str:
     """What the loop could not repair goes to the agent, if one pays with this model."""
     style = style_for(state.settings)
     if style is None:
-        state.result.reason = "no step makes progress (the agent is off for this model)"
+        # The search stops at the file's deadline too: then time ran out, not the edits.
+        state.result.reason = ("time budget spent before a step made progress" if expired()
+                               else "no step makes progress (the agent is off for this model)")
         return state.working
     return run_agent_on(state, style)
 
