@@ -38,7 +38,7 @@ from .rank import rank
 from .edits import Edit
 from .fastpath import try_fast_repair
 from .guard import edit_too_large
-from .progress import TREE_SITTER, WIDE, made_progress, near
+from .progress import TREE_SITTER, made_progress, near, too_wide
 from .rewrite import rewrite_window
 from .trace import Step
 
@@ -222,7 +222,7 @@ def _region_clean(candidate: Candidate, state: RepairState) -> bool:
     before = {(p.line + delta if p.line > edit.line else p.line, p.message)
               for p in shadowed(state.working, state.current)}
     problems = [p for p in check(candidate.source_after, state.language).problems
-                if p.source != TREE_SITTER or ((p.line, p.message) not in before and p.end_line - p.line <= WIDE)]
+                if p.source != TREE_SITTER or ((p.line, p.message) not in before and not too_wide(p))]
     if any(near(p.line, first, last, reach) or near(p.end_line, first, last, reach)
            or p.line < first <= p.end_line for p in problems):
         return False

@@ -85,7 +85,7 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
         hidden = {(line, message) for line, message in new_tree - seen if not near(line, edit_line, edit_end)}
         old_judged = shifted(old_judge)
         next_lines = [p.line for p in new_judge if (p.line, p.message) not in old_judged and p.line > edit_end]
-        wide = {(p.line, p.message) for p in after if p.source == TREE_SITTER and p.end_line - p.line > WIDE}
+        wide = {(p.line, p.message) for p in after if too_wide(p)}
         allowed = hidden if judge_fewer else {(line, message) for line, message in hidden
                                               if next_lines and (line >= min(next_lines) - NEXT_ERROR_REACH
                                                                  or (line, message) in wide)}
@@ -103,6 +103,11 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     # Fewer problems; or fewer from the judge, with tree-sitter's only new ones those
     # its recovery hid before (allowed above).
     return len(after) < len(before) or judge_fewer
+
+
+def too_wide(problem: Problem) -> bool:
+    """A tree-sitter error spanning more than WIDE lines: it says where nothing went wrong."""
+    return problem.source == TREE_SITTER and problem.end_line - problem.line > WIDE
 
 
 def near(line: int, first: int, last: int, reach: int = REGION) -> bool:

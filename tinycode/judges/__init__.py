@@ -26,7 +26,7 @@ from typing import Iterator, Mapping, NamedTuple, Sequence
 
 from ..config import from_environment, toml_parser
 from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
-from . import node_worker, precompiled, readers, registry
+from . import precompiled, readers, registry
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
@@ -288,6 +288,8 @@ def _output(tool: Tool, text: str, language: str, filename: str) -> Output:
     """One run of the tool on ``text``; node's runs go to its worker where it can say."""
     argv, limit = _argv(tool, text, language), _limit(tool)
     if language == "javascript" and _state.runner is run_tool:
+        from . import node_worker  # only a repair of JavaScript needs it, not every check's start-up
+
         found = node_worker.output(argv, text, filename, limit)
         if found is not None:
             return found
