@@ -93,14 +93,15 @@ def real_llm(model_path):
 @pytest.fixture(scope="module")
 def model_server(model_path):
     """llama-cpp-python's OpenAI-compatible server with the default model on 127.0.0.1,
-    named ``tinycode-test``, echoing prompt log-probabilities (for ranking): its URL."""
+    named ``tinycode-test``, echoing prompt log-probabilities (for ranking): its URL.
+    Started through tinycode's launcher, which loads the model safely on CPUs with AMX."""
     pytest.importorskip("llama_cpp.server")
     import requests
 
     from scripted import free_port
 
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "llama_cpp.server", "--model", str(model_path),
+    process = subprocess.Popen([sys.executable, "-m", "tinycode.llm.server", "--model", str(model_path),
                                 "--model_alias", "tinycode-test", "--host", "127.0.0.1",
                                 "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
                                 "--logits_all", "true"],

@@ -1,4 +1,4 @@
-"""Command line: ``tinycode check|fix|models``. Thin: parsing, dispatch, exit codes.
+"""Command line: ``tinycode check|fix|models|doctor``. Thin: parsing, dispatch, exit codes.
 
 Each command lives in ``tinycode/commands/<name>.py`` with ``add_arguments(parser)``
 and ``run(args) -> int``; a command's module is imported only when it runs, so
@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "check": "report syntax problems (fast; never loads a model)",
     "fix": "repair syntax problems with a local model",
     "models": "list, fetch and verify models",
+    "doctor": "show the CPU, the llama.cpp build and the model settings (for bug reports)",
 }
 
 

@@ -189,6 +189,7 @@ def _only(safe: str) -> Trust:
 _NEVER = Trust(lambda value, user: True, "no")
 _NOT_ABOVE_YOURS = Trust(lambda value, user: isinstance(value, int) and isinstance(user, int) and value > user,
                          "up to your own value")
+_NOT_TRUE = Trust(lambda value, user: value is True and user is not True, "only `false`")
 _NO_MODEL_PATH = Trust(lambda value, user: _looks_like_path(str(value)), "a registry name, not a path")
 # Turning a judge off is fine; choosing the program it runs is not.
 _JUDGES_OFF_ONLY = Trust(lambda value, user: any(command != "off" and dict(user).get(language) != command
@@ -257,6 +258,12 @@ SETTINGS: tuple[Setting, ...] = (
             env="TINYCODE_TIMEOUT", flag="--timeout"),
     Setting("gpu_layers", int, 0, _integer(-1), "layers on the GPU (-1 = all)",
             env="TINYCODE_GPU_LAYERS", flag="--gpu-layers"),
+    # Off by default: on Intel CPUs with AMX they crash llama-cpp-python 0.3.36 at the
+    # first decode (llm/native.py); the README has their speed on and off.
+    Setting("extra_buffers", bool, False, _BOOLEAN,
+            "load the model with llama.cpp's extra buffer types (repacked or AMX weights); "
+            "crashes on some CPUs with AMX", env="TINYCODE_EXTRA_BUFFERS", flag="--extra-buffers",
+            trust=_NOT_TRUE),
     Setting("web", str, "offline", _choice(WEB_BACKENDS), "web_search backend",
             env="TINYCODE_WEB", flag="--web", trust=_only("offline")),
     Setting("offline", bool, False, _BOOLEAN,

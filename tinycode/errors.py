@@ -29,3 +29,8 @@ class ModelError(TinycodeError):
 
 class ModelUnavailable(ModelError):
     """The model could not be loaded at all: every file would fail the same way."""
+
+
+class ModelCrashed(ModelUnavailable):
+    """The process that held the model died (a crash in native code, or killed): the
+    model is gone for the rest of the run."""

@@ -63,6 +63,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from ..config import configure_judges
     from ..errors import UsageError
+    from ..llm.loader import model_options
     from .inputs import RunSettings, default_paths, iter_inputs, resolve_language, setting_overrides
 
     lang = resolve_language(args.lang)
@@ -79,8 +80,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--trace {args.trace}: {refused}")
     progress = sys.stderr.isatty() and not args.quiet
     jobs = args.jobs or 1
-    options = {"model": settings.model, "backend": settings.backend, "base_url": settings.base_url,
-               "gpu_layers": settings.gpu_layers, "offline": settings.offline, "progress": progress}
+    options = {**model_options(settings), "progress": progress}
     trace = _open_trace(args.trace) if args.trace else None
     report = _Reporter(args, trace, progress)
     inputs = iter_inputs(paths, lang, settings=run_settings, max_size="max_file_size",

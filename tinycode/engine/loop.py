@@ -30,7 +30,7 @@ from ..deadline import DeadlineExceeded, expired, until
 from ..errors import ModelError, ModelUnavailable
 from ..languages import normalize
 from ..llm.base import LLM, ScoringUnsupported
-from ..llm.loader import LazyLLM
+from ..llm.loader import LazyLLM, model_options
 from .agent import WorkingCopy, run_agent
 from .agent.loop import OPEN, Style, style_for
 from .candidates import Candidate, paired_fixes
@@ -147,8 +147,7 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     if before.ok:
         return RepairResult(source, "clean", language, seconds=time.monotonic() - started)
     if llm is None:
-        llm = LazyLLM(model=settings.model, backend=settings.backend, base_url=settings.base_url,
-                      gpu_layers=settings.gpu_layers, offline=settings.offline)
+        llm = LazyLLM(**model_options(settings))
     state = RepairState.start(source, language, before, settings, llm, on_step)
     result = state.result
     try:

@@ -20,6 +20,7 @@ from typing import Any, Iterator, Sequence
 from ..deadline import expired, ensure_time_left
 from ..errors import ModelError
 from .base import Completion, Prompt
+from .native import extra_buffer_types, extra_buffers_of
 from .prefix_cache import PrefixStates
 
 # Scoring batches: a logit row is n_vocab floats (0.6 MB for Qwen) per scored token,
@@ -58,7 +59,8 @@ class LlamaCppLLM:
     llama.cpp was built with CUDA or Metal."""
 
     def __init__(self, model_path: str | Path, *, n_ctx: int = 4096, threads: int | None = None,
-                 gpu_layers: int = 0, seed: int = 0, prefix_cache: bool = True) -> None:
+                 gpu_layers: int = 0, seed: int = 0, prefix_cache: bool = True,
+                 extra_buffers: bool = False) -> None:
         try:
             from llama_cpp import Llama
         except ImportError as exc:  # pragma: no cover - llama-cpp-python is a dependency
@@ -67,8 +69,9 @@ class LlamaCppLLM:
         self.path = str(model_path)
         start = time.perf_counter()
         try:
-            self._llm = Llama(model_path=self.path, n_ctx=n_ctx, n_threads=threads or physical_cores(),
-                              n_gpu_layers=gpu_layers, seed=seed, verbose=False)
+            with extra_buffer_types(extra_buffers):  # off by default: see native.py
+                self._llm = Llama(model_path=self.path, n_ctx=n_ctx, n_threads=threads or physical_cores(),
+                                  n_gpu_layers=gpu_layers, seed=seed, verbose=False)
         except (ValueError, RuntimeError, OSError) as exc:
             raise ModelError(f"llama.cpp could not load {self.path} ({exc}): the file is damaged, "
                              "truncated or holds an architecture this llama.cpp does not know") from None
@@ -77,6 +80,7 @@ class LlamaCppLLM:
         self._grammars: dict[str, Any] = {}
         self._formatter: Any = None
         self._scorer: _Scorer | None = None
+        self.extra_buffers = extra_buffers_of(self._llm)  # as loaded (None: the build has none)
         self._prefixes = PrefixStates(self._identity(gpu_layers)) if prefix_cache else None
         self._system: list[int] = []  # the system message's tokens, evaluated alone, at the cache's start
         self.closed = False
@@ -149,7 +153,8 @@ class LlamaCppLLM:
         import llama_cpp
 
         stat = os.stat(self.path)
-        return f"{self.path}|{stat.st_size}|{stat.st_mtime_ns}|{llama_cpp.__version__}|gpu={gpu_layers}"
+        return (f"{self.path}|{stat.st_size}|{stat.st_mtime_ns}|{llama_cpp.__version__}|gpu={gpu_layers}"
+                f"|extra={self.extra_buffers}")
 
     def _restore_prefix(self, prompt: Prompt, tokens: list[int]) -> None:
         """Have the KV cache hold the tokens of the prompt's system message and nothing

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+from typing import Any
 
 from ..config import BACKENDS
 from ..errors import ModelError, ModelUnavailable
@@ -15,14 +16,19 @@ _lock = threading.Lock()
 
 def load_llm(model: str | None = None, *, backend: str = "llama_cpp", base_url: str | None = None,
              gpu_layers: int = 0, n_ctx: int = 4096, threads: int | None = None,
-             offline: bool = False, progress: bool = False, server_slots: int | None = None) -> LLM:
+             offline: bool = False, progress: bool = False, server_slots: int | None = None,
+             extra_buffers: bool = False) -> LLM:
     """The model named by ``model`` on ``backend``; raises ModelError.
 
     For ``llama_cpp``, ``model`` is a registry name, an alias or a ``.gguf`` path
     (None = the registry default); the same file and options give the same object for
     the life of the process. For ``openai``, ``model`` is the server's model name
     (None = the first model the server lists), and ``server_slots`` the requests this
-    process sends it at once (None: no limit, 0: what the server reports)."""
+    process sends it at once (None: no limit, 0: what the server reports).
+
+    A model in process is served from a process of its own (``contained.py``): a crash
+    in llama.cpp raises ModelCrashed here instead of ending this process.
+    ``extra_buffers`` turns on llama.cpp's extra buffer types (``native.py``)."""
     if backend == "openai":
         from .openai_http import OpenAIHTTPLLM
 
@@ -36,14 +42,23 @@ def load_llm(model: str | None = None, *, backend: str = "llama_cpp", base_url: 
     from ..models import resolve_model_path
 
     path = resolve_model_path(model, offline=offline, progress=progress).resolve()
-    key = (str(path), gpu_layers, n_ctx, threads)
+    key = (str(path), gpu_layers, n_ctx, threads, extra_buffers)
     with _lock:
         llm = _loaded.get(key)
         if llm is None or getattr(llm, "closed", False):
+            from .contained import ContainedLLM
             from .llama_cpp import LlamaCppLLM
 
-            llm = _loaded[key] = LlamaCppLLM(path, n_ctx=n_ctx, threads=threads, gpu_layers=gpu_layers)
+            llm = _loaded[key] = ContainedLLM(LlamaCppLLM, path, n_ctx=n_ctx, threads=threads,
+                                              gpu_layers=gpu_layers, extra_buffers=extra_buffers)
         return llm
+
+
+def model_options(settings: Any) -> dict[str, Any]:
+    """The :func:`load_llm` options a run's settings choose."""
+    return {"model": settings.model, "backend": settings.backend, "base_url": settings.base_url,
+            "gpu_layers": settings.gpu_layers, "offline": settings.offline,
+            "extra_buffers": settings.extra_buffers}
 
 
 def unload_all() -> None:
