@@ -35,6 +35,35 @@ def test_bad_files_never_reach_llama_cpp(tmp_path):
 
 # --- the real model ------------------------------------------------------------------------------
 
+def test_extra_buffer_types_are_switched_only_within_the_block():
+    llama_cpp = pytest.importorskip("llama_cpp")
+    from tinycode.llm.native import EXTRA_BUFFERS_FIELD, extra_buffer_types
+
+    original = llama_cpp.llama_cpp.llama_model_default_params
+    if not hasattr(original(), EXTRA_BUFFERS_FIELD):
+        pytest.skip("this llama-cpp-python has no extra buffer types")
+    with extra_buffer_types(False):
+        assert getattr(llama_cpp.llama_cpp.llama_model_default_params(), EXTRA_BUFFERS_FIELD) is False
+    with extra_buffer_types(True):
+        assert getattr(llama_cpp.llama_cpp.llama_model_default_params(), EXTRA_BUFFERS_FIELD) is True
+    assert llama_cpp.llama_cpp.llama_model_default_params is original
+
+
+@pytest.mark.model
+def test_extra_buffer_types_are_off_in_the_loaded_model(real_llm, model_path):
+    """As llama.cpp loaded it: the parameters the ``Llama`` object kept (``model_params``),
+    read in the process that holds the model, and in one loaded here directly."""
+    from tinycode.llm.llama_cpp import LlamaCppLLM
+
+    assert real_llm.extra_buffers is False  # the default, contained model
+    here = LlamaCppLLM(model_path, n_ctx=256, prefix_cache=False)
+    try:
+        assert here._llm.model_params.use_extra_bufts is False
+        assert here.complete("def add(a, b):\n    return", max_tokens=3).text  # decodes: no AMX crash
+    finally:
+        here.close()
+
+
 @pytest.mark.model
 def test_the_model_is_loaded_once_per_process(real_llm, model_path):
     assert load_llm(str(model_path)) is real_llm
