@@ -31,6 +31,9 @@ def test_diff_writes_nothing(capsys, tmp_path, model):
     assert code == 0
     assert "-def (x):\n" in out and "+def double(x):\n" in out
     assert path.read_text() == NEEDS_AGENT
+    # git's headers for an absolute path: a/tmp/.../a.py, never a//tmp/...
+    rel = str(path).lstrip("/")
+    assert f"--- a/{rel}\n+++ b/{rel}\n" in out and "a//" not in out
 
 
 def test_stdin_to_stdout(capsys, monkeypatch, model):

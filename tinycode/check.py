@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import NamedTuple
 from dataclasses import asdict, dataclass, field, replace
 
+from .foreign import foreign_text
 from .languages import get_parser, normalize
 
 # A file may have thousands of ERROR nodes; past this the rest is noise.
@@ -58,8 +59,25 @@ class CheckResult:
 
 
 def check(source: str, language: str) -> CheckResult:
-    """All syntax problems of ``source`` in ``language`` (a name from languages.py)."""
+    """All syntax problems of ``source`` in ``language`` (a name from languages.py). A
+    failing file's merge-conflict markers, or the prose of a chat answer around its code,
+    are reported as such (kinds "conflict" and "chat"), not as syntax to repair."""
     language = normalize(language)
+    result = _syntax(source, language)
+    if result.ok:
+        return result
+    foreign = foreign_text(source, lambda text: _syntax(text, language).ok)
+    if foreign is None:
+        return result
+    kind, lines, message = foreign
+    texts = source_lines(source)
+    problems = tuple(Problem(line, 1, line, len(texts[line - 1].rstrip("\r")) + 1, message,
+                             texts[line - 1].rstrip("\r")[:_MAX_TEXT], kind=kind, source="tinycode")
+                     for line in lines)
+    return CheckResult(language, problems[:MAX_PROBLEMS], judge="tinycode")
+
+
+def _syntax(source: str, language: str) -> CheckResult:
     judge: Problem | None = None
     try:
         if language == "python":

@@ -26,6 +26,8 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TextIO
 
+from tqdm import tqdm
+
 from .display import printable
 from .inputs import add_input_arguments, add_setting_arguments, jobs_count
 from .output import add_output_arguments, render_report
@@ -338,8 +340,16 @@ class _Reporter:
         self.reports: list[dict[str, Any]] = []
         self.remaining = self.changed = self.errors = self.model_errors = 0
         self.said_unavailable = False
+        # On a terminal, a bar counts the files done (the total is not known while the
+        # folders are still being walked); elsewhere it prints nothing.
+        self.bar = tqdm(desc="tinycode fix", unit=" files", file=sys.stderr, disable=not progress,
+                        leave=False, dynamic_ncols=True)
 
     def __call__(self, item: Input, outcome: Outcome | None) -> None:
+        self._report(item, outcome)
+        self.bar.update()
+
+    def _report(self, item: Input, outcome: Outcome | None) -> None:
         from ..check import render
         from ..engine.edits import unified_diff
 
@@ -425,6 +435,7 @@ class _Reporter:
     def finish(self, paths: list[str]) -> int:
         """Print the JSON report and the summary; the run's exit code."""
         args = self.args
+        self.bar.close()
         if args.json:
             sys.stdout.write(render_report(self.reports, args.output_format))
         if not self.reports and not self.errors and not args.quiet:
@@ -602,8 +613,10 @@ def _write_back(source: SourceFile, text: str, *, backup: bool) -> tuple[str, st
 
 
 def _say(text: str) -> None:
-    """One message for people on stderr, control characters escaped."""
-    print(printable(text), file=sys.stderr, flush=True)
+    """One message for people on stderr, control characters escaped (above the
+    progress bar, when one is shown)."""
+    tqdm.write(printable(text), file=sys.stderr)
+    sys.stderr.flush()
 
 
 def _problems_before(result: RepairResult) -> CheckResult:

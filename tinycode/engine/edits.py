@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import io
+import os
 import re
 import tokenize
 from dataclasses import dataclass
@@ -94,8 +95,13 @@ def replace_lines(source: str, start: int, end: int, text: str) -> str:
 
 
 def unified_diff(before: str, after: str, path: str = "file") -> str:
+    """A unified diff with git's headers: ``a/`` and ``b/`` before the path as given, less
+    any leading ``/`` or ``./`` (``/tmp/x.py`` -> ``a/tmp/x.py``), with ``/`` separators."""
+    name = path.replace(os.sep, "/")
+    while name.startswith(("./", "/")):
+        name = name[2:] if name.startswith("./") else name[1:]
     return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                        f"a/{path}", f"b/{path}"))
+                                        f"a/{name}", f"b/{name}"))
 
 
 def changed_hunks(before: str, after: str) -> list[tuple[int, list[str], list[str]]]:

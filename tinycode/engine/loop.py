@@ -146,6 +146,9 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     before = check(source, language)
     if before.ok:
         return RepairResult(source, "clean", language, seconds=time.monotonic() - started)
+    if before.judge == "tinycode":  # conflict markers or a chat answer: not for a repair to decide
+        return RepairResult(source, "failed", language, reason=before.problems[0].message,
+                            problems_after=list(before.problems), seconds=time.monotonic() - started)
     if llm is None:
         llm = LazyLLM(**model_options(settings))
     state = RepairState.start(source, language, before, settings, llm, on_step)

@@ -22,7 +22,7 @@ _GCC_SYNTAX = re.compile(
     r"empty character constant|extra tokens|unbalanced|expected declaration or statement at end of input|"
     r"invalid suffix|exponent has no digits|invalid digit|missing '\(' |missing binary operator|"
     r"parameter name omitted|two or more data types|multiple types in one declaration|"
-    r"macro names must be identifiers|no macro name given|unknown type name|"
+    r"macro names must be identifiers|no macro name given|unknown type name|version control conflict marker|"
     r"a label can only be part of a statement|a function-definition is not allowed here|"
     r"invalid storage class|expected unqualified-id|expected primary-expression)")
 # clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
