@@ -223,3 +223,35 @@ def test_kept_flags_only_name_folders_macros_and_the_standard():
                          "-fms-extensions", "-mavx2", "-include", "/nonexistent.h", "-Xclang", "-load"], "/p")
     assert kept == ("-I", "/p/inc", "-I", "/p/inc2", "-isystem", "/opt/x", "-D", "A=1", "-U", "B",
                     "-std=c++17", "-fms-extensions", "-mavx2")
+
+
+CPP_HEADER = """#pragma once
+#include "llama.h"
+#include <string>
+#include <vector>
+
+struct common_params {
+    int32_t n_threads = 4;
+    std::string model;
+    std::vector<std::string> files;
+};
+
+namespace common {
+class sampler : public base {
+  public:
+    explicit sampler(const common_params & p);
+    llama_token sample(llama_context * ctx, int idx);
+  private:
+    std::vector<llama_token> prev;
+};
+}
+"""
+
+
+def test_a_cpp_header_named_h_is_judged_as_cpp(tmp_path):
+    header = tmp_path / "common.h"
+    header.write_text(CPP_HEADER)
+    assert main(["check", "-q", "--", str(header)]) == 0
+    broken = CPP_HEADER.replace("int idx);", "int idx;")
+    header.write_text(broken)
+    assert main(["check", "-q", "--", str(header)]) == 1

@@ -220,6 +220,11 @@ def verdict(source: str, language: str) -> Verdict | None:
     tool = _tool(language, source)
     if tool is None:
         return None
+    if language == "c" and _CPP_ONLY.search(source):
+        # A C++ header named .h (llama.cpp's, googletest's): its C++ compiler judges it.
+        language, tool = "cpp", _tool("cpp", source)
+        if tool is None:
+            return None
     flags = _project_flags(language)
     key = (tool.argv, tool.filename, flags, source)
     remembered = _remembered(key)
@@ -240,6 +245,13 @@ def verdict(source: str, language: str) -> Verdict | None:
     _remember(key, (found, spent[0]))
     _charge(key, spent[0], True)
     return found
+
+
+# What only C++ has: a namespace, a template, a class with a body or bases, access
+# specifiers, std::, a standard header without .h.
+_CPP_ONLY = re.compile(r"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|"
+                       r"class[ \t]+\w+[ \t]*(?:final[ \t]*)?[:{]|using[ \t]+namespace[ \t]|extern[ \t]+\"C\+\+\"|"
+                       r"(?:public|private|protected)[ \t]*:|#[ \t]*include[ \t]*<[a-z_]+>)|\bstd::\w", re.MULTILINE)
 
 
 def _remembered(key: tuple) -> tuple[Verdict | None, int] | None:
