@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         assert item.source is not None and item.language is not None and result is not None
         reports.append({"path": item.path, **result.to_dict()})
+        if args.verbose and result.note:
+            print(printable(f"tinycode: note: {item.path}: {result.note}"), file=sys.stderr)
         if not result.ok:
             files_with_problems += 1
             problems += len(result)

@@ -443,7 +443,7 @@ def _names_unresolved(found: Verdict) -> bool:
     """The file leaves names unresolved already (a header it cannot find, a name it never
     declares): a repair that lets the compiler read on meets more such names, not
     because of the repair."""
-    return any(readers.missing_header(d.message) or unresolved.UNRESOLVED.match(d.message) for d in found.other)
+    return unresolved.types_unknown(found.other)
 
 
 @contextlib.contextmanager

@@ -23,6 +23,7 @@ import re
 from typing import Iterable
 
 from .base import Diagnostic
+from .readers import missing_header
 
 NOTE = "types unknown: checked by the parser only"
 # A compiler's message that it cannot resolve a name (gcc, g++, clang).
@@ -42,16 +43,10 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |#include expects 
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
 
-def missing_header_message(message: str) -> bool:
-    from .readers import missing_header
-
-    return missing_header(message) is not None
-
-
 def types_unknown(diagnostics: Iterable[Diagnostic]) -> bool:
     """The compiler could not see every type the file uses: a header it could not
     find, or a name it never met."""
-    return any(missing_header_message(d.message) or UNRESOLVED.match(d.message) for d in diagnostics)
+    return any(missing_header(d.message) or UNRESOLVED.match(d.message) for d in diagnostics)
 
 
 def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diagnostic]:
@@ -73,7 +68,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
                                                              and seen_by_parser(d.line))):
             d = Diagnostic(d.line, d.column, d.message, False, doubtful=True)
         out.append(d)
-    said = [d.line for d in diagnostics if not missing_header_message(d.message)]
+    said = [d.line for d in diagnostics if not missing_header(d.message)]
     covered = {d.line for d in out if d.syntax}
     for p, (start, end) in zip(parsed, spans):
         if any(start <= line <= end for line in said) \
