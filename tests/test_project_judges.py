@@ -255,3 +255,17 @@ def test_a_cpp_header_named_h_is_judged_as_cpp(tmp_path):
     broken = CPP_HEADER.replace("int idx);", "int idx;")
     header.write_text(broken)
     assert main(["check", "-q", "--", str(header)]) == 1
+
+
+def test_missing_headers_are_found_before_the_compiler_runs_once():
+    includes = "".join(f'#include "part{n}.h"\n' for n in range(8))
+    source = includes + "#ifdef _WIN32\n#include <windows.h>\n#endif\nint main(void) { return 0; }\n"
+    judges.configure()
+    with judges.account():
+        found = judges.verdict(source, "c")
+        assert judges.calls() == 1  # not one run a header
+    assert found is not None and found.syntax == ()
+    missing = [d.message for d in found.other]
+    assert missing == [f"part{n}.h: No such file or directory" for n in range(8)]  # windows.h: never read
+    broken = source.replace("return 0;", "return 0")
+    assert not check(broken, "c").ok
