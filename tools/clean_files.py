@@ -47,7 +47,11 @@ SEARCH_ROOTS = ("/usr/lib", "/usr/share", "/usr/include", "/usr/local/include", 
 CPP_STANDARD_HEADERS = "/usr/include/c++"
 MIN_BYTES, MAX_BYTES = 200, 150_000
 CANDIDATES_PER_LANGUAGE = 600  # files looked at per language before sampling
+# Files its own tool rejects (a fragment meant to be included mid-class, a dialect)
+# before a language stops looking: each costs a compiler run.
+MAX_REJECTED = 80
 ERROR_ATTEMPTS = 12  # corruptions tried per file before it is left without a broken twin
+CONFIRM_TIMEOUT = 120.0  # seconds the language's own tool may take on one file (a busy machine)
 _HEADER_INDEX: dict[str, list[str]] | None = None
 
 
@@ -144,8 +148,11 @@ def confirm(text: str, path: str, language: str) -> bool | None:
     with tempfile.TemporaryDirectory(prefix="clean-confirm-") as folder:
         copy = os.path.join(folder, os.path.basename(path))
         Path(copy).write_text(text, encoding="utf-8")
-        done = subprocess.run(command + [copy], capture_output=True, timeout=60, check=False,
-                              stdin=subprocess.DEVNULL, cwd=folder)
+        try:
+            done = subprocess.run(command + [copy], capture_output=True, timeout=CONFIRM_TIMEOUT, check=False,
+                                  stdin=subprocess.DEVNULL, cwd=folder)
+        except subprocess.TimeoutExpired:
+            return False  # not confirmed either way: left out
     if language == "rust":
         return b"error" not in done.stderr
     return done.returncode == 0
@@ -181,8 +188,11 @@ def _compiles(text: str, path: str, language: str) -> bool | None:
         Path(copy).write_text(text, encoding="utf-8")
         for _ in range(12):
             command = [compiler, "-fsyntax-only", "-w", *kind, *[f"-I{f}" for f in folders], copy]
-            done = subprocess.run(command, capture_output=True, timeout=60, check=False, text=True,
-                                  stdin=subprocess.DEVNULL, cwd=temp, env=dict(os.environ, LC_ALL="C"))
+            try:
+                done = subprocess.run(command, capture_output=True, timeout=CONFIRM_TIMEOUT, check=False,
+                                      text=True, stdin=subprocess.DEVNULL, cwd=temp, env=dict(os.environ, LC_ALL="C"))
+            except subprocess.TimeoutExpired:
+                return False  # not confirmed either way: left out
             if done.returncode == 0:
                 return True
             missing = re.search(r"fatal error: (\S+): No such file or directory", done.stderr)
@@ -273,7 +283,7 @@ def _language(language: str, files: list[tuple[str, str]], wanted: int, rng: ran
     unconfirmed = rejected = 0
     seen_texts: set[str] = set()
     for path, _ in files:
-        if len(rows) >= wanted:
+        if len(rows) >= wanted or rejected >= MAX_REJECTED:
             break
         try:
             text = Path(path).read_text(encoding="utf-8")
