@@ -84,7 +84,9 @@ def check(source: str, language: str, path: str | None = None) -> CheckResult:
         spoke, native, note = spoken
         if not native:
             return CheckResult(language, judge=spoke, note=note)  # the language's own tool accepts it
-    problems = tree_sitter_problems(source, language)
+    # Where the types are unknown, the judge already took the tree-sitter errors it
+    # corroborates; the others are as likely an unknown macro's doing.
+    problems = tree_sitter_problems(source, language) if not note else []
     if native:  # the tool's lines first: that is where the person will look
         # tree-sitter's own on other lines are kept, and a token it names as missing
         # even on the tool's line: that says exactly what to insert where.

@@ -325,7 +325,7 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
     if language == "javascript" and found and _looks_like_jsx(source):
         return None  # node cannot read JSX; tree-sitter-javascript can
     diagnostics = extra + found
-    if language in _PROJECT_LANGUAGES and unresolved.types_unknown(diagnostics):
+    if language in _PROJECT_LANGUAGES and unresolved.types_unknown(diagnostics, source):
         return Verdict(tool.name, tuple(unresolved.agreed(diagnostics, source, language)), unresolved.NOTE)
     return Verdict(tool.name, tuple(diagnostics))
 
