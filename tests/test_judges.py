@@ -140,7 +140,13 @@ def test_what_gcc_says_of_a_line_it_could_not_parse_is_allowed_only_where_names_
     assert any("returning a function" in d.message for d in judges.verdict(fixed, "c").other)
     with judges.baseline(with_header, "c"):
         assert judges.problems(fixed, "c")[1] == []
+        # (A repair that leaves gcc's syntax message where tree-sitter sees nothing is no fix.)
         assert [c.source_after for c in suggest(with_header, "c") if c.fixes_all] == [fixed]
+    # Without the macro's header, what gcc says of that line alone may be the macro's
+    # doing: where tree-sitter sees nothing, the file is checked by the parser only.
+    hidden = with_header.replace("ctx int", "ctx() int")
+    result = check(hidden, "c")
+    assert result.ok and result.note == "types unknown: checked by the parser only"
     # The same line in a file that resolves its names: the message is new, and counts.
     with judges.baseline(PROBE_C, "c"):
         _, found = judges.problems(PROBE_C.replace("ctx int", "ctx, int"), "c")

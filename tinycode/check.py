@@ -9,6 +9,7 @@ tree-sitter's problems on other lines are kept, so several errors show at once.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import warnings
 from functools import lru_cache
@@ -45,6 +46,7 @@ class CheckResult:
     language: str
     problems: tuple[Problem, ...] = field(default_factory=tuple)
     judge: str = "tree-sitter"  # whose verdict this is: "python", "json", a tool ("gcc -fsyntax-only")
+    note: str = ""  # what the judge could not check ("types unknown: checked by the parser only")
 
     @property
     def ok(self) -> bool:
@@ -54,19 +56,23 @@ class CheckResult:
         return len(self.problems)
 
     def to_dict(self) -> dict[str, object]:
-        return {"language": self.language, "ok": self.ok, "judge": self.judge,
-                "problems": [p.to_dict() for p in self.problems]}
+        out: dict[str, object] = {"language": self.language, "ok": self.ok, "judge": self.judge,
+                                  "problems": [p.to_dict() for p in self.problems]}
+        if self.note:
+            out["note"] = self.note
+        return out
 
 
-def check(source: str, language: str) -> CheckResult:
-    """All syntax problems of ``source`` in ``language`` (a name from languages.py). A
+def check(source: str, language: str, path: str | None = None) -> CheckResult:
+    """All syntax problems of ``source`` in ``language`` (a name from languages.py).
+    ``path``: the file it is (a C or C++ compiler then reads its project's headers). A
     failing file's merge-conflict markers, or the prose of a chat answer around its code,
     are reported as such (kinds "conflict" and "chat"), not as syntax to repair."""
     language = normalize(language)
-    result = _syntax(source, language)
+    result = _syntax(source, language, path)
     if result.ok:
         return result
-    foreign = foreign_text(source, lambda text: _syntax(text, language).ok)
+    foreign = foreign_text(source, lambda text: _syntax(text, language, path).ok)
     if foreign is None:
         return result
     kind, lines, message = foreign
@@ -77,7 +83,7 @@ def check(source: str, language: str) -> CheckResult:
     return CheckResult(language, problems[:MAX_PROBLEMS], judge="tinycode")
 
 
-def _syntax(source: str, language: str) -> CheckResult:
+def _syntax(source: str, language: str, path: str | None) -> CheckResult:
     judge: Problem | None = None
     try:
         if language == "python":
@@ -89,13 +95,16 @@ def _syntax(source: str, language: str) -> CheckResult:
     except _NoVerdict:
         pass  # the judge gave up (pathological nesting): tree-sitter alone decides
     spoke = judge.source if judge is not None else "tree-sitter"
-    spoken = _native_problems(source, language) if language not in ("python", "json") else None
+    spoken = _native_problems(source, language, path) if language not in ("python", "json") else None
     native: list[Problem] = []
+    note = ""
     if spoken is not None:
-        spoke, native = spoken
+        spoke, native, note = spoken
         if not native:
-            return CheckResult(language, judge=spoke)  # the language's own tool accepts it
-    problems = tree_sitter_problems(source, language)
+            return CheckResult(language, judge=spoke, note=note)  # the language's own tool accepts it
+    # Where the types are unknown, the judge already took the tree-sitter errors it
+    # corroborates; the others are as likely an unknown macro's doing.
+    problems = tree_sitter_problems(source, language) if not note else []
     if native:  # the tool's lines first: that is where the person will look
         # tree-sitter's own on other lines are kept, and a token it names as missing
         # even on the tool's line: that says exactly what to insert where.
@@ -103,7 +112,7 @@ def _syntax(source: str, language: str) -> CheckResult:
                              if p.kind == "missing" or not any(_same_place(p, n) for n in native)]
     if judge is not None:
         problems = [judge] + [p for p in problems if not _same_place(p, judge)]
-    return CheckResult(language, tuple(problems[:MAX_PROBLEMS]), spoke)
+    return CheckResult(language, tuple(problems[:MAX_PROBLEMS]), spoke, note)
 
 
 def shadowed(source: str, result: CheckResult) -> tuple[Problem, ...]:
@@ -273,15 +282,20 @@ def _json_problem(source: str) -> Problem | None:
     return None
 
 
-def _native_problems(source: str, language: str) -> tuple[str, list[Problem]] | None:
-    """(the tool, its problems) from the language's installed tool (gcc, node,
-    bash -n, ...); None when it has none here or it could not decide."""
+def _native_problems(source: str, language: str, path: str | None
+                     ) -> tuple[str, list[Problem], str] | None:
+    """(the tool, its problems, what it could not check) from the language's installed
+    tool (gcc, node, bash -n, ...); None when it has none here or it could not decide."""
     from . import judges  # imported when first needed: most checks are Python
 
-    spoken = judges.problems(source, language)
+    with judges.located(path) if path is not None else contextlib.nullcontext():
+        # (without a path, the caller's location if it set one: a repair of a file)
+        spoken = judges.problems(source, language)
+        said = judges.verdict(source, language) if spoken is not None else None  # remembered: no new run
     if spoken is None:
         return None
     judge, diagnostics = spoken
+    note = said.note if said is not None else ""
     lines = source.split("\n")
     # An error at the end of the input (a block never closed) is put where the code
     # ends, not on the blank lines after it: that is where its repair goes, and where
@@ -298,7 +312,7 @@ def _native_problems(source: str, language: str) -> tuple[str, list[Problem]] | 
         text = at[0][:_MAX_TEXT] if at else ""
         column = max(d.column, 1)
         out.append(Problem(line, column, line, column, d.message, text, "compiler", judge))
-    return judge, out
+    return judge, out, note
 
 
 class _NoVerdict(Exception):

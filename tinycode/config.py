@@ -530,7 +530,7 @@ def _find(start: str | os.PathLike[str], notes: list[str]) -> tuple[Path, dict[s
     for folder in (here, *here.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
-            foreign = _foreign(candidate)
+            foreign = written_by_others(candidate)
             if foreign:
                 notes.append(f"{candidate}: not read ({foreign})")
             else:
@@ -542,7 +542,7 @@ def _find(start: str | os.PathLike[str], notes: list[str]) -> tuple[Path, dict[s
     return None
 
 
-def _foreign(path: Path) -> str:
+def written_by_others(path: Path) -> str:
     """Why ``path`` may have been written by someone else, or "" when it is the user's."""
     try:
         info = path.stat()

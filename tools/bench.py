@@ -10,6 +10,11 @@ bench.png to ``--out`` (a folder, or ``NAME.json`` with ``NAME.md``/``NAME.png``
     python tools/bench.py --limit 100 --baseline react1
     python tools/bench.py --data none --corrupt examples --scaling
     python tools/bench.py --data ../shared/data/c_dev.jsonl --lang c --judge gcc --split odd --limit 150
+    python tools/bench.py --clean-files --per-language 40 --out clean.json
+
+``--clean-files`` measures no repair: it checks clean real files installed on this
+machine as the pre-commit hook does, alone and inside their project, and one broken
+twin of each (``tools/clean_files.py``): false alarms beside detection, per language.
 
 ``--limit N`` runs a seeded random sample of N cases (``--seed``) of those left after
 ``--split``, kept in file order: so_dev.jsonl is ordered by difficulty, so its first N
@@ -70,6 +75,14 @@ BUSY_LOOP = ("import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n"
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     json_path, md_path, png_path = output_paths(args.out)
+    if args.clean_files:
+        from tools import clean_files
+
+        report = clean_files.run(args.per_language, args.seed, args.only, progress=not args.quiet)
+        json_path.write_text(json.dumps(report, indent=1), encoding="utf-8")
+        md_path.write_text(clean_files.markdown(report), encoding="utf-8")
+        print(clean_files.markdown(report))
+        return 0
     earlier = json.loads(Path(args.compare).read_text(encoding="utf-8")) if args.compare else None
     cases = load_cases(args)
     if not cases and not args.scaling:
@@ -164,6 +177,12 @@ def run_bench(args: argparse.Namespace, cases: list[dict[str, Any]]) -> dict[str
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--data", default=str(DEFAULT_DATA), help="JSONL of cases ('none' for no file)")
+    parser.add_argument("--clean-files", action="store_true",
+                        help="no repairs: check clean real files installed here, and one broken twin of "
+                             "each, as the hook does, alone and in their project (false alarms, detection)")
+    parser.add_argument("--per-language", type=int, default=40, metavar="N",
+                        help="--clean-files: clean files a language (default 40)")
+    parser.add_argument("--only", nargs="+", metavar="LANG", help="--clean-files: only these languages")
     parser.add_argument("--limit", "--sample", type=int, default=0, metavar="N",
                         help="a random sample of N of the file's cases (after --split), drawn with --seed and "
                              "run in file order; the file's first N would be its easy head")

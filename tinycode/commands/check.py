@@ -81,6 +81,8 @@ def run(args: argparse.Namespace) -> int:
             continue
         assert item.source is not None and item.language is not None and result is not None
         reports.append({"path": item.path, **result.to_dict()})
+        if args.verbose and result.note:
+            print(printable(f"tinycode: note: {item.path}: {result.note}"), file=sys.stderr)
         if not result.ok:
             files_with_problems += 1
             problems += len(result)
@@ -147,19 +149,24 @@ def _check(item: Input) -> CheckResult | None:
     if item.skipped is not None or item.error is not None:
         return None
     assert item.source is not None and item.language is not None
-    return check(item.source.text, item.language)
+    return check(item.source.text, item.language, _location(item))
 
 
-def _job(item: Input) -> tuple[str, str] | None:
+def _location(item: Input) -> str | None:
+    """Where the file is, for judges that read its project (stdin: ``--stdin-filename``)."""
+    return None if item.path == "-" else item.path
+
+
+def _job(item: Input) -> tuple[str, str, str | None] | None:
     if item.skipped is not None or item.error is not None:
         return None
     assert item.source is not None and item.language is not None
-    return item.source.text, item.language
+    return item.source.text, item.language, _location(item)
 
 
 def _worker_start(settings: Settings) -> None:
     configure_judges(settings)
 
 
-def _check_batch(jobs: list[tuple[str, str] | None]) -> list[CheckResult | None]:
+def _check_batch(jobs: list[tuple[str, str, str | None] | None]) -> list[CheckResult | None]:
     return [None if job is None else check(*job) for job in jobs]

@@ -124,14 +124,17 @@ class Outcome:
 
 
 def repair_file(model: FileModel, text: str, language: str, settings: Settings,
-                on_step: Callable[[Any], None] | None = None) -> Outcome:
-    """Repair one file's ``text`` with ``model``; model errors become the outcome."""
+                on_step: Callable[[Any], None] | None = None, path: str | None = None) -> Outcome:
+    """Repair one file's ``text`` (the file at ``path``: its project's headers are read)
+    with ``model``; model errors become the outcome."""
+    from .. import judges
     from ..errors import ModelUnavailable, TinycodeError
     from ..engine.loop import repair
 
     model.failure = None
     try:
-        result = repair(text, language, llm=model, settings=settings, on_step=on_step)
+        with judges.located(None if path == "-" else path):
+            result = repair(text, language, llm=model, settings=settings, on_step=on_step)
     except TinycodeError as exc:  # the model could not be loaded or reached: this file only
         return Outcome(error=str(exc), unavailable=isinstance(exc, ModelUnavailable))
     return Outcome(result, model_failure=model.failure)
@@ -142,7 +145,7 @@ def _buffered(model: FileModel, text: str, language: str, settings: Settings, pa
     """:func:`repair_file` with the ``-v`` steps kept for the report, not printed."""
     lines: list[str] = []
     on_step = (lambda step: lines.append(f"--- {path}\n{step.describe()}")) if verbose else None
-    outcome = repair_file(model, text, language, settings, on_step)
+    outcome = repair_file(model, text, language, settings, on_step, path)
     outcome.steps_text = lines
     return outcome
 
@@ -203,7 +206,8 @@ class _Sequential(_Workers):
         if verbose:
             def on_step(step, path=item.path):  # noqa: ANN001 - a step record
                 _say(f"--- {path}\n{step.describe()}")
-        return repair_file(self.model, item.source.text, item.language, item.settings or settings, on_step)
+        return repair_file(self.model, item.source.text, item.language, item.settings or settings, on_step,
+                           item.path)
 
 
 class _Threads(_Pooled):
@@ -282,7 +286,7 @@ class _Processes(_Pooled):
         from ..check import check
         from ..parallel import done
 
-        clean = check(text, language).ok
+        clean = check(text, language, None if path == "-" else path).ok
         if not clean and not self.started:
             self._start()
         if clean or self.pool is None:

@@ -9,6 +9,11 @@ Verdicts are remembered per text, so a repair that checks the same few texts aga
 and again (candidate search, the fast path, the final check) runs each tool a handful
 of times. A tool that times out is not asked again in this process.
 
+C and C++ are judged as the file's project would compile them, when the file's path is
+known (``located(path)``): its include folders and macros (``project.py``). Where the
+compiler still does not know the file's types, only what tree-sitter corroborates
+counts (``unresolved.py``).
+
 During a repair, ``baseline(source, language)`` records what the judge says about the
 original beyond syntax (a missing header, an unknown name): those may stay, but a text
 that adds any such message is reported as having a problem, so that a repair removes
@@ -26,11 +31,11 @@ from typing import Iterator, Mapping, NamedTuple, Sequence
 
 from ..config import from_environment, toml_parser
 from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
-from . import precompiled, readers, registry
+from . import headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
-           "calls", "judge_name"]
+           "calls", "judge_name", "located"]
 
 _CACHE_SIZE = 256
 _MAX_HEADER_RETRIES = 4  # headers blanked out one by one when the compiler cannot find them
@@ -79,6 +84,28 @@ class _Baseline(NamedTuple):
 
 
 _baseline: contextvars.ContextVar[_Baseline | None] = contextvars.ContextVar("tinycode_judge_baseline", default=None)
+# The path of the file being judged, when there is one: its project's flags come with it.
+_location: contextvars.ContextVar[str | None] = contextvars.ContextVar("tinycode_judge_location", default=None)
+# Languages whose compiler is given the file's project (``project.py``).
+_PROJECT_LANGUAGES = ("c", "cpp")
+
+
+@contextlib.contextmanager
+def located(path: str | None) -> Iterator[None]:
+    """Judge texts as the file at ``path`` (None: a text of no file): a C or C++
+    compiler then reads the headers of its project."""
+    token = _location.set(path)
+    try:
+        yield
+    finally:
+        _location.reset(token)
+
+
+def _project_flags(language: str) -> tuple[str, ...]:
+    path = _location.get()
+    if language not in _PROJECT_LANGUAGES or not path:
+        return ()
+    return project.flags_for(path).flags
 
 
 def configure(commands: Mapping[str, str] | None = None, timeout: float | None = None,
@@ -193,14 +220,20 @@ def verdict(source: str, language: str) -> Verdict | None:
     tool = _tool(language, source)
     if tool is None:
         return None
-    key = (tool.argv, tool.filename, source)
+    if language == "c" and _CPP_ONLY.search(source):
+        # A C++ header named .h (llama.cpp's, googletest's): its C++ compiler judges it.
+        language, tool = "cpp", _tool("cpp", source)
+        if tool is None:
+            return None
+    flags = _project_flags(language)
+    key = (tool.argv, tool.filename, flags, source)
     remembered = _remembered(key)
     if remembered is not None:
         _charge(key, remembered[1], False)
         return remembered[0]
     spent = [0]
     try:
-        found = _run(tool, source, language, spent)
+        found = _run(tool, source, language, spent, flags)
     except ToolTimeout:
         _charge(key, spent[0], True)
         if expired():  # the file's deadline cut it short
@@ -212,6 +245,13 @@ def verdict(source: str, language: str) -> Verdict | None:
     _remember(key, (found, spent[0]))
     _charge(key, spent[0], True)
     return found
+
+
+# What only C++ has: a namespace, a template, a class with a body or bases, access
+# specifiers, std::, a standard header without .h.
+_CPP_ONLY = re.compile(r"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|"
+                       r"class[ \t]+\w+[ \t]*(?:final[ \t]*)?[:{]|using[ \t]+namespace[ \t]|extern[ \t]+\"C\+\+\"|"
+                       r"(?:public|private|protected)[ \t]*:|#[ \t]*include[ \t]*<[a-z_]+>)|\bstd::\w", re.MULTILINE)
 
 
 def _remembered(key: tuple) -> tuple[Verdict | None, int] | None:
@@ -239,9 +279,12 @@ _GO_DECLARATION = re.compile(r"(?:\s|//[^\n]*\n|/\*.*?\*/)*(?:func|type|var|cons
 _GO_PREFIX = "package p; "  # a snippet without a package clause gets one, on its first line
 
 
-def _run(tool: Tool, source: str, language: str, spent: list[int]) -> Verdict | None:
-    """Run the tool; ``spent[0]`` grows by each run's cost."""
+def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[str, ...] = ()) -> Verdict | None:
+    """Run the tool (a compiler with the project's ``flags``); ``spent[0]`` grows by
+    each run's cost."""
     text, filename, extra = source, tool.filename, []
+    if language in _PROJECT_LANGUAGES and registry.family(tool.executable) in ("gcc", "clang"):
+        text, extra = _without_unreachable_headers(text, flags, tool.executable, language)
     if language == "javascript" and filename.endswith(".js") and _MODULE_SYNTAX.search(source):
         # node --check passes a .js text with module syntax unread once it sees that
         # syntax (node 20.19+ detects modules): the file is checked as a module.
@@ -258,7 +301,7 @@ def _run(tool: Tool, source: str, language: str, spent: list[int]) -> Verdict | 
                                                      d.message, d.syntax) for d in found.diagnostics))
     for _ in range(_MAX_HEADER_RETRIES + 1):
         spent[0] += registry.RUN_COST.get(language, 1)
-        output = _output(tool, text, language, filename)
+        output = _output(tool, text, language, filename, flags)
         found = tool.read(output, filename, text)
         if language == "javascript" and found and _needs_module(found[0].message) and filename.endswith(".js"):
             filename = "input.mjs"  # ES module syntax: node decides by the extension
@@ -281,12 +324,29 @@ def _run(tool: Tool, source: str, language: str, spent: list[int]) -> Verdict | 
         return None  # it failed without saying where: not a verdict
     if language == "javascript" and found and _looks_like_jsx(source):
         return None  # node cannot read JSX; tree-sitter-javascript can
-    return Verdict(tool.name, tuple(extra + found))
+    diagnostics = extra + found
+    if language in _PROJECT_LANGUAGES and unresolved.types_unknown(diagnostics, source):
+        return Verdict(tool.name, tuple(unresolved.agreed(diagnostics, source, language)), unresolved.NOTE)
+    return Verdict(tool.name, tuple(diagnostics))
 
 
-def _output(tool: Tool, text: str, language: str, filename: str) -> Output:
+def _without_unreachable_headers(text: str, flags: tuple[str, ...], executable: str,
+                                 language: str) -> tuple[str, list[Diagnostic]]:
+    """``text`` with the ``#include`` lines blanked whose header the compiler would not
+    find (the numbering stays), and a note of each: one run then reads the whole file."""
+    missing = headers.unreachable(text, flags, executable, language, min(_timeout(), remaining()))
+    if not missing:
+        return text, []
+    lines = text.split("\n")
+    for line, _ in missing:
+        lines[line - 1] = ""
+    notes = [Diagnostic(line, 1, f"{name}: No such file or directory", False) for line, name in missing]
+    return "\n".join(lines), notes
+
+
+def _output(tool: Tool, text: str, language: str, filename: str, flags: tuple[str, ...] = ()) -> Output:
     """One run of the tool on ``text``; node's runs go to its worker where it can say."""
-    argv, limit = _argv(tool, text, language), _limit(tool)
+    argv, limit = _argv(tool, text, language, flags), _limit(tool)
     if language == "javascript" and _state.runner is run_tool:
         from . import node_worker  # only a repair of JavaScript needs it, not every check's start-up
 
@@ -296,14 +356,19 @@ def _output(tool: Tool, text: str, language: str, filename: str) -> Output:
     return _state.runner(argv, text, filename, limit)
 
 
-def _argv(tool: Tool, text: str, language: str) -> Sequence[str]:
-    """The command for one run: a gcc run on C or C++ names the precompiled header
-    of the standard headers the text begins with, once there is one."""
+def _argv(tool: Tool, text: str, language: str, flags: tuple[str, ...] = ()) -> Sequence[str]:
+    """The command for one run: a compiler's names the project's flags before the
+    input; a gcc run on C or C++ names the precompiled header of the standard headers
+    the text begins with, once there is one."""
+    argv = tool.argv
+    if flags:
+        at = argv.index("{file}")
+        argv = argv[:at] + flags + argv[at:]
     if (language not in ("c", "cpp") or _state.runner is not run_tool
             or registry.family(tool.executable) != "gcc"):
-        return tool.argv
-    header = _state.headers.include_for(tool.argv, language, precompiled.header_block(text), _limit(tool))
-    return precompiled.with_include(tool.argv, header) if header else tool.argv
+        return argv
+    header = _state.headers.include_for(argv, language, precompiled.header_block(text), _limit(tool))
+    return precompiled.with_include(argv, header) if header else argv
 
 
 _MODULE_HINTS = re.compile(r"import statement outside a module|Unexpected token 'export'|"
@@ -374,17 +439,11 @@ def _key(diagnostic: Diagnostic) -> str:
     return re.sub(r"\s*\(first use in this function\)", "", diagnostic.message)
 
 
-# A compiler's message that it cannot resolve a name (gcc, g++, clang).
-_UNRESOLVED = re.compile(r"^(?:'[^']+' (?:undeclared|was not declared|has not been declared|"
-                         r"(?:in namespace '[^']+' )?does not name a type)|use of undeclared identifier|"
-                         r"unknown type name|no type named)")
-
-
 def _names_unresolved(found: Verdict) -> bool:
     """The file leaves names unresolved already (a header it cannot find, a name it never
     declares): a repair that lets the compiler read on meets more such names, not
     because of the repair."""
-    return any(readers.missing_header(d.message) or _UNRESOLVED.match(d.message) for d in found.other)
+    return unresolved.types_unknown(found.other)
 
 
 @contextlib.contextmanager
@@ -394,7 +453,8 @@ def baseline(source: str, language: str) -> Iterator[None]:
     # A message on a line with a syntax error is taken for its consequence ("too few
     # arguments" where a ',' is missing): it does not earn a place in the baseline.
     broken_lines = {d.line for d in found.syntax} if found is not None else set()
-    counts = Counter(_key(d) for d in found.other if d.line not in broken_lines) if found is not None else Counter()
+    counts = Counter(_key(d) for d in found.other if d.doubtful or d.line not in broken_lines) \
+        if found is not None else Counter()
     token = _baseline.set(_Baseline(language, counts, found is not None and _names_unresolved(found),
                                     frozenset(broken_lines), source.count("\n") + 1))
     try:
@@ -420,8 +480,8 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
             key = _key(diagnostic)
             if allowed[key] > 0:
                 allowed[key] -= 1
-            elif not (current.names_unresolved and (
-                    _UNRESOLVED.match(diagnostic.message)
+            elif not (current.names_unresolved and not diagnostic.doubtful and (
+                    unresolved.UNRESOLVED.match(diagnostic.message)
                     or current.hidden_by_syntax(diagnostic.line, source.count("\n") + 1))):
                 out.append(Diagnostic(diagnostic.line, diagnostic.column,
                                       f"{diagnostic.message} (new: the original did not have it)", True))

@@ -24,6 +24,9 @@ class Diagnostic:
     column: int
     message: str
     syntax: bool = True  # False: a header, a name, a type: not a syntax problem
+    # A syntax message the parser does not corroborate in a file whose types are
+    # unknown (``unresolved.py``): not a problem, unless a repair brings it.
+    doubtful: bool = False
 
 
 @dataclass(frozen=True)
@@ -32,6 +35,7 @@ class Verdict:
 
     judge: str  # the tool that spoke: "gcc", "node", "bash -n", "PyYAML", ...
     diagnostics: tuple[Diagnostic, ...] = ()
+    note: str = ""  # what the judge could not check ("types unknown: checked by the parser only")
 
     @property
     def syntax(self) -> tuple[Diagnostic, ...]:

@@ -1,0 +1,314 @@
+"""C and C++ judged as their project compiles them: compile_commands.json,
+compile_flags.txt, the repository's folders; what a project may not make the judge
+do; and a file whose types stay unknown, which is never reported broken for that."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tinycode import judges
+from tinycode.check import check
+from tinycode.cli import main
+from tinycode.judges import project
+
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None or shutil.which("g++") is None,
+                               reason="gcc and g++ not installed")
+pytestmark = needs_gcc
+UNKNOWN = "types unknown: checked by the parser only"
+
+# A source of a project like llama.cpp's: its types and macros come from headers.
+GGML_LIKE = """#include "ggml.h"
+#include "ggml-impl.h"
+#include <string.h>
+
+struct pair { int a; int b; };
+
+static const struct pair pairs[] = {
+    {1, 2},
+    {3, 4},
+};
+
+struct ggml_tensor * ggml_dup_tensor_like(struct ggml_context * ctx, const struct ggml_tensor * src) {
+    GGML_ASSERT(src != NULL && ctx != NULL);
+    struct ggml_tensor * result = ggml_new_tensor(ctx, src->type, GGML_MAX_DIMS, src->ne);
+    for (size_t i = 0; i < GGML_MAX_DIMS; i++) {
+        result->nb[i] = src->nb[i];
+    }
+    const int64_t ne2 = src->ne[2];
+    (void) ne2;
+    memcpy(result->name, src->name, sizeof(result->name));
+    return result;
+}
+"""
+GGML_H = """#pragma once
+#include <stddef.h>
+#include <stdint.h>
+#include <assert.h>
+#define GGML_MAX_DIMS 4
+#define GGML_ASSERT(x) assert(x)
+struct ggml_tensor { int type; int64_t ne[GGML_MAX_DIMS]; size_t nb[GGML_MAX_DIMS]; char name[64]; };
+struct ggml_context;
+struct ggml_tensor * ggml_new_tensor(struct ggml_context * ctx, int type, int n, const int64_t * ne);
+"""
+# The errors a judge that gave up on the headers used to hide (issue 28).
+MISSES = {
+    "misspelt for": ("for (size_t", "ofr (size_t"),
+    "lost [": ("src->ne[2]", "src->ne 2]"),
+    "doubled , in an initialiser": ("{1, 2},", "{1, 2},,"),
+    "unterminated #include": ('"ggml-impl.h"', '"ggml-impl.h'),
+    "operator first in a macro's argument": ("GGML_ASSERT(src != NULL", "GGML_ASSERT(== src NULL"),
+    "extra ) before ;": ("sizeof(result->name));", "sizeof(result->name)));"),
+}
+
+
+@pytest.fixture(autouse=True)
+def _fresh_judges():
+    judges.configure()
+    yield
+    judges.configure()
+
+
+def _project(tmp_path: Path) -> Path:
+    """A git repository with the headers in include/ and the source in src/."""
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "include").mkdir()
+    (tmp_path / "include" / "ggml.h").write_text(GGML_H)
+    (tmp_path / "include" / "ggml-impl.h").write_text("#pragma once\n#include \"ggml.h\"\n")
+    (tmp_path / "src").mkdir()
+    source = tmp_path / "src" / "ops.c"
+    source.write_text(GGML_LIKE)
+    return source
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_clean_file_whose_headers_are_missing_is_not_reported_broken(tmp_path, language):
+    alone = tmp_path / ("ops.c" if language == "c" else "ops.cpp")
+    alone.write_text(GGML_LIKE)
+    result = check(GGML_LIKE, language, str(alone))
+    assert result.ok and result.note == UNKNOWN
+    assert main(["check", "-q", "--", str(alone)]) == 0
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_header_using_size_t_and_project_types_without_includes_is_not_reported_broken(tmp_path, language):
+    header = tmp_path / ("buffer.h" if language == "c" else "buffer.hpp")
+    header.write_text("typedef struct {\n    size_t length;\n    arena_t *arena;\n    uint8_t *bytes;\n} buffer_t;\n\n"
+                      "buffer_t *buffer_new(arena_t *arena, size_t length);\n"
+                      "static inline size_t buffer_length(const buffer_t *b) { return (size_t) b->length; }\n")
+    result = check(header.read_text(), language, str(header))
+    assert result.ok and result.note == UNKNOWN
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+@pytest.mark.parametrize("miss", sorted(MISSES))
+def test_errors_are_still_seen_where_the_headers_are_missing(tmp_path, language, miss):
+    old, new = MISSES[miss]
+    broken = GGML_LIKE.replace(old, new)
+    assert broken != GGML_LIKE
+    path = tmp_path / ("ops.c" if language == "c" else "ops.cpp")
+    path.write_text(broken)
+    assert not check(broken, language, str(path)).ok
+    assert main(["check", "-q", "--", str(path)]) == 1
+
+
+def test_the_repository_include_folder_is_found_and_the_compiler_then_decides(tmp_path):
+    source = _project(tmp_path)
+    found = project.flags_for(source)
+    assert found.source == "folders" and str(tmp_path / "include") in found.flags
+    result = check(GGML_LIKE, "c", str(source))
+    assert result.ok and result.note == ""  # every type known: gcc's verdict, nothing doubted
+    # With the types known, an error tree-sitter does not see is the compiler's to report.
+    hidden = GGML_LIKE.replace("(void) ne2;", "(void) ne2 int;")
+    assert not check(hidden, "c", str(source)).ok
+
+
+def test_compile_commands_json_gives_the_include_folders_and_macros(tmp_path):
+    source = _project(tmp_path)
+    headers = tmp_path / "include"
+    moved = tmp_path / "third_party" / "ggml"
+    moved.parent.mkdir()
+    headers.rename(moved)  # only the build knows where they are now
+    uses_macro = GGML_LIKE.replace("#include <string.h>\n", "#include <string.h>\n#ifndef GGML_USE_CPU\n"
+                                   "#error built without GGML_USE_CPU\n#endif\n")
+    source.write_text(uses_macro)
+    build = tmp_path / "build"
+    build.mkdir()
+    entry = {"directory": str(build), "file": "../src/ops.c",
+             "command": "/usr/bin/cc -I../third_party/ggml -DGGML_USE_CPU -std=gnu11 -O2 -o ops.o -c ../src/ops.c"}
+    (build / "compile_commands.json").write_text(json.dumps([entry]))
+    found = project.flags_for(source)
+    assert "compile_commands.json" in found.source
+    assert ("-I", str(moved)) == found.flags[found.flags.index("-I"):found.flags.index("-I") + 2]
+    assert "-DGGML_USE_CPU" not in found.flags and ("-D", "GGML_USE_CPU") == \
+        found.flags[found.flags.index("-D"):found.flags.index("-D") + 2]
+    assert "-std=gnu11" in found.flags and "-O2" not in found.flags and "-o" not in found.flags
+    verdict = judges.verdict(uses_macro, "c")  # no location: the headers and the macro unknown
+    assert verdict is not None and verdict.note == UNKNOWN
+    with judges.located(str(source)):
+        verdict = judges.verdict(uses_macro, "c")
+    assert verdict is not None and verdict.diagnostics == () and verdict.note == ""
+
+
+def test_compile_flags_txt_is_read_relative_to_its_folder(tmp_path):
+    source = _project(tmp_path)
+    (tmp_path / "include").rename(tmp_path / "headers")
+    (tmp_path / "compile_flags.txt").write_text("-xc\n-Iheaders\n-DGGML_USE_CPU=1\n")
+    found = project.flags_for(source)
+    assert "compile_flags.txt" in found.source
+    assert found.flags[2:] == ("-I", str(tmp_path / "headers"), "-D", "GGML_USE_CPU=1")
+    result = check(GGML_LIKE, "c", str(source))
+    assert result.ok and result.note == ""
+
+
+def test_a_project_cannot_make_the_judge_run_or_load_anything(tmp_path):
+    """-B, -wrapper, -fplugin, -specs and @file in a project's compile_commands.json
+    would let a cloned repository run its own programs: none is passed on."""
+    source = _project(tmp_path)
+    marker = tmp_path / "ran"
+    evil = tmp_path / "evil"
+    evil.mkdir()
+    for name in ("cc1", "cc1plus", "as", "collect2"):  # what gcc -B would run
+        script = evil / name
+        script.write_text(f"#!/bin/sh\ntouch {marker}\n")
+        script.chmod(script.stat().st_mode | stat.S_IEXEC)
+    wrapper = evil / "wrap"
+    wrapper.write_text(f"#!/bin/sh\ntouch {marker}\nexec \"$@\"\n")
+    wrapper.chmod(wrapper.stat().st_mode | stat.S_IEXEC)
+    (evil / "x.specs").write_text("*cc1:\n+ -fplugin=/nonexistent.so\n")
+    (evil / "args.rsp").write_text(f"-B{evil}/\n")
+    hostile = (f"cc -B{evil}/ -wrapper {wrapper} -fplugin={evil}/x.so -fplugin-arg-x-y=1 -specs={evil}/x.specs "
+               f"@{evil}/args.rsp --sysroot={evil} -include /dev/zero -Xclang -load -Xclang {evil}/x.so "
+               f"-I../include -c ../src/ops.c")
+    (tmp_path / "compile_commands.json").write_text(json.dumps(
+        [{"directory": str(tmp_path / "src"), "file": "ops.c", "command": hostile}]))
+    found = project.flags_for(source)
+    assert not any(str(evil) in flag or "/dev/zero" in flag for flag in found.flags)
+    assert found.flags[2:] == ("-I", str(tmp_path / "include"))
+    broken = GGML_LIKE.replace("{1, 2},", "{1, 2},,")
+    source.write_text(broken)
+    assert main(["check", "-q", "--", str(source)]) == 1
+    assert not marker.exists()
+    # And gcc itself would have obeyed them: the test's trap is real.
+    done = subprocess.run(["gcc", f"-B{evil}/", "-fsyntax-only", "-x", "c", "-"], input=b"int x;\n",
+                          capture_output=True, check=False)
+    assert marker.exists() or done.returncode != 0
+
+
+def test_a_project_file_written_by_others_is_not_read(tmp_path):
+    source = _project(tmp_path)
+    flags = tmp_path / "compile_flags.txt"
+    flags.write_text("-DFROM_PROJECT\n")
+    assert "compile_flags.txt" in project.flags_for(source).source
+    flags.chmod(flags.stat().st_mode | stat.S_IWOTH)  # anyone could have put it there
+    assert project.flags_for(source).source == "folders"
+
+
+def test_check_says_where_types_were_unknown(tmp_path, capsys):
+    alone = tmp_path / "ops.c"
+    alone.write_text(GGML_LIKE)
+    assert main(["check", "--output-format", "json", "--", str(alone)]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report[0]["ok"] and report[0]["note"] == UNKNOWN
+
+
+def test_kept_flags_only_name_folders_macros_and_the_standard():
+    kept = project.kept(["-Iinc", "-I", "inc2", "-isystem", "/opt/x", "-DA=1", "-UB", "-std=c++17",
+                         "-fplugin=x.so", "-wrapper", "w", "-B/x", "-specs=s", "@rsp", "-o", "out.o",
+                         "-fms-extensions", "-mavx2", "-include", "/nonexistent.h", "-Xclang", "-load"], "/p")
+    assert kept == ("-I", "/p/inc", "-I", "/p/inc2", "-isystem", "/opt/x", "-D", "A=1", "-U", "B",
+                    "-std=c++17", "-fms-extensions", "-mavx2")
+
+
+CPP_HEADER = """#pragma once
+#include "llama.h"
+#include <string>
+#include <vector>
+
+struct common_params {
+    int32_t n_threads = 4;
+    std::string model;
+    std::vector<std::string> files;
+};
+
+namespace common {
+class sampler : public base {
+  public:
+    explicit sampler(const common_params & p);
+    llama_token sample(llama_context * ctx, int idx);
+  private:
+    std::vector<llama_token> prev;
+};
+}
+"""
+
+
+def test_a_cpp_header_named_h_is_judged_as_cpp(tmp_path):
+    header = tmp_path / "common.h"
+    header.write_text(CPP_HEADER)
+    assert main(["check", "-q", "--", str(header)]) == 0
+    broken = CPP_HEADER.replace("int idx);", "int idx;")
+    header.write_text(broken)
+    assert main(["check", "-q", "--", str(header)]) == 1
+
+
+def test_missing_headers_are_found_before_the_compiler_runs_once():
+    includes = "".join(f'#include "part{n}.h"\n' for n in range(8))
+    source = includes + "#ifdef _WIN32\n#include <windows.h>\n#endif\nint main(void) { return 0; }\n"
+    judges.configure()
+    with judges.account():
+        found = judges.verdict(source, "c")
+        assert judges.calls() == 1  # not one run a header
+    assert found is not None and found.syntax == ()
+    missing = [d.message for d in found.other]
+    assert missing == [f"part{n}.h: No such file or directory" for n in range(8)]  # windows.h: never read
+    broken = source.replace("return 0;", "return 0")
+    assert not check(broken, "c").ok
+
+
+# Macros from headers that are not there confuse gcc and tree-sitter at the same place.
+MACRO_HEAVY = """#include "api.h"
+#include <glib-object.h>
+
+#ifndef MODULE_SCOPE
+#   define MODULE_SCOPE extern
+#endif
+MODULE_SCOPE int Tcl_AppInit(Tcl_Interp *interp);
+
+G_BEGIN_DECLS
+typedef struct _Foo Foo;
+G_END_DECLS
+
+GGML_API struct ggml_tensor * ggml_view(struct ggml_context * ctx, int n);
+GGML_API int ggml_n(void);
+static GGML_INLINE int add_one(int x) { return x + 1; }
+
+int count(struct list *list) {
+    int n = 0;
+    GGML_ASSERT(n >= 0);
+    FOREACH(item, list) {
+        n += add_one(item->size);
+    }
+    return n;
+}
+
+int foo_get_count(void) G_GNUC_CONST;
+GType foo_get_type (void) G_GNUC_CONST;
+"""
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_unknown_macros_beside_declarations_are_not_syntax_errors(tmp_path, language):
+    path = tmp_path / ("macros.c" if language == "c" else "macros.cpp")
+    path.write_text(MACRO_HEAVY)
+    result = check(MACRO_HEAVY, language, str(path))
+    assert result.ok and result.note == UNKNOWN
+    for old, new in (("n += add_one(item->size);", "n += add_one(item->size;"),
+                     ("GGML_ASSERT(n >= 0);", "GGML_ASSERT(>= n 0);"),
+                     ("    int n = 0;", "    int n = 0,,;")):
+        assert not check(MACRO_HEAVY.replace(old, new), language, str(path)).ok, new

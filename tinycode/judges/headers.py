@@ -1,0 +1,122 @@
+"""The ``#include`` lines a C or C++ compiler will not find, found before it runs.
+
+A compiler stops at the first header it cannot find. Blanking that line and running
+again reads the rest, one header per run; a file checked away from its project (a
+hook's copy, an editor's buffer) can miss a dozen. Looking the headers up first, in
+the folders the compiler would search, saves those runs: one run then reads the whole
+file. Only lines that are certainly read are blanked this way: those outside any
+``#if`` (an include guard or ``#pragma once`` aside); a header inside a condition may
+be one the compiler never opens, and is left to it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+from typing import Sequence
+
+_INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^<>\n]+)>)')
+_CONDITION = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b")
+_GUARD_OPEN = re.compile(r"^[ \t]*#[ \t]*ifndef[ \t]+(\w+)[ \t]*$")
+_GUARD_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)")
+_COMMENTS = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+# Folder flags, in the order the compiler searches them for "quoted" and <angled> names.
+_QUOTE_FLAGS = ("-iquote",)
+_ANGLE_FLAGS = ("-I", "-isystem")
+_LAST_FLAGS = ("-idirafter",)
+
+
+def unreachable(text: str, flags: Sequence[str], executable: str, language: str,
+                timeout: float) -> list[tuple[int, str]]:
+    """(1-based line, header) of the ``#include`` lines of ``text`` outside conditions
+    that name a header found in none of the folders the compiler (``executable`` with
+    ``flags``) would search; none when the compiler does not say where it looks."""
+    if "include" not in text:
+        return []
+    lines = text.split("\n")
+    top = 1 if _guarded(text) else 0
+    depth = 0
+    out: list[tuple[int, str]] = []
+    quote, angle, last = _folders(flags)
+    system: tuple[str, ...] | None = None
+    for number, line in enumerate(lines, 1):
+        if "#" not in line:
+            continue
+        condition = _CONDITION.match(line)
+        if condition:
+            depth += -1 if condition.group(1) == "endif" else 1
+            continue
+        match = _INCLUDE.match(line)
+        if match is None or depth > top:
+            continue
+        name = match.group(1) or match.group(2)
+        if os.path.isabs(name):
+            if not os.path.isfile(name):
+                out.append((number, name))
+            continue
+        if _found(name, (quote + angle) if match.group(1) else angle):
+            continue
+        if system is None:  # asked only for a header the project's folders do not have
+            system = system_folders(executable, language, timeout)
+            if not system:
+                return []  # where the compiler looks is unknown: it finds out for itself
+        if not _found(name, system + last):
+            out.append((number, name))
+    return out
+
+
+def _found(name: str, folders: Sequence[str]) -> bool:
+    return any(os.path.isfile(os.path.join(folder, name)) for folder in folders)
+
+
+def _guarded(text: str) -> bool:
+    """The text begins with an include guard (``#ifndef X`` / ``#define X``): its
+    contents are read, as if outside any condition."""
+    head = _COMMENTS.sub("", text[:4000])
+    code = [line for line in head.split("\n") if line.strip()][:2]
+    if len(code) < 2:
+        return False
+    opened, defined = _GUARD_OPEN.match(code[0]), _GUARD_DEFINE.match(code[1])
+    return bool(opened and defined and opened.group(1) == defined.group(1))
+
+
+def _folders(flags: Sequence[str]) -> tuple[list[str], list[str], tuple[str, ...]]:
+    """The folders the flags name: searched for "quoted" names only, for both before
+    the system's, and after the system's."""
+    quote: list[str] = []
+    angle: list[str] = []
+    last: list[str] = []
+    for flag, value in zip(flags, flags[1:]):
+        if flag in _QUOTE_FLAGS:
+            quote.append(value)
+        elif flag in _ANGLE_FLAGS:
+            angle.append(value)
+        elif flag in _LAST_FLAGS:
+            last.append(value)
+    return quote, angle, tuple(last)
+
+
+_system: dict[tuple[str, str], tuple[str, ...]] = {}
+
+
+def system_folders(executable: str, language: str, timeout: float) -> tuple[str, ...]:
+    """Where ``executable`` finds <standard headers> for ``language``, as it says itself
+    (``-E -v``: about 15 ms, once per process); () when it does not say."""
+    key = (executable, language)
+    if key in _system:
+        return _system[key]
+    kind = "c++" if language == "cpp" else "c"
+    try:
+        done = subprocess.run([executable, "-x", kind, "-E", "-v", os.devnull], stdin=subprocess.DEVNULL,
+                              capture_output=True, timeout=timeout, check=False,
+                              env=dict(os.environ, LC_ALL="C", LANG="C", LANGUAGE="C"))
+    except (OSError, subprocess.TimeoutExpired):
+        _system[key] = ()
+        return ()
+    text = done.stderr.decode("utf-8", "replace")
+    start, end = text.find("#include <...> search starts here:"), text.find("End of search list.")
+    found = () if start < 0 or end < start else \
+        tuple(line.strip() for line in text[start:end].split("\n")[1:] if line.strip())
+    _system[key] = found
+    return found

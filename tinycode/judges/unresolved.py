@@ -1,0 +1,168 @@
+"""What a C or C++ compiler's messages still say about syntax when it does not know
+the file's types.
+
+C cannot be parsed without knowing which names are types: ``(size_t) n`` is a cast
+or a call, ``foo_t * p;`` a declaration or a product. A compiler that cannot find a
+header, or meets a type it was never shown, answers with ``unknown type name``,
+``expected ')' before 'n'``, ``expected primary-expression before ')'``: messages
+about the file's grammar that are wrong about the file. tree-sitter's grammar needs no
+types, but its error recovery misses real errors and its verdict is not the
+compiler's.
+
+So in a file whose types are unknown, a message counts as a syntax problem only where
+both agree: the compiler reports a syntax error on a line and tree-sitter sees an
+error within a line of it (or the message is lexical and cannot come from a missing
+type: a string never closed, a malformed ``#include``). Where they agree, tree-sitter's
+view is kept too: it often names the place better.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from .base import Diagnostic
+from .readers import missing_header
+
+NOTE = "types unknown: checked by the parser only"
+# A compiler's message that it cannot resolve a name (gcc, g++, clang).
+UNRESOLVED = re.compile(r"^(?:'[^']+' (?:undeclared|was not declared|has not been declared|is not a type|"
+                        r"is not a (?:class|namespace|template)|(?:in namespace '[^']+' )?does not name a "
+                        r"(?:type|template type)|is not a member of)|use of undeclared identifier|"
+                        r"unknown type name|no type named|no template named|"
+                        r"variable or field '[^']+' declared void|"
+                        r"expected constructor, destructor, or type conversion)")
+# Messages that are about the text itself whatever its types: a token the lexer cannot
+# finish, a preprocessor directive that is malformed or unbalanced.
+_LEXICAL = re.compile(r"^(?:missing terminating |unterminated |#include expects |#include nested|"
+                      r"#\w+ without #if|#else after #else|#elif after #else|invalid preprocessing directive|"
+                      r"stray '[^']*' in program|empty character constant|"
+                      r"macro names must be identifiers|no macro name given)")
+NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
+
+
+def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None) -> bool:
+    """The compiler could not see every type the file uses: a header it could not
+    find, a name it never met, or (given the ``text``) a syntax message beside a
+    macro-like name the file never defines (``int f(void) G_GNUC_CONST;`` in a header
+    that leaves its macros to the file including it)."""
+    diagnostics = list(diagnostics)
+    if any(missing_header(d.message) or UNRESOLVED.match(d.message) for d in diagnostics):
+        return True
+    if text is None or not any(d.syntax for d in diagnostics):
+        return False
+    lines, defined = text.split("\n"), set(_DEFINE.findall(text))
+    return any(d.syntax and 0 < d.line <= len(lines) and _beside_unknown_macro(lines[d.line - 1], d.column, d.message,
+                                                                               defined) for d in diagnostics)
+
+
+def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diagnostic]:
+    """``diagnostics`` (a compiler's, on a file whose types are unknown) with only the
+    syntax problems that tree-sitter corroborates or that are lexical marked as syntax;
+    tree-sitter's own errors next to a compiler error are added, as syntax problems.
+    Neither counts where an unknown macro explains it (``_beside_unknown_macro``)."""
+    from ..check import tree_sitter_problems
+
+    lines = text.split("\n")
+    defined = set(_DEFINE.findall(text))
+
+    def explained(line: int, column: int, message: str = "", known: set[str] = defined) -> bool:
+        row = lines[line - 1] if 0 < line <= len(lines) else ""
+        above = lines[line - 2] if 1 < line <= len(lines) + 1 else ""
+        lone = _LONE_MACRO.match(above)  # G_BEGIN_DECLS on the line before
+        return bool(lone and lone.group(1) not in known) or _beside_unknown_macro(row, column, message, known)
+
+    # tree-sitter expands no macro: to it, even those the file defines are unknown; and
+    # its error may span the macro (``int f(void) G_GNUC_CONST``).
+    parsed = [p for p in tree_sitter_problems(text, language)
+              if not (explained(p.line, p.column, known=set()) or _ANNOTATION.search(p.text))]
+    # An ERROR node can span a whole function: its first lines are where it went wrong.
+    spans = [(p.line - NEAR, max(p.line, min(p.end_line, p.line + 2)) + NEAR) for p in parsed]
+
+    def seen_by_parser(line: int) -> bool:
+        return any(start <= line <= end for start, end in spans)
+
+    out: list[Diagnostic] = []
+    said: list[int] = []  # lines with an error of the compiler's that no unknown macro explains
+    last_explained = False  # the compiler's previous message was an unknown macro's doing
+    for d in diagnostics:
+        lexical = bool(_LEXICAL.match(d.message))
+        name = bool(UNRESOLVED.match(d.message))  # a name it does not know: not a grammar problem
+        grammar = not (name or missing_header(d.message)) and (lexical or not (
+            explained(d.line, d.column, d.message) or (last_explained and _CASCADE.match(d.message))))
+        if not name:
+            last_explained = not grammar
+        if grammar or name:
+            # (g++ says only "'int64_t' does not name a type" of ``int64_t n = a->ne 2];``)
+            said.append(d.line)
+        if d.syntax and not (lexical or (grammar and seen_by_parser(d.line))):
+            d = Diagnostic(d.line, d.column, d.message, False, doubtful=True)
+        out.append(d)
+    covered = {d.line for d in out if d.syntax}
+    for p, (start, end) in zip(parsed, spans):
+        if any(start <= line <= end for line in said) \
+                and not any(abs(p.line - line) <= NEAR for line in covered):
+            out.append(Diagnostic(p.line, p.column, p.message, True))
+            covered.add(p.line)
+    out.sort(key=lambda d: (d.line, d.column))
+    return out
+
+
+_DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+_MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*$")  # GGML_API, G_BEGIN_DECLS, FOREACH
+# A macro-like name not called (``G_GNUC_CONST``, ``GGML_API``), inside a problem's text.
+_ANNOTATION = re.compile(r"\b[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*\b(?!\s*\()")
+_LONE_MACRO = re.compile(r"^\s*([A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*)\s*$")
+_WORD_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
+_WORD_AT = re.compile(r"\s*([A-Za-z_]\w*)")
+_LINE_START = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\()?")
+# gcc's words for a declaration that starts with a type it does not know, at file scope.
+_UNKNOWN_TYPE_AT_FILE_SCOPE = re.compile(r"^expected '=', ',', ';', 'asm' or '__attribute__' before '(\w+)'")
+KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern float for goto if
+inline int long register restrict return short signed sizeof static struct switch typedef union unsigned void
+volatile while _Bool _Complex _Atomic _Alignas _Alignof _Noreturn _Static_assert _Thread_local bool true false
+class namespace template typename public private protected virtual override final operator new delete this
+using friend explicit mutable constexpr consteval constinit decltype noexcept nullptr static_assert
+thread_local try catch throw co_await co_return co_yield concept requires export import module
+wchar_t char8_t char16_t char32_t""".split())
+
+
+def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]) -> bool:
+    """A problem at ``column`` of the line ``row`` that an unknown macro or type can
+    explain: it is on or right after a macro-like name the file never defines
+    (``GGML_API struct ...``, ``G_BEGIN_DECLS``), on a line a macro opens that is not a
+    plain call (``FOREACH(item, list) {``, ``LIST_HEAD(h, e) head = ...``), or gcc
+    says a declaration starts with a name it does not know as a type (``GType f(void);``)."""
+    def unknown(word: str, macro_only: bool = True) -> bool:
+        return word not in KEYWORDS and word not in defined and (not macro_only or bool(_MACRO_NAME.match(word)))
+
+    at = max(column - 1, 0)
+    before, after = _WORD_BEFORE.search(row[:at]), _WORD_AT.match(row[at:])
+    if (before and unknown(before.group(1))) or (after and unknown(after.group(1))):
+        return True
+    start = _LINE_START.match(row)
+    if start and unknown(start.group(1)):
+        if not start.group(2):
+            return True  # an annotation: GGML_API int f(void);
+        rest = row[_balanced_end(row, start.end(2) - 1):].strip()
+        if rest and rest[0] not in ";,)":
+            return True  # FOREACH(...) {, LIST_HEAD(...) head: not a call statement
+    file_scope = _UNKNOWN_TYPE_AT_FILE_SCOPE.match(message)
+    if file_scope and before and unknown(before.group(1), macro_only=False):
+        return True
+    return False
+
+
+# What gcc says next when a macro after a function's declarator made it read the
+# following lines as old-style parameter declarations (``int f(void) G_GNUC_CONST;``).
+_CASCADE = re.compile(r"^expected (?:'=', ',', ';', 'asm' or '__attribute__' before '\{' token|'\{' at end of input)")
+
+
+def _balanced_end(row: str, opening: int) -> int:
+    """The index after the ``)`` matching the ``(`` at ``opening`` (the line's end if none)."""
+    depth = 0
+    for index in range(opening, len(row)):
+        depth += {"(": 1, ")": -1}.get(row[index], 0)
+        if depth == 0:
+            return index + 1
+    return len(row)
