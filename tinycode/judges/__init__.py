@@ -30,7 +30,7 @@ from . import precompiled, readers, registry
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
-           "calls", "judge_name"]
+           "calls", "judge_name", "in_process_only"]
 
 _CACHE_SIZE = 256
 _MAX_HEADER_RETRIES = 4  # headers blanked out one by one when the compiler cannot find them
@@ -79,6 +79,20 @@ class _Baseline(NamedTuple):
 
 
 _baseline: contextvars.ContextVar[_Baseline | None] = contextvars.ContextVar("tinycode_judge_baseline", default=None)
+_tools_off: contextvars.ContextVar[bool] = contextvars.ContextVar("tinycode_judge_tools_off", default=False)
+
+
+@contextlib.contextmanager
+def in_process_only() -> Iterator[None]:
+    """Within the block, only the judges that run in this process speak (CPython, json,
+    PyYAML, tomllib); a tool that would start a process gives no verdict. An editor's
+    check on every keystroke cannot wait for a compiler (the language server runs the
+    tools when a file is saved or the user is idle)."""
+    token = _tools_off.set(True)
+    try:
+        yield
+    finally:
+        _tools_off.reset(token)
 
 
 def configure(commands: Mapping[str, str] | None = None, timeout: float | None = None,
@@ -190,6 +204,8 @@ def verdict(source: str, language: str) -> Verdict | None:
             _remember(key, remembered)
         _charge(key, remembered[1], ran)
         return remembered[0]
+    if _tools_off.get():
+        return None
     tool = _tool(language, source)
     if tool is None:
         return None
