@@ -6,48 +6,24 @@ need no real model; ``test_lsp_real_model.py`` has the one with the default mode
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("pygls")
-pytest_lsp = pytest.importorskip("pytest_lsp")
+pytest.importorskip("pytest_lsp")
 pytest_asyncio = pytest.importorskip("pytest_asyncio")
 
 from lsprotocol import types  # noqa: E402
 from pygls.exceptions import JsonRpcException  # noqa: E402
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities  # noqa: E402
+from pytest_lsp import client_capabilities  # noqa: E402
 
 from tinycode import check  # noqa: E402
 from tinycode.lsp.positions import UTF16, apply_edits, problem_range, split_lines  # noqa: E402
 
-ROOT = Path(__file__).resolve().parent.parent
-FAKE_SERVER = Path(__file__).resolve().parent / "lsp_fake_server.py"
-
-# A repair with no choice to make: the model is never asked.
-NO_MODEL = "import sys\n\n\ndef main(argv)\n    print(argv)\n    return 0\n"
-NO_MODEL_FIXED = NO_MODEL.replace("def main(argv)", "def main(argv):")
-# Several verified candidates: the model ranks them.
-RANKED = "def top(path, n=10):\n    counts = Counter(words(path)\n    return counts.most_common(n)\n"
-
-
-def server_env(**extra: str) -> dict[str, str]:
-    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH", "")]))
-    return {**os.environ, "PYTHONPATH": path, **extra}
-
-
-async def start(workspace: Path, capabilities: types.ClientCapabilities | None = None,
-                command: list[str] | None = None, **env: str) -> LanguageClient:
-    config = ClientServerConfig(server_command=command or [sys.executable, str(FAKE_SERVER)],
-                                server_env=server_env(**env))
-    client = await config.start()
-    await client.initialize_session(types.InitializeParams(
-        capabilities=capabilities or client_capabilities("neovim@v0.7.0"),
-        root_uri=workspace.as_uri(), workspace_folders=[types.WorkspaceFolder(workspace.as_uri(), "w")]))
-    return client
+from lsp_client import (NO_MODEL, NO_MODEL_FIXED, RANKED, change_document, code_action_params,  # noqa: E402
+                        diagnostics, edits_of, open_document, start)
 
 
 @pytest.fixture
@@ -71,62 +47,6 @@ async def slow_client(workspace: Path):
     yield client
     await client.shutdown_session()
     await client.stop()
-
-
-def open_document(client: LanguageClient, path: Path, text: str, language: str = "python") -> str:
-    path.write_text(text, encoding="utf-8")
-    uri = path.as_uri()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri=uri, language_id=language, version=1, text=text)))
-    return uri
-
-
-def change_document(client: LanguageClient, uri: str, version: int, text: str) -> None:
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-        [types.TextDocumentContentChangeWholeDocument(text=text)]))
-
-
-async def diagnostics(client: LanguageClient, uri: str, version: int,
-                      timeout: float = 10) -> list[types.Diagnostic]:
-    """The diagnostics the server publishes for ``version`` of ``uri``."""
-    end = time.monotonic() + timeout
-    while True:
-        published = client.diagnostics.get(uri)
-        if published is not None and client.diagnostic_versions.get(uri) == version:
-            return list(published)
-        if time.monotonic() > end:
-            raise AssertionError(f"no diagnostics for version {version} of {uri}")
-        await asyncio.sleep(0.02)
-
-
-@pytest.fixture(autouse=True)
-def _versions(monkeypatch):
-    """Remember each publishDiagnostics' version (the client keeps only the list)."""
-    from pytest_lsp import client as client_module
-
-    original = client_module.publish_diagnostics
-
-    def publish(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
-        client.diagnostic_versions = {**getattr(client, "diagnostic_versions", {}), params.uri: params.version}
-        return original(client, params)
-
-    monkeypatch.setitem(client_module.DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, publish)
-
-
-def code_action_params(uri: str, found: list[types.Diagnostic], only: list[str] | None = None
-                       ) -> types.CodeActionParams:
-    where = found[0].range if found else types.Range(types.Position(0, 0), types.Position(0, 0))
-    return types.CodeActionParams(types.TextDocumentIdentifier(uri), where,
-                                  types.CodeActionContext(diagnostics=found, only=only))
-
-
-def edits_of(action: types.CodeAction) -> list[types.TextEdit]:
-    assert action.edit is not None, action
-    if action.edit.document_changes:
-        (change,) = action.edit.document_changes
-        return list(change.edits)
-    return [edit for edits in action.edit.changes.values() for edit in edits]
 
 
 @pytest.mark.asyncio

@@ -31,7 +31,7 @@ from ..check import CheckResult, check
 from ..errors import TinycodeError
 from ..version import __version__
 from .positions import UTF16, apply_edits, invalid_position, problem_range, split_lines, text_edits
-from .repairs import Job, Repairs
+from .repairs import Repairs
 
 if TYPE_CHECKING:
     from ..config import Settings
