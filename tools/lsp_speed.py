@@ -39,7 +39,7 @@ def python_file(lines: int) -> str:
     out: list[str] = []
     n = 0
     while len(out) < lines:
-        out += [f"def scale_{n}(values, factor={n}):", f"    total = sum(v * factor for v in values)",
+        out += [f"def scale_{n}(values, factor={n}):", "    total = sum(v * factor for v in values)",
                 f"    return {{'n': {n}, 'total': total}}", "", ""]
         n += 1
     return "\n".join(out[:lines]) + "\n"
