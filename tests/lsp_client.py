@@ -94,3 +94,12 @@ def _client() -> LanguageClient:
 def _published(client: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
     client.diagnostic_versions[params.uri] = params.version
     publish_diagnostics(client, params)
+
+
+async def repair_actions(client: LanguageClient, path: Path, text: str
+                         ) -> tuple[str, list[types.Diagnostic], list[types.CodeAction]]:
+    """Open ``text`` as ``path``: its uri, its first diagnostics and the actions for them."""
+    uri = open_document(client, path, text)
+    found = await diagnostics(client, uri, 1)
+    actions = await client.text_document_code_action_async(code_action_params(uri, found))
+    return uri, found, list(actions)

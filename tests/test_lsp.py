@@ -23,7 +23,7 @@ from tinycode import check  # noqa: E402
 from tinycode.lsp.positions import UTF16, apply_edits, problem_range, split_lines  # noqa: E402
 
 from lsp_client import (NO_MODEL, NO_MODEL_FIXED, RANKED, change_document, code_action_params,  # noqa: E402
-                        diagnostics, edits_of, open_document, start)
+                        diagnostics, edits_of, open_document, repair_actions, start)
 
 
 @pytest.fixture
@@ -62,9 +62,7 @@ async def test_a_broken_file_gets_the_diagnostics_of_check(client, workspace):
 
 @pytest.mark.asyncio
 async def test_the_quick_fix_is_the_smallest_edit_and_leaves_a_clean_document(client, workspace):
-    uri = open_document(client, workspace / "main.py", NO_MODEL)
-    found = await diagnostics(client, uri, 1)
-    actions = await client.text_document_code_action_async(code_action_params(uri, found))
+    uri, found, actions = await repair_actions(client, workspace / "main.py", NO_MODEL)
     titles = [a.title for a in actions]
     assert titles == ["Repair with tinycode", "Repair whole file with tinycode"]
     assert actions[0].edit is None  # Neovim resolves the edit when it applies the action
@@ -103,9 +101,7 @@ async def test_a_client_that_cannot_resolve_gets_the_edits_with_the_actions(work
 @pytest.mark.asyncio
 async def test_a_repair_for_an_older_version_is_dropped(slow_client, workspace):
     client = slow_client
-    uri = open_document(client, workspace / "top.py", RANKED)
-    found = await diagnostics(client, uri, 1)
-    actions = await client.text_document_code_action_async(code_action_params(uri, found))
+    uri, found, actions = await repair_actions(client, workspace / "top.py", RANKED)
     pending = asyncio.ensure_future(client.code_action_resolve_async(actions[0]))
     await asyncio.sleep(1.0)  # the repair is waiting for the model's scores
     assert not pending.done()
@@ -118,9 +114,7 @@ async def test_a_repair_for_an_older_version_is_dropped(slow_client, workspace):
 @pytest.mark.asyncio
 async def test_a_cancelled_repair_stops_and_the_server_goes_on(slow_client, workspace):
     client = slow_client
-    uri = open_document(client, workspace / "top.py", RANKED)
-    found = await diagnostics(client, uri, 1)
-    actions = await client.text_document_code_action_async(code_action_params(uri, found))
+    uri, found, actions = await repair_actions(client, workspace / "top.py", RANKED)
     future = client.protocol.send_request(types.CODE_ACTION_RESOLVE, actions[0], msg_id="repair-1")
     await asyncio.sleep(1.0)
     started = time.monotonic()
@@ -130,9 +124,7 @@ async def test_a_cancelled_repair_stops_and_the_server_goes_on(slow_client, work
     assert cancelled.value.code == types.LSPErrorCodes.RequestCancelled
     assert time.monotonic() - started < 1.0
     # The cancelled repair stops at its next check, so the next one starts at once.
-    other = open_document(client, workspace / "main.py", NO_MODEL)
-    found = await diagnostics(client, other, 1)
-    actions = await client.text_document_code_action_async(code_action_params(other, found))
+    other, found, actions = await repair_actions(client, workspace / "main.py", NO_MODEL)
     started = time.monotonic()
     action = await client.code_action_resolve_async(actions[0])
     assert apply_edits(NO_MODEL, edits_of(action), UTF16) == NO_MODEL_FIXED
@@ -143,9 +135,7 @@ async def test_a_cancelled_repair_stops_and_the_server_goes_on(slow_client, work
 @pytest.mark.asyncio
 async def test_slow_repairs_show_progress(slow_client, workspace):
     client = slow_client
-    uri = open_document(client, workspace / "top.py", RANKED)
-    found = await diagnostics(client, uri, 1)
-    actions = await client.text_document_code_action_async(code_action_params(uri, found))
+    uri, found, actions = await repair_actions(client, workspace / "top.py", RANKED)
     action = await asyncio.wait_for(client.code_action_resolve_async(actions[0]), 30)
     assert check(apply_edits(RANKED, edits_of(action), UTF16), "python").ok
     (reports,) = client.progress_reports.values()
@@ -184,9 +174,7 @@ async def test_bad_input_gets_a_log_line_and_the_server_goes_on(client, workspac
 @pytest.mark.asyncio
 async def test_a_client_gone_mid_repair_ends_the_server_cleanly(workspace, capfd):
     client = await start(workspace, FAKE_SCORE_SECONDS="30")
-    uri = open_document(client, workspace / "top.py", RANKED)
-    found = await diagnostics(client, uri, 1)
-    actions = await client.text_document_code_action_async(code_action_params(uri, found))
+    uri, found, actions = await repair_actions(client, workspace / "top.py", RANKED)
     client.protocol.send_request(types.CODE_ACTION_RESOLVE, actions[0])
     await asyncio.sleep(1.0)
     server = client._server

@@ -13,8 +13,7 @@ pytest.importorskip("pytest_lsp")
 from tinycode import check  # noqa: E402
 from tinycode.lsp.positions import UTF16, apply_edits  # noqa: E402
 
-from lsp_client import (RANKED, change_document, code_action_params, diagnostics, edits_of,  # noqa: E402
-                      open_document, start)
+from lsp_client import RANKED, change_document, diagnostics, edits_of, repair_actions, start  # noqa: E402
 
 pytestmark = pytest.mark.model
 
@@ -25,9 +24,7 @@ async def test_the_quick_fix_with_the_default_model(model_path, tmp_path):
     client = await start(tmp_path, command=[sys.executable, "-m", "tinycode", "lsp", "--offline",
                                             "--model", str(model_path)])
     try:
-        uri = open_document(client, tmp_path / "top.py", RANKED)
-        found = await diagnostics(client, uri, 1)
-        actions = await client.text_document_code_action_async(code_action_params(uri, found))
+        uri, _, actions = await repair_actions(client, tmp_path / "top.py", RANKED)
         action = await client.code_action_resolve_async(actions[0])
         fixed = apply_edits(RANKED, edits_of(action), UTF16)
         assert check(fixed, "python").ok

@@ -42,6 +42,11 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stdin-filename", metavar="NAME",
                         help="read stdin as if it were the file NAME: its language, config "
                              "and exclude rules (for editors)")
+    add_trust_argument(parser)
+
+
+def add_trust_argument(parser: argparse.ArgumentParser) -> None:
+    """``--trust-project``: the project's configuration may set restricted keys too."""
     parser.add_argument("--trust-project", action="store_true", default=None,
                         help="let this project's [tool.tinycode] choose servers, weights and "
                              "wider guard limits too (see 'Whose settings count' in the README)")

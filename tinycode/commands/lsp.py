@@ -12,16 +12,14 @@ import logging
 import sys
 
 from ..errors import UsageError
-from .inputs import add_setting_arguments, setting_overrides
+from .inputs import add_setting_arguments, add_trust_argument, setting_overrides
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stdio", action="store_true",
                         help="talk over stdin and stdout (the default and only transport; "
                              "accepted because editors pass it)")
-    parser.add_argument("--trust-project", action="store_true", default=None,
-                        help="let the project's [tool.tinycode] choose servers, weights and "
-                             "wider guard limits too (see 'Whose settings count' in the README)")
+    add_trust_argument(parser)
     add_setting_arguments(parser, "fix")  # --model, --backend, --base-url, --offline, ...
     parser.add_argument("--log-level", choices=("error", "warning", "info", "debug"), default="info",
                         help="what the server logs on stderr (default: info)")
