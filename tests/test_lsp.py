@@ -208,3 +208,17 @@ async def test_project_settings_and_trust_rules_apply(workspace):
     finally:
         await client.shutdown_session()
         await client.stop()
+
+
+@pytest.mark.asyncio
+async def test_the_quick_fix_of_one_problem_leaves_the_other_alone(client, workspace):
+    between = "".join(f"\n\ndef f{n}():\n    return {n}\n" for n in range(5))
+    text = f"import sys\n\nprint(sys.argv))\n{between}\n\nprint(sys.path))\n"
+    uri, found, actions = await repair_actions(client, workspace / "two.py", text)
+    assert [d.range.start.line for d in found] == [2, 25]
+    quick = [a for a in actions if a.title == "Repair with tinycode"]
+    assert [a.diagnostics[0].range.start.line for a in quick] == [2, 25]
+    second = edits_of(await client.code_action_resolve_async(quick[1]))
+    assert [(e.range.start.line, e.range.start.character, e.new_text) for e in second] == [(25, 15, "")]
+    whole = edits_of(await client.code_action_resolve_async(actions[-1]))
+    assert check(apply_edits(text, whole, UTF16), "python").ok and len(whole) == 2

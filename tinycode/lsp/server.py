@@ -75,6 +75,7 @@ class TinycodeServer(LanguageServer):
         self._settings_by_folder: dict[str, Settings] = {}
         self._said: set[str] = set()
         self._check_pool: Any = None
+        self.asked_to_stop = False  # a shutdown request came
 
     # -- settings -----------------------------------------------------------------
 
@@ -266,10 +267,9 @@ class TinycodeServer(LanguageServer):
             self._tell(f"tinycode: {document.name}: no repair found ({result.reason or result.status})",
                        types.MessageType.Warning)
             return action
-        encoding = self.encoding()
-        edits = text_edits(text, result.source, encoding)
-        if isinstance(line, int):
-            edits = _edits_for_line(edits, text, line, document, encoding)
+        edits = await asyncio.get_running_loop().run_in_executor(
+            self._checks(), _repair_edits, text, result.source, line if isinstance(line, int) else None,
+            document, self.encoding())
         action.edit = self._workspace_edit(uri, version, edits)
         return action
 
@@ -346,7 +346,7 @@ class TinycodeServer(LanguageServer):
             self.repairs.cancel_all(reason)
 
     def shutdown(self) -> None:
-        if not self.protocol._shutdown:  # no shutdown request came first
+        if not self.asked_to_stop:
             log.warning("the client went away without asking the server to shut down; stopping")
         self.stop_work("the connection to the client ended")
         super().shutdown()
@@ -402,10 +402,14 @@ def _diagnostic(problem: Any, lines: list[str], encoding: str) -> types.Diagnost
                             severity=types.DiagnosticSeverity.Error, source=SOURCE, code=problem.source)
 
 
-def _edits_for_line(edits: list[types.TextEdit], text: str, line: int, document: _Document,
-                    encoding: str) -> list[types.TextEdit]:
-    """Of the repair's ``edits``, those near the problem on 0-based ``line``, when they
-    alone remove it and add no problem; else every edit (the whole verified repair)."""
+def _repair_edits(text: str, repaired: str, line: int | None, document: _Document,
+                  encoding: str) -> list[types.TextEdit]:
+    """The TextEdits from ``text`` to its repair: all of them, or with ``line`` (0-based)
+    those near the problem there, when they alone remove it and add no problem; else
+    every edit (the whole verified repair)."""
+    edits = text_edits(text, repaired, encoding)
+    if line is None:
+        return edits
     assert document.language is not None and document.settings is not None
     reach = document.settings.max_problem_distance
     near = [e for e in edits if e.range.start.line - reach <= line <= e.range.end.line + reach]
@@ -484,6 +488,7 @@ def build_server(overrides: Mapping[str, object]) -> TinycodeServer:
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: TinycodeServer, params: None) -> None:
+        ls.asked_to_stop = True
         ls.stop_work("the client asked the server to shut down")
 
     return server
