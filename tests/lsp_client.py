@@ -8,6 +8,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Callable
 
 from lsprotocol import types
 from pygls.protocol import default_converter
@@ -103,3 +104,15 @@ async def repair_actions(client: LanguageClient, path: Path, text: str
     found = await diagnostics(client, uri, 1)
     actions = await client.text_document_code_action_async(code_action_params(uri, found))
     return uri, found, list(actions)
+
+
+async def logged(client: LanguageClient, wanted: Callable[[str], bool], timeout: float = 5) -> str:
+    """The first line of the server's log that is ``wanted``, waiting for it to come."""
+    end = time.monotonic() + timeout
+    while True:
+        for message in client.log_messages:
+            if wanted(message.message):
+                return message.message
+        if time.monotonic() > end:
+            raise AssertionError(f"not in the log: {[m.message for m in client.log_messages]}")
+        await asyncio.sleep(0.02)

@@ -23,7 +23,7 @@ from tinycode import check  # noqa: E402
 from tinycode.lsp.positions import UTF16, apply_edits, problem_range, split_lines  # noqa: E402
 
 from lsp_client import (NO_MODEL, NO_MODEL_FIXED, RANKED, change_document, code_action_params,  # noqa: E402
-                        diagnostics, edits_of, open_document, repair_actions, start)
+                        diagnostics, edits_of, logged, open_document, repair_actions, start)
 
 
 @pytest.fixture
@@ -108,7 +108,7 @@ async def test_a_repair_for_an_older_version_is_dropped(slow_client, workspace):
     change_document(client, uri, 2, RANKED + "\n# typed meanwhile\n")
     action = await asyncio.wait_for(pending, 20)
     assert action.edit is None
-    assert any("dropped a repair computed for version 1" in m.message for m in client.log_messages)
+    await logged(client, lambda m: "dropped a repair computed for version 1" in m)
 
 
 @pytest.mark.asyncio
@@ -129,7 +129,7 @@ async def test_a_cancelled_repair_stops_and_the_server_goes_on(slow_client, work
     action = await client.code_action_resolve_async(actions[0])
     assert apply_edits(NO_MODEL, edits_of(action), UTF16) == NO_MODEL_FIXED
     assert time.monotonic() - started < 2.5  # not behind the rest of a 3 s scoring pass
-    assert any("repair cancelled" in m.message for m in client.log_messages)
+    await logged(client, lambda m: "repair cancelled" in m)
 
 
 @pytest.mark.asyncio
@@ -158,11 +158,10 @@ async def test_bad_input_gets_a_log_line_and_the_server_goes_on(client, workspac
     huge = "x = 1\n" * (50 * 1024 * 1024 // 6)
     big = open_document(client, workspace / "big.py", huge)
     assert await diagnostics(client, big, 1, timeout=60) == []
-    messages = [m.message for m in client.log_messages]
-    assert any("notes.xyz: no diagnostics: unknown language" in m for m in messages)
-    assert any("splits a surrogate pair" in m for m in messages)
-    assert any("past the last line" in m for m in messages)
-    assert any("big.py: no diagnostics:" in m and "max-check-size" in m for m in messages)
+    await logged(client, lambda m: "notes.xyz: no diagnostics: unknown language" in m)
+    await logged(client, lambda m: "splits a surrogate pair" in m)
+    await logged(client, lambda m: "past the last line" in m)
+    await logged(client, lambda m: "big.py: no diagnostics:" in m and "max-check-size" in m)
     # Still answering, with ranges in UTF-16 units: the emoji counts 2.
     assert found[0].range.start == types.Position(1, 5)
     second = 'name = "😋"; print(name\n'
@@ -202,9 +201,8 @@ async def test_project_settings_and_trust_rules_apply(workspace):
         uri = open_document(client, workspace / "main.py", NO_MODEL)
         found = await diagnostics(client, uri, 1)
         assert len(found) == 1
-        messages = [m.message for m in client.log_messages]
-        assert any("ignored base-url" in m and "untrusted project" in m for m in messages), messages
-        assert any("a.py: no diagnostics: excluded by" in m for m in messages)
+        await logged(client, lambda m: "ignored base-url" in m and "untrusted project" in m)
+        await logged(client, lambda m: "a.py: no diagnostics: excluded by" in m)
     finally:
         await client.shutdown_session()
         await client.stop()
@@ -222,3 +220,17 @@ async def test_the_quick_fix_of_one_problem_leaves_the_other_alone(client, works
     assert [(e.range.start.line, e.range.start.character, e.new_text) for e in second] == [(25, 15, "")]
     whole = edits_of(await client.code_action_resolve_async(actions[-1]))
     assert check(apply_edits(text, whole, UTF16), "python").ok and len(whole) == 2
+
+
+@pytest.mark.asyncio
+async def test_a_bad_configuration_is_said_and_the_server_answers(workspace):
+    (workspace / "pyproject.toml").write_text("[tool.tinycode]\nmax-steps = 'many'\n", encoding="utf-8")
+    client = await start(workspace)
+    try:
+        uri = open_document(client, workspace / "main.py", NO_MODEL)
+        assert await diagnostics(client, uri, 1) == []
+        await logged(client, lambda m: "configuration:" in m and "max-steps" in m)
+        await logged(client, lambda m: "main.py: no diagnostics:" in m and "max-steps" in m)
+    finally:
+        await client.shutdown_session()
+        await client.stop()

@@ -440,11 +440,12 @@ def build_server(overrides: Mapping[str, object]) -> TinycodeServer:
         try:
             ls.start_session(root or os.getcwd())
         except TinycodeError as exc:
-            # A bad configuration: the server still answers, with the defaults.
-            log.error("configuration: %s (the defaults are used)", exc)
-            ls.overrides = {}
-            ls.forget_settings()
-            ls.start_session(os.getcwd())
+            # A bad configuration: the server still answers; the files under it say why.
+            from ..config import Settings
+            from ..llm.loader import model_options
+
+            log.error("configuration: %s (the model and the judges take their defaults)", exc)
+            ls.repairs = Repairs(model_options(Settings()))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: TinycodeServer, params: types.DidOpenTextDocumentParams) -> None:
