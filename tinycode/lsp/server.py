@@ -48,6 +48,9 @@ PROGRESS_AFTER = 0.5
 SOURCE = "tinycode"
 QUICK_FIX_TITLE = "Repair with tinycode"
 FILE_TITLE = "Repair whole file with tinycode"
+# Not source.fixAll: editors run that kind on every save when asked to (for linters'
+# fixes), and a repair is applied only when the user chooses it.
+FILE_KIND = "source.repair.tinycode"
 
 
 @dataclass
@@ -223,8 +226,8 @@ class TinycodeServer(LanguageServer):
                 actions.append(types.CodeAction(
                     title=QUICK_FIX_TITLE, kind=types.CodeActionKind.QuickFix, diagnostics=[diagnostic],
                     data={"uri": uri, "version": version, "line": diagnostic.range.start.line}))
-        if wanted(types.CodeActionKind.SourceFixAll) and (actions or only is not None):
-            actions.append(types.CodeAction(title=FILE_TITLE, kind=types.CodeActionKind.SourceFixAll,
+        if wanted(FILE_KIND) and (actions or only is not None):
+            actions.append(types.CodeAction(title=FILE_TITLE, kind=FILE_KIND,
                                             data={"uri": uri, "version": version, "line": None}))
         return actions
 
@@ -473,7 +476,7 @@ def build_server(overrides: Mapping[str, object]) -> TinycodeServer:
         ls._publish(params.text_document.uri, None, [])
 
     @server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-        code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.SourceFixAll],
+        code_action_kinds=[types.CodeActionKind.QuickFix, FILE_KIND],
         resolve_provider=True))
     async def code_action(ls: TinycodeServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         actions = ls.code_actions(params)
