@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from tinycode.cli import main
 from tinycode.config import toml_loads
@@ -37,3 +41,14 @@ def test_every_editor_configuration_starts_tinycode_lsp():
     for name in ("neovim-0.7.lua", "neovim-0.11.lua"):
         text = (EDITORS / name).read_text(encoding="utf-8")
         assert re.search(r'cmd = \{ "tinycode", "lsp" \}', text), name
+
+
+@pytest.mark.skipif(shutil.which("nvim") is None, reason="nvim is not installed")
+@pytest.mark.parametrize("name", ["neovim-0.7.lua", "neovim-0.11.lua"])
+def test_the_neovim_configurations_are_lua_neovim_reads(name):
+    """Compiled by Neovim's own Lua (0.11's API is not in 0.7, so it is not run)."""
+    script = (f"lua local f, e = loadfile('{EDITORS / name}'); "
+              "io.stdout:write(f and 'compiled' or ('error: ' .. e))")
+    done = subprocess.run(["nvim", "--headless", "--clean", "-c", script, "-c", "qa!"],
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    assert (done.stdout + done.stderr).strip() == "compiled"
