@@ -28,6 +28,7 @@ from pygls.uris import to_fs_path
 
 from .. import judges, languages
 from ..check import CheckResult, check
+from ..commands.inputs import RunSettings
 from ..errors import TinycodeError
 from ..version import __version__
 from .positions import UTF16, apply_edits, invalid_position, problem_range, split_lines, text_edits
@@ -57,7 +58,7 @@ FILE_KIND = "source.repair.tinycode"
 @dataclass
 class _Document:
     """What the server knows of an open document beyond its text: its language (None:
-    unknown), its settings, whether it is too large, and its pending checks."""
+    unknown), its settings, why it gets no diagnostics, and its pending checks."""
 
     uri: str
     name: str
@@ -76,28 +77,23 @@ class TinycodeServer(LanguageServer):
         self.overrides = dict(overrides)
         self.documents: dict[str, _Document] = {}
         self.repairs: Repairs | None = None
-        self._settings_by_folder: dict[str, Settings] = {}
         self._said: set[str] = set()
+        self.forget_settings()
         self._check_pool: Any = None
         self.asked_to_stop = False  # a shutdown request came
 
     # -- settings -----------------------------------------------------------------
 
     def settings_at(self, folder: str) -> Settings:
-        """The configuration nearest ``folder`` (remembered; notes said once)."""
-        settings = self._settings_by_folder.get(folder)
-        if settings is None:
-            from ..config import load_settings
-
-            settings = self._settings_by_folder[folder] = load_settings(self.overrides, start=folder)
-            for note in settings.notes:
-                self.say_once(note, logging.WARNING)
-        return settings
+        """The configuration nearest ``folder`` (read once; its notes said once)."""
+        return self._settings.at(folder)
 
     def forget_settings(self) -> None:
-        self._settings_by_folder.clear()
+        """Read the configuration files again when next asked (one was saved)."""
+        self._settings = RunSettings(self.overrides, say=lambda note: self.say_once(note, logging.WARNING))
 
     def say_once(self, message: str, level: int = logging.INFO) -> None:
+        """Log ``message``, unless it was logged already."""
         if message not in self._said:
             self._said.add(message)
             log.log(level, "%s", message)
