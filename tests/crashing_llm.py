@@ -8,7 +8,7 @@ import os
 import time
 from typing import Sequence
 
-from tinycode.deadline import remaining
+from tinycode.deadline import expired, remaining
 from tinycode.errors import ModelError
 from tinycode.llm.base import Completion, Prompt
 
@@ -60,6 +60,10 @@ class EchoLLM:
             os._exit(3)
         if prompt == "hang":
             time.sleep(3600)
+        if prompt == "slow":  # works until its deadline, as generation does, checking often
+            while not expired():
+                time.sleep(0.01)
+            return Completion("stopped at its deadline", 1, 1)
         left = remaining()
         return Completion(f"{self.greeting} {prompt} pid={os.getpid()} left={left:.0f}", 1, 1)
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import os
 import signal
+import threading
 import time
 
 import pytest
 
 from crashing_llm import CrashingLLM, EchoLLM, broken_model, load_crashing
 from tinycode.cli import main
-from tinycode.deadline import until
+from tinycode.deadline import cancellable, until
 from tinycode.errors import ModelCrashed, ModelError
 from tinycode.llm import contained, loader
 from tinycode.llm.contained import ContainedLLM, crash_message
@@ -38,6 +39,17 @@ def test_the_callers_deadline_reaches_the_child(echo):
         left = float(echo.complete("x").text.split("left=")[1])
     assert 30 <= left <= 40
     assert echo.complete("x").text.endswith("left=inf")
+
+
+def test_a_cancelled_call_stops_in_the_child_and_the_model_stays(echo):
+    switch = threading.Event()
+    threading.Timer(0.3, switch.set).start()
+    started = time.monotonic()
+    with cancellable(switch):  # no deadline: only the cancellation ends the call
+        answer = echo.complete("slow")
+    assert answer.text == "stopped at its deadline"
+    assert time.monotonic() - started < 2
+    assert echo.complete("x").text.startswith("hi x pid=")  # the same process, not cancelled
 
 
 def test_a_model_error_in_the_child_is_raised_here_and_the_model_stays(echo):

@@ -4,11 +4,14 @@ broken examples. Marked `model`; CI runs them."""
 
 from __future__ import annotations
 
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from tinycode import check, repair
+from tinycode.deadline import cancellable
 from tinycode.engine.edits import changed_lines
 
 from scripted import free_port
@@ -128,3 +131,15 @@ def test_openai_backend_unreachable_is_a_model_error():
     remote.retries, remote.backoff = 1, 0.01
     with pytest.raises(ModelError, match="cannot reach"):
         remote.complete("hi", max_tokens=2)
+
+
+def test_a_cancelled_generation_stops_at_the_next_token_and_the_model_stays(real_llm):
+    switch = threading.Event()
+    threading.Timer(1.0, switch.set).start()
+    started = time.monotonic()
+    with cancellable(switch):
+        answer = real_llm.complete("Write a long story about a lighthouse keeper.", max_tokens=500)
+    assert answer.completion_tokens < 500
+    assert time.monotonic() - started < 6
+    again = real_llm.complete("Say hello.", max_tokens=4)  # not cancelled: the switch was this call's
+    assert again.completion_tokens > 0

@@ -1,4 +1,4 @@
-"""Command line: ``tinycode check|fix|models|doctor``. Thin: parsing, dispatch, exit codes.
+"""Command line: ``tinycode check|fix|models|doctor|lsp``. Thin: parsing, dispatch, exit codes.
 
 Each command lives in ``tinycode/commands/<name>.py`` with ``add_arguments(parser)``
 and ``run(args) -> int``; a command's module is imported only when it runs, so
@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "fix": "repair syntax problems with a local model",
     "models": "list, fetch and verify models",
     "doctor": "show the CPU, the llama.cpp build and the model settings (for bug reports)",
+    "lsp": "run the language server on stdin/stdout, for editors (needs the lsp extra)",
 }
 
 

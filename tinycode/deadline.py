@@ -4,11 +4,14 @@ scoring pass, generation, the agent's turns and every HTTP request.
 ``repair()`` opens it with :func:`until`; code below reads :func:`remaining`. A
 context variable rather than a parameter, so the model backends (which serve many
 callers) need no deadline argument in their protocol, and threads each see their own.
+Work run under :func:`cancellable` also ends when its switch is set (the language
+server's ``$/cancelRequest``): every deadline inside has then passed.
 """
 
 from __future__ import annotations
 
 import math
+import threading
 import time
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -19,12 +22,14 @@ from .errors import TinycodeError
 
 class _Deadline:
     """One ``until`` block's end; ``outer`` is the block around it, so time paused in an
-    inner block moves every end out."""
+    inner block moves every end out. ``cancel``: the switch of the :func:`cancellable`
+    block around it, if any, inherited by every block inside."""
 
-    __slots__ = ("end", "outer")
+    __slots__ = ("end", "outer", "cancel")
 
-    def __init__(self, end: float, outer: _Deadline | None) -> None:
+    def __init__(self, end: float, outer: _Deadline | None, cancel: threading.Event | None = None) -> None:
         self.end, self.outer = end, outer
+        self.cancel = cancel if cancel is not None else (outer.cancel if outer is not None else None)
 
 
 _deadline: ContextVar[_Deadline | None] = ContextVar("tinycode_deadline", default=None)
@@ -36,7 +41,11 @@ class DeadlineExceeded(TinycodeError):
 
 def _end() -> float:
     current = _deadline.get()
-    return current.end if current is not None else math.inf
+    if current is None:
+        return math.inf
+    if current.cancel is not None and current.cancel.is_set():
+        return -math.inf
+    return current.end
 
 
 @contextmanager
@@ -44,6 +53,17 @@ def until(deadline: float) -> Iterator[None]:
     """Within the block, work must end by ``deadline`` (a ``time.monotonic()`` value);
     a nested deadline can only be earlier."""
     token = _deadline.set(_Deadline(min(deadline, _end()), _deadline.get()))
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+@contextmanager
+def cancellable(switch: threading.Event) -> Iterator[None]:
+    """Within the block, every deadline has passed as soon as ``switch`` is set, so the
+    work stops at its next check as if its time were spent."""
+    token = _deadline.set(_Deadline(_end(), _deadline.get(), switch))
     try:
         yield
     finally:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import os
 import re
+import threading
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
@@ -175,12 +176,20 @@ def get_language(name: str) -> "tree_sitter.Language":
     raise UnknownLanguageError(f"unknown language {name!r} (known: {known})")
 
 
-@lru_cache(maxsize=None)
 def get_parser(name: str) -> "tree_sitter.Parser":
-    """A cached parser for ``name``; parsers are reused across files."""
-    import tree_sitter
+    """A cached parser for ``name``; parsers are reused across files, each by one thread
+    only (the language server checks a buffer while a repair runs in another thread, and
+    a tree-sitter parser is not safe to share)."""
+    parsers: dict[str, tree_sitter.Parser] = _parsers.__dict__.setdefault("by_name", {})
+    parser = parsers.get(name)
+    if parser is None:
+        import tree_sitter
 
-    return tree_sitter.Parser(get_language(name))
+        parser = parsers[name] = tree_sitter.Parser(get_language(name))
+    return parser
+
+
+_parsers = threading.local()
 
 
 @lru_cache(maxsize=1)

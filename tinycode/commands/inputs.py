@@ -42,6 +42,11 @@ def add_input_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--stdin-filename", metavar="NAME",
                         help="read stdin as if it were the file NAME: its language, config "
                              "and exclude rules (for editors)")
+    add_trust_argument(parser)
+
+
+def add_trust_argument(parser: argparse.ArgumentParser) -> None:
+    """``--trust-project``: the project's configuration may set restricted keys too."""
     parser.add_argument("--trust-project", action="store_true", default=None,
                         help="let this project's [tool.tinycode] choose servers, weights and "
                              "wider guard limits too (see 'Whose settings count' in the README)")
@@ -106,12 +111,13 @@ def jobs_count(text: str) -> int:
 class RunSettings:
     """The settings of one run, per project: each file gets the configuration nearest
     to it (as ruff does), loaded once per folder. Project keys ignored for want of
-    trust are said once each on stderr."""
+    trust are said once each, on stderr or to ``say``."""
 
-    def __init__(self, overrides: Mapping[str, object]) -> None:
+    def __init__(self, overrides: Mapping[str, object], say: Callable[[str], None] | None = None) -> None:
         self._overrides = dict(overrides)
         self._by_folder: dict[str, Settings] = {}
         self._said: set[str] = set()
+        self._say = say
 
     def at(self, path: str) -> Settings:
         """The settings for the file (or, for an existing folder, the files in) ``path``."""
@@ -127,7 +133,10 @@ class RunSettings:
             for note in settings.notes:
                 if note not in self._said:
                     self._said.add(note)
-                    print(f"tinycode: note: {printable(note)}", file=sys.stderr)
+                    if self._say is not None:
+                        self._say(note)
+                    else:
+                        print(f"tinycode: note: {printable(note)}", file=sys.stderr)
         return settings
 
     def first(self, paths: list[str], stdin_filename: str | None = None) -> Settings:

@@ -35,7 +35,7 @@ from . import headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
-           "calls", "judge_name", "located"]
+           "calls", "judge_name", "in_process_only", "located"]
 
 _CACHE_SIZE = 256
 _MAX_HEADER_RETRIES = 4  # headers blanked out one by one when the compiler cannot find them
@@ -84,10 +84,24 @@ class _Baseline(NamedTuple):
 
 
 _baseline: contextvars.ContextVar[_Baseline | None] = contextvars.ContextVar("tinycode_judge_baseline", default=None)
+_tools_off: contextvars.ContextVar[bool] = contextvars.ContextVar("tinycode_judge_tools_off", default=False)
 # The path of the file being judged, when there is one: its project's flags come with it.
 _location: contextvars.ContextVar[str | None] = contextvars.ContextVar("tinycode_judge_location", default=None)
 # Languages whose compiler is given the file's project (``project.py``).
 _PROJECT_LANGUAGES = ("c", "cpp")
+
+
+@contextlib.contextmanager
+def in_process_only() -> Iterator[None]:
+    """Within the block, only the judges that run in this process speak (CPython, json,
+    PyYAML, tomllib); a tool that would start a process gives no verdict. An editor's
+    check on every keystroke cannot wait for a compiler (the language server runs the
+    tools when a file is saved or the user is idle)."""
+    token = _tools_off.set(True)
+    try:
+        yield
+    finally:
+        _tools_off.reset(token)
 
 
 @contextlib.contextmanager
@@ -217,6 +231,8 @@ def verdict(source: str, language: str) -> Verdict | None:
             _remember(key, remembered)
         _charge(key, remembered[1], ran)
         return remembered[0]
+    if _tools_off.get():
+        return None
     tool = _tool(language, source)
     if tool is None:
         return None

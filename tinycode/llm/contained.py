@@ -8,6 +8,11 @@ threads or llama.cpp is unsafe) and answers the :class:`~tinycode.llm.base.LLM` 
 over a pipe. When the child dies, the call raises :class:`ModelCrashed` with a message
 that names the signal, its likely cause and what to try; the caller's work that needs
 no model goes on.
+
+A call's deadline goes with it to the child. When the caller's deadline passes early
+(its work was cancelled: :func:`tinycode.deadline.cancellable`), the child is told with
+SIGUSR1, and the call ends at the child's next deadline check (generation checks at
+every token) instead of running on; the model stays loaded.
 """
 
 from __future__ import annotations
@@ -18,12 +23,13 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 import traceback
 from multiprocessing import connection
 from typing import Any, Callable, Sequence
 
-from ..deadline import remaining, until
+from ..deadline import cancellable, expired, remaining, until
 from ..errors import ModelCrashed, ModelError, TinycodeError
 from .base import Completion, Prompt, ScoringUnsupported
 
@@ -32,6 +38,8 @@ from .base import Completion, Prompt, ScoringUnsupported
 HANG_GRACE = 60.0
 # Seconds to wait for the child to load the model when no deadline is set.
 LOAD_LIMIT = 600.0
+# Seconds between looks at the caller's deadline while the child works on a call.
+WATCH = 0.05
 
 
 class ContainedLLM:
@@ -115,12 +123,13 @@ class ContainedLLM:
             self._conn.send((method, args, kwargs, end))
         except (OSError, ValueError):
             pass  # the child is gone: _receive says how
-        return self._receive(doing, limit=None if end == math.inf else left + HANG_GRACE)
+        return self._receive(doing, limit=None if end == math.inf else left + HANG_GRACE, watch=True)
 
-    def _receive(self, doing: str, *, limit: float | None) -> Any:
+    def _receive(self, doing: str, *, limit: float | None, watch: bool = False) -> Any:
         """The child's answer to the request in flight: its value, or its error raised
-        here; ModelCrashed if the child dies first."""
-        if not self._conn.poll(limit):
+        here; ModelCrashed if the child dies first. With ``watch``, the child is
+        interrupted once the caller's deadline has passed."""
+        if not (self._watch(limit) if watch else self._conn.poll(limit)):
             self._stop()
             self._gone = f"the model process stopped answering while {doing}; it was stopped"
             raise ModelCrashed(self._gone)
@@ -140,6 +149,23 @@ class ContainedLLM:
             exitcode = None
         self._gone = crash_message(exitcode, doing)
         raise ModelCrashed(self._gone)
+
+    def _watch(self, limit: float | None) -> bool:
+        """Wait up to ``limit`` seconds (None: no limit) for the child's answer, telling
+        the child once when the caller's deadline passes; False if none came."""
+        end = math.inf if limit is None else time.monotonic() + limit
+        told = False
+        while True:
+            if self._conn.poll(max(0.0, min(WATCH, end - time.monotonic()))):
+                return True
+            if time.monotonic() >= end:
+                return False
+            if not told and expired():
+                told = True
+                try:
+                    os.kill(self._process.pid, signal.SIGUSR1)
+                except OSError:
+                    pass  # already gone: the answer (or its absence) says how
 
     def _stop(self) -> None:
         if self._process.poll() is None:
@@ -185,6 +211,8 @@ def serve(fd: int) -> None:
     """The child: build the model the first message asks for, then answer requests
     until told to stop or the parent goes away."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when work stops
+    interrupted = threading.Event()  # set by SIGUSR1: the call in progress was cancelled
+    signal.signal(signal.SIGUSR1, lambda *_: interrupted.set())
     conn = connection.Connection(fd)
     try:
         make, args, kwargs = conn.recv()
@@ -210,7 +238,8 @@ def serve(fd: int) -> None:
             break
         method, call_args, call_kwargs, end = request
         try:
-            with until(end):
+            interrupted.clear()  # a signal meant for the call before this one
+            with until(end), cancellable(interrupted):
                 conn.send(("ok", getattr(llm, method)(*call_args, **call_kwargs)))
         except (TinycodeError, ScoringUnsupported) as exc:
             conn.send(("raise", exc))
