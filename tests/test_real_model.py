@@ -139,7 +139,9 @@ def test_a_cancelled_generation_stops_at_the_next_token_and_the_model_stays(real
     started = time.monotonic()
     with cancellable(switch):
         answer = real_llm.complete("Write a long story about a lighthouse keeper.", max_tokens=500)
-    assert answer.completion_tokens < 500
-    assert time.monotonic() - started < 6
+    # About 30 tokens a second on an idle machine: it stopped within a few tokens of the
+    # cancellation, not at the 500 asked for (a busy machine makes each token slower).
+    assert answer.completion_tokens < 100
+    assert time.monotonic() - started < 30
     again = real_llm.complete("Say hello.", max_tokens=4)  # not cancelled: the switch was this call's
     assert again.completion_tokens > 0
