@@ -16,6 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable
 
+from .. import judges
 from ..deadline import cancellable
 from ..errors import ModelUnavailable, TinycodeError
 
@@ -56,10 +57,11 @@ class Repairs:
         self._closed = False
 
     def start(self, text: str, language: str, settings: Settings, label: str,
-              on_step: Callable[[Step], None] | None = None) -> Job:
-        """The repair of ``text``: a running or finished one for the same text, else a
-        new one queued. The caller must :meth:`release` it when it stops waiting."""
-        key = (language, text)
+              on_step: Callable[[Step], None] | None = None, path: str | None = None) -> Job:
+        """The repair of ``text`` (the file at ``path``, if it is one: a C or C++ compiler
+        then reads its project's headers): a running or finished one for the same text,
+        else a new one queued. The caller must :meth:`release` it when it stops waiting."""
+        key = (language, text, path)
         with self._lock:
             job = self._jobs.get(key)
             if job is not None and not job.cancel.is_set():
@@ -67,7 +69,7 @@ class Repairs:
                 job.waiting += 1
                 return job
             job = Job(key, waiting=1, label=label)
-            job.future = self._pool.submit(self._run, job, text, language, settings, on_step)
+            job.future = self._pool.submit(self._run, job, text, language, settings, on_step, path)
             self._jobs[key] = job
             while len(self._jobs) > _REMEMBERED:
                 old_key, old = next(iter(self._jobs.items()))
@@ -103,14 +105,14 @@ class Repairs:
             self._llm.close()
 
     def _run(self, job: Job, text: str, language: str, settings: Settings,
-             on_step: Callable[[Step], None] | None) -> RepairResult:
+             on_step: Callable[[Step], None] | None, path: str | None) -> RepairResult:
         from ..engine.loop import RepairResult, repair
 
         if job.cancel.is_set() or self._closed:
             return RepairResult(text, "failed", language, reason="cancelled")
         llm = self._model()
         try:
-            with cancellable(job.cancel):
+            with cancellable(job.cancel), judges.located(path):
                 result = repair(text, language, llm=llm, settings=settings, on_step=on_step)
         except ModelUnavailable as exc:
             # The next repair loads the model again (a crashed process is not reused).

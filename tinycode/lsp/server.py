@@ -64,6 +64,7 @@ class _Document:
     name: str
     language: str | None
     settings: Settings | None
+    path: str | None = None  # the file, for a file: URI (a C or C++ judge reads its project)
     checks: list[asyncio.Task] = field(default_factory=list)
     skipped: str = ""  # why it gets no diagnostics, said once in the log
 
@@ -122,7 +123,7 @@ class TinycodeServer(LanguageServer):
         if language is None and text_document.language_id:
             alias = languages.normalize(text_document.language_id)
             language = alias if languages.is_supported(alias) else None
-        document = _Document(uri, name, language, None)
+        document = _Document(uri, name, language, None, to_fs_path(uri) or None)
         if language is None:
             document.skipped = (f"{uri}: no diagnostics: unknown language (languageId "
                                 f"{text_document.language_id!r}, and the file name does not tell)")
@@ -172,7 +173,8 @@ class TinycodeServer(LanguageServer):
             self._publish(uri, version, [])
             return
         loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(self._checks(), _check, text, document.language, tools)
+        result = await loop.run_in_executor(self._checks(), _check, text, document.language, tools,
+                                             document.path)
         if self.workspace.get_text_document(uri).version != version:
             return  # a newer version has its own check coming
         lines = split_lines(text)
@@ -286,7 +288,7 @@ class TinycodeServer(LanguageServer):
                 loop.call_soon_threadsafe(self._report, progress[0], step)
 
         job = self.repairs.start(text, document.language, document.settings,
-                                 f"{document.uri} v{version}", on_step)
+                                 f"{document.uri} v{version}", on_step, document.path)
         finished = False
         try:
             waiting = asyncio.shield(asyncio.wrap_future(job.future))
@@ -377,12 +379,13 @@ class _ClientLog(logging.Handler):
             pass
 
 
-def _check(text: str, language: str, tools: bool) -> CheckResult:
-    """``check`` with the language's own tool (``tools``), or only what runs in process."""
+def _check(text: str, language: str, tools: bool, path: str | None) -> CheckResult:
+    """``check`` of the file at ``path`` with the language's own tool (``tools``), or only
+    what runs in process."""
     if tools:
-        return check(text, language)
+        return check(text, language, path)
     with judges.in_process_only():
-        return check(text, language)
+        return check(text, language, path)
 
 
 def _too_large(text: str, limit: int, key: str) -> str:
@@ -415,8 +418,8 @@ def _repair_edits(text: str, repaired: str, line: int | None, document: _Documen
     near = [e for e in edits if e.range.start.line - reach <= line <= e.range.end.line + reach]
     if not near or len(near) == len(edits):
         return edits
-    before = check(text, document.language)
-    after = check(apply_edits(text, near, encoding), document.language)
+    before = check(text, document.language, document.path)
+    after = check(apply_edits(text, near, encoding), document.language, document.path)
     shift = sum(e.new_text.count("\n") - (e.range.end.line - e.range.start.line) for e in near)
     old = {(p.line + (shift if p.line - 1 > line else 0), p.message) for p in before.problems}
     added = [p for p in after.problems if (p.line, p.message) not in old]
