@@ -47,13 +47,20 @@ def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None) ->
     macro-like name the file never defines (``int f(void) G_GNUC_CONST;`` in a header
     that leaves its macros to the file including it)."""
     diagnostics = list(diagnostics)
-    if any(missing_header(d.message) or UNRESOLVED.match(d.message) for d in diagnostics):
+    if any(missing_header(d.message) for d in diagnostics):
         return True
-    if text is None or not any(d.syntax for d in diagnostics):
-        return False
-    lines, defined = text.split("\n"), set(_DEFINE.findall(text))
-    return any(d.syntax and 0 < d.line <= len(lines) and _beside_unknown_macro(lines[d.line - 1], d.column, d.message,
-                                                                               defined) for d in diagnostics)
+    lines = text.split("\n") if text is not None else []
+    defined = set(_DEFINE.findall(text)) if text is not None else set()
+
+    def macro(d: Diagnostic) -> bool:
+        return 0 < d.line <= len(lines) and _beside_unknown_macro(lines[d.line - 1], d.column, d.message, defined)
+
+    if any(d.syntax and not UNRESOLVED.match(d.message) and macro(d) for d in diagnostics):
+        return True
+    # The names a real syntax error leaves unknown after it ("unknown type name 'count'"
+    # once an 'else' lost its 'if') are its consequence: only those before it count.
+    first = min((d.line for d in diagnostics if d.syntax and not UNRESOLVED.match(d.message)), default=None)
+    return any(UNRESOLVED.match(d.message) and (first is None or d.line <= first) for d in diagnostics)
 
 
 def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diagnostic]:
@@ -75,7 +82,8 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
     # tree-sitter expands no macro: to it, even those the file defines are unknown; and
     # its error may span the macro (``int f(void) G_GNUC_CONST``).
     parsed = [p for p in tree_sitter_problems(text, language)
-              if not (explained(p.line, p.column, known=set()) or _ANNOTATION.search(p.text))]
+              if not (explained(p.line, p.column, known=set()) or _ANNOTATION.search(p.text)
+                      or _ANNOTATION.match(_row(lines, p.line)[p.column - 1:].lstrip()))]
     # An ERROR node can span a whole function: its first lines are where it went wrong.
     spans = [(p.line - NEAR, max(p.line, min(p.end_line, p.line + 2)) + NEAR) for p in parsed]
 
@@ -116,6 +124,11 @@ _LONE_MACRO = re.compile(r"^\s*([A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*)\s*$")
 _WORD_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
 _WORD_AT = re.compile(r"\s*([A-Za-z_]\w*)")
 _LINE_START = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\()?")
+# Only words and stars before the problem on its line: a declaration's specifiers.
+_DECLARATION_PREFIX = re.compile(r"^\s*(?:[A-Za-z_]\w*\s*|\*\s*)*$")
+# gcc names the word after a declarator it did not expect there.
+_AFTER_DECLARATOR = re.compile(r"^expected (?:declaration specifiers|initializer|'=', ',', ';', 'asm' or '__attribute__') "
+                               r"before '(\w+)'")
 # gcc's words for a declaration that starts with a type it does not know, at file scope.
 _UNKNOWN_TYPE_AT_FILE_SCOPE = re.compile(r"^expected '=', ',', ';', 'asm' or '__attribute__' before '(\w+)'")
 KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern float for goto if
@@ -138,15 +151,22 @@ def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]
 
     at = max(column - 1, 0)
     before, after = _WORD_BEFORE.search(row[:at]), _WORD_AT.match(row[at:])
-    if (before and unknown(before.group(1))) or (after and unknown(after.group(1))):
-        return True
+    if _DECLARATION_PREFIX.match(row[:at]) and (
+            (before and unknown(before.group(1))) or (after and unknown(after.group(1)))):
+        return True  # GGML_API struct, static GGML_INLINE int, G_BEGIN_DECLS
+    named = _AFTER_DECLARATOR.match(message)
+    if named and unknown(named.group(1)):
+        return True  # int f(void) G_GNUC_CONST;
     start = _LINE_START.match(row)
     if start and unknown(start.group(1)):
         if not start.group(2):
-            return True  # an annotation: GGML_API int f(void);
-        rest = row[_balanced_end(row, start.end(2) - 1):].strip()
-        if rest and rest[0] not in ";,)":
-            return True  # FOREACH(...) {, LIST_HEAD(...) head: not a call statement
+            rest = row[start.end():].lstrip()
+            if not rest or rest[0].isalpha() or rest[0] in "_*":
+                return True  # an annotation: GGML_API int f(void);
+        else:
+            rest = row[_balanced_end(row, start.end(2) - 1):].strip()
+            if rest and (rest[0] == "{" or rest[0].isalpha() or rest[0] == "_"):
+                return True  # FOREACH(...) {, LIST_HEAD(...) head: not a call statement
     file_scope = _UNKNOWN_TYPE_AT_FILE_SCOPE.match(message)
     if file_scope and before and unknown(before.group(1), macro_only=False):
         return True
@@ -156,6 +176,10 @@ def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]
 # What gcc says next when a macro after a function's declarator made it read the
 # following lines as old-style parameter declarations (``int f(void) G_GNUC_CONST;``).
 _CASCADE = re.compile(r"^expected (?:'=', ',', ';', 'asm' or '__attribute__' before '\{' token|'\{' at end of input)")
+
+
+def _row(lines: list[str], line: int) -> str:
+    return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
 def _balanced_end(row: str, opening: int) -> int:
