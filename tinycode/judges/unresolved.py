@@ -125,7 +125,7 @@ _WORD_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
 _WORD_AT = re.compile(r"\s*([A-Za-z_]\w*)")
 _LINE_START = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\()?")
 # Only words and stars before the problem on its line: a declaration's specifiers.
-_DECLARATION_PREFIX = re.compile(r"^\s*(?:[A-Za-z_]\w*\s*|\*\s*)*$")
+_DECLARATION_PREFIX = re.compile(r"^[\w\s*]*$")
 # gcc names the word after a declarator it did not expect there.
 _AFTER_DECLARATOR = re.compile(r"^expected (?:declaration specifiers|initializer|'=', ',', ';', 'asm' or '__attribute__') "
                                r"before '(\w+)'")
