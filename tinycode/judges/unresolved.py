@@ -19,10 +19,13 @@ view is kept too: it often names the place better.
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from .base import Diagnostic
 from .readers import missing_header
+
+if TYPE_CHECKING:
+    from ..check import Problem
 
 NOTE = "types unknown: checked by the parser only"
 # A compiler's message that it cannot resolve a name (gcc, g++, clang).
@@ -79,11 +82,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
         lone = _LONE_MACRO.match(above)  # G_BEGIN_DECLS on the line before
         return bool(lone and lone.group(1) not in known) or _beside_unknown_macro(row, column, message, known)
 
-    # tree-sitter expands no macro: to it, even those the file defines are unknown; and
-    # its error may span the macro (``int f(void) G_GNUC_CONST``).
-    parsed = [p for p in tree_sitter_problems(text, language)
-              if not (explained(p.line, p.column, known=set()) or _ANNOTATION.search(p.text)
-                      or _ANNOTATION.match(_row(lines, p.line)[p.column - 1:].lstrip()))]
+    parsed = parser_only(tree_sitter_problems(text, language), text)
     # An ERROR node can span a whole function: its first lines are where it went wrong.
     spans = [(p.line - NEAR, max(p.line, min(p.end_line, p.line + 2)) + NEAR) for p in parsed]
 
@@ -176,6 +175,22 @@ def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]
 # What gcc says next when a macro after a function's declarator made it read the
 # following lines as old-style parameter declarations (``int f(void) G_GNUC_CONST;``).
 _CASCADE = re.compile(r"^expected (?:'=', ',', ';', 'asm' or '__attribute__' before '\{' token|'\{' at end of input)")
+
+
+def parser_only(problems: list[Problem], text: str) -> list[Problem]:
+    """tree-sitter's ``problems`` of a C or C++ ``text`` without those a macro can
+    explain. tree-sitter expands no macro: to it, even those the file defines are
+    unknown; and its error may span the macro (``int f(void) G_GNUC_CONST``)."""
+    lines = text.split("\n")
+    out = []
+    for p in problems:
+        row = _row(lines, p.line)
+        above = _row(lines, p.line - 1)
+        if _LONE_MACRO.match(above) or _beside_unknown_macro(row, p.column, "", set()) \
+                or _ANNOTATION.search(p.text) or _ANNOTATION.match(row[p.column - 1:].lstrip()):
+            continue
+        out.append(p)
+    return out
 
 
 def _row(lines: list[str], line: int) -> str:
