@@ -14,6 +14,12 @@ both agree: the compiler reports a syntax error on a line and tree-sitter sees a
 error within a line of it (or the message is lexical and cannot come from a missing
 type: a string never closed, a malformed ``#include``). Where they agree, tree-sitter's
 view is kept too: it often names the place better.
+
+Macros from headers that are not there mislead both at the same place:
+``GGML_API int f(void);``, ``G_BEGIN_DECLS``, ``FOREACH(item, list) {``,
+``int f(void) G_GNUC_CONST;``. An error beside a macro-like name (capitals) the file
+never defines, in a declaration's specifiers or after its declarator, or on a line
+such a name opens, is taken for the macro's doing.
 """
 
 from __future__ import annotations
@@ -126,8 +132,8 @@ _LINE_START = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\()?")
 # Only words and stars before the problem on its line: a declaration's specifiers.
 _DECLARATION_PREFIX = re.compile(r"^[\w\s*]*$")
 # gcc names the word after a declarator it did not expect there.
-_AFTER_DECLARATOR = re.compile(r"^expected (?:declaration specifiers|initializer|'=', ',', ';', 'asm' or '__attribute__') "
-                               r"before '(\w+)'")
+_AFTER_DECLARATOR = re.compile(r"^expected (?:declaration specifiers|initializer|"
+                               r"'=', ',', ';', 'asm' or '__attribute__') before '(\w+)'")
 # gcc's words for a declaration that starts with a type it does not know, at file scope.
 _UNKNOWN_TYPE_AT_FILE_SCOPE = re.compile(r"^expected '=', ',', ';', 'asm' or '__attribute__' before '(\w+)'")
 KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern float for goto if
