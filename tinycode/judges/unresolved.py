@@ -85,8 +85,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
     def explained(line: int, column: int, message: str = "", known: set[str] = defined) -> bool:
         row = lines[line - 1] if 0 < line <= len(lines) else ""
         above = lines[line - 2] if 1 < line <= len(lines) + 1 else ""
-        lone = _LONE_MACRO.match(above)  # G_BEGIN_DECLS on the line before
-        return bool(lone and lone.group(1) not in known) or _beside_unknown_macro(row, column, message, known)
+        return _lone_word(above, known) or _beside_unknown_macro(row, column, message, known)
 
     parsed = parser_only(tree_sitter_problems(text, language), text)
     # An ERROR node can span a whole function: its first lines are where it went wrong.
@@ -125,7 +124,7 @@ _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
 _MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*$")  # GGML_API, G_BEGIN_DECLS, FOREACH
 # A macro-like name not called (``G_GNUC_CONST``, ``GGML_API``), inside a problem's text.
 _ANNOTATION = re.compile(r"\b[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*\b(?!\s*\()")
-_LONE_MACRO = re.compile(r"^\s*([A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*)\s*$")
+_LONE_WORD = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
 _WORD_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
 _WORD_AT = re.compile(r"\s*([A-Za-z_]\w*)")
 _LINE_START = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\()?")
@@ -192,11 +191,18 @@ def parser_only(problems: list[Problem], text: str) -> list[Problem]:
     for p in problems:
         row = _row(lines, p.line)
         above = _row(lines, p.line - 1)
-        if _LONE_MACRO.match(above) or _beside_unknown_macro(row, p.column, "", set()) \
+        if _lone_word(above, set()) or _beside_unknown_macro(row, p.column, "", set()) \
                 or _ANNOTATION.search(p.text) or _ANNOTATION.match(row[p.column - 1:].lstrip()):
             continue
         out.append(p)
     return out
+
+
+def _lone_word(row: str, known: set[str]) -> bool:
+    """A line of one name that is no keyword: a macro before a declaration
+    (``G_BEGIN_DECLS``, ``PyMODINIT_FUNC`` above ``PyInit_x(void)``)."""
+    lone = _LONE_WORD.match(row)
+    return bool(lone and lone.group(1) not in KEYWORDS and lone.group(1) not in known)
 
 
 def _row(lines: list[str], line: int) -> str:
