@@ -46,7 +46,8 @@ UNRESOLVED = re.compile(r"^(?:'[^']+' (?:undeclared|was not declared|has not bee
 _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |#include expects |#include nested|"
                       r"#\w+ without #if|#else after #else|#elif after #else|invalid preprocessing directive|"
                       r"stray '[^']*' in program|empty character constant|"
-                      r"macro names must be identifiers|no macro name given)")
+                      r"macro names must be identifiers|no macro name given|expected ',' or '\)', found |"
+                      r"expected parameter name, found |'#' is not followed by a macro parameter)")
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
 
@@ -122,8 +123,9 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
 _MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*$")  # GGML_API, G_BEGIN_DECLS, FOREACH
-# A macro-like name not called (``G_GNUC_CONST``, ``GGML_API``), inside a problem's text.
-_ANNOTATION = re.compile(r"\b[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*\b(?!\s*\()")
+# A macro-like name that ends a declaration (``int f(void) G_GNUC_CONST;``): not an
+# argument (``f(g2 NULL, NULL)``).
+_TRAILING_ANNOTATION = re.compile(r"\b[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*\s*[;{]?\s*$")
 _LONE_WORD = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
 _WORD_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
 _WORD_AT = re.compile(r"\s*([A-Za-z_]\w*)")
@@ -192,7 +194,7 @@ def parser_only(problems: list[Problem], text: str) -> list[Problem]:
         row = _row(lines, p.line)
         above = _row(lines, p.line - 1)
         if _lone_word(above, set()) or _beside_unknown_macro(row, p.column, "", set()) \
-                or _ANNOTATION.search(p.text) or _ANNOTATION.match(row[p.column - 1:].lstrip()):
+                or _TRAILING_ANNOTATION.search(p.text) or _TRAILING_ANNOTATION.match(row[p.column - 1:].lstrip()):
             continue
         out.append(p)
     return out
