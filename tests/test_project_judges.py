@@ -312,3 +312,15 @@ def test_unknown_macros_beside_declarations_are_not_syntax_errors(tmp_path, lang
                      ("GGML_ASSERT(n >= 0);", "GGML_ASSERT(>= n 0);"),
                      ("    int n = 0;", "    int n = 0,,;")):
         assert not check(MACRO_HEAVY.replace(old, new), language, str(path)).ok, new
+
+
+def test_a_long_declaration_line_in_a_file_whose_types_are_unknown_is_checked_quickly(tmp_path):
+    words = " ".join(f"qualifier_{n}" for n in range(60))
+    source = '#include "missing.h"\n' + f"static {words} value = {{1, 2,, 3}};\n"
+    path = tmp_path / "long.c"
+    path.write_text(source)
+    import time
+
+    start = time.perf_counter()
+    check(source, "c", str(path))
+    assert time.perf_counter() - start < 10

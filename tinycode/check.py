@@ -105,6 +105,12 @@ def _syntax(source: str, language: str, path: str | None) -> CheckResult:
     # Where the types are unknown, the judge already took the tree-sitter errors it
     # corroborates; the others are as likely an unknown macro's doing.
     problems = tree_sitter_problems(source, language) if not note else []
+    if spoken is None and problems and language not in ("python", "json"):
+        from . import judges
+
+        problems, note = judges.parser_only(source, language, problems)
+        if not problems:
+            return CheckResult(language, note=note)
     if native:  # the tool's lines first: that is where the person will look
         # tree-sitter's own on other lines are kept, and a token it names as missing
         # even on the tool's line: that says exactly what to insert where.

@@ -304,6 +304,7 @@ def _language(language: str, files: list[tuple[str, str]], wanted: int, rng: ran
         broken = _broken_twin(text, path, language, rng) if verdict is not None else None
         if broken is not None:
             row["error"] = broken[1]
+            row["error_line"] = _changed(text, broken[0])
             for mode, (where, given) in (("broken_alone", (alone(path, broken[0], scratch), None)),
                                          ("broken_project", (path, broken[0]))):
                 flagged, messages, seconds = hook_check(where, language, given)
@@ -325,6 +326,14 @@ def _broken_twin(text: str, path: str, language: str, rng: random.Random) -> tup
         if broken is not None and broken != text and confirm(broken, path, language) is False:
             return broken, kind
     return None
+
+
+def _changed(clean: str, broken: str) -> str:
+    """The first line that differs, as ``N: clean -> broken``, to see what was missed."""
+    for number, (a, b) in enumerate(zip(clean.split("\n"), broken.split("\n")), 1):
+        if a != b:
+            return f"{number}: {a.strip()[:80]} -> {b.strip()[:80]}"
+    return ""
 
 
 def summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
@@ -373,7 +382,8 @@ def markdown(report: dict[str, Any]) -> str:
               for m in ("broken_alone", "broken_project") if m in r and not r[m]["flagged"]]
     if misses:
         lines += ["", "## Broken files reported clean", ""]
-        lines += [f"- {n} ({m.split('_')[1]}): `{r['path']}` ({r['error']})" for n, r, m in misses]
+        lines += [f"- {n} ({m.split('_')[1]}): `{r['path']}` ({r['error']}: {r.get('error_line', '')})"
+                  for n, r, m in misses]
     lines += ["", f"Wall time {report['wall_seconds']:.0f} s."]
     return "\n".join(lines) + "\n"
 

@@ -479,6 +479,15 @@ def baseline(source: str, language: str) -> Iterator[None]:
         _baseline.reset(token)
 
 
+def parser_only(source: str, language: str, found: list) -> tuple[list, str]:
+    """tree-sitter's problems ``found`` in a C or C++ ``source`` that no compiler
+    answered for (none here, or it timed out), without those an unknown macro
+    explains, and the note that says so; other languages' as they are."""
+    if language not in _PROJECT_LANGUAGES:
+        return found, ""
+    return unresolved.parser_only(found, source), unresolved.NOTE
+
+
 def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
     """(judge, the diagnostics that are problems) for ``source``, or None without a
     verdict. Problems are the syntax messages, and during a repair (``baseline``) also

@@ -18,7 +18,8 @@ _CC_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?
 # gcc's messages that are about the text's grammar, not its meaning.
 _GCC_SYNTAX = re.compile(
     r"^(expected |stray |missing terminating |unterminated |.* without a previous |"
-    r"#\w+ without #if|#include expects |#else after #else|#elif after #else|invalid preprocessing directive|"
+    r"#\w+ without #if|#include expects |found ':' in nested-name-specifier|"
+    r"expected ',' or '\)', found |expected parameter name, found |'#' is not followed by a macro parameter|#else after #else|#elif after #else|invalid preprocessing directive|"
     r"empty character constant|extra tokens|unbalanced|expected declaration or statement at end of input|"
     r"invalid suffix|exponent has no digits|invalid digit|missing '\(' |missing binary operator|"
     r"parameter name omitted|two or more data types|multiple types in one declaration|"

@@ -14,15 +14,24 @@ both agree: the compiler reports a syntax error on a line and tree-sitter sees a
 error within a line of it (or the message is lexical and cannot come from a missing
 type: a string never closed, a malformed ``#include``). Where they agree, tree-sitter's
 view is kept too: it often names the place better.
+
+Macros from headers that are not there mislead both at the same place:
+``GGML_API int f(void);``, ``G_BEGIN_DECLS``, ``FOREACH(item, list) {``,
+``int f(void) G_GNUC_CONST;``. An error beside a macro-like name (capitals) the file
+never defines, in a declaration's specifiers or after its declarator, or on a line
+such a name opens, is taken for the macro's doing.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable
 
 from .base import Diagnostic
 from .readers import missing_header
+
+if TYPE_CHECKING:
+    from ..check import Problem
 
 NOTE = "types unknown: checked by the parser only"
 # A compiler's message that it cannot resolve a name (gcc, g++, clang).
@@ -37,7 +46,8 @@ UNRESOLVED = re.compile(r"^(?:'[^']+' (?:undeclared|was not declared|has not bee
 _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |#include expects |#include nested|"
                       r"#\w+ without #if|#else after #else|#elif after #else|invalid preprocessing directive|"
                       r"stray '[^']*' in program|empty character constant|"
-                      r"macro names must be identifiers|no macro name given)")
+                      r"macro names must be identifiers|no macro name given|expected ',' or '\)', found |"
+                      r"expected parameter name, found |'#' is not followed by a macro parameter)")
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
 
@@ -47,13 +57,20 @@ def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None) ->
     macro-like name the file never defines (``int f(void) G_GNUC_CONST;`` in a header
     that leaves its macros to the file including it)."""
     diagnostics = list(diagnostics)
-    if any(missing_header(d.message) or UNRESOLVED.match(d.message) for d in diagnostics):
+    if any(missing_header(d.message) for d in diagnostics):
         return True
-    if text is None or not any(d.syntax for d in diagnostics):
-        return False
-    lines, defined = text.split("\n"), set(_DEFINE.findall(text))
-    return any(d.syntax and 0 < d.line <= len(lines) and _beside_unknown_macro(lines[d.line - 1], d.column, d.message,
-                                                                               defined) for d in diagnostics)
+    lines = text.split("\n") if text is not None else []
+    defined = set(_DEFINE.findall(text)) if text is not None else set()
+
+    def macro(d: Diagnostic) -> bool:
+        return 0 < d.line <= len(lines) and _beside_unknown_macro(lines[d.line - 1], d.column, d.message, defined)
+
+    if any(d.syntax and not UNRESOLVED.match(d.message) and macro(d) for d in diagnostics):
+        return True
+    # The names a real syntax error leaves unknown after it ("unknown type name 'count'"
+    # once an 'else' lost its 'if') are its consequence: only those before it count.
+    first = min((d.line for d in diagnostics if d.syntax and not UNRESOLVED.match(d.message)), default=None)
+    return any(UNRESOLVED.match(d.message) and (first is None or d.line <= first) for d in diagnostics)
 
 
 def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diagnostic]:
@@ -69,13 +86,9 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
     def explained(line: int, column: int, message: str = "", known: set[str] = defined) -> bool:
         row = lines[line - 1] if 0 < line <= len(lines) else ""
         above = lines[line - 2] if 1 < line <= len(lines) + 1 else ""
-        lone = _LONE_MACRO.match(above)  # G_BEGIN_DECLS on the line before
-        return bool(lone and lone.group(1) not in known) or _beside_unknown_macro(row, column, message, known)
+        return _lone_word(above, known) or _beside_unknown_macro(row, column, message, known)
 
-    # tree-sitter expands no macro: to it, even those the file defines are unknown; and
-    # its error may span the macro (``int f(void) G_GNUC_CONST``).
-    parsed = [p for p in tree_sitter_problems(text, language)
-              if not (explained(p.line, p.column, known=set()) or _ANNOTATION.search(p.text))]
+    parsed = parser_only(tree_sitter_problems(text, language), text)
     # An ERROR node can span a whole function: its first lines are where it went wrong.
     spans = [(p.line - NEAR, max(p.line, min(p.end_line, p.line + 2)) + NEAR) for p in parsed]
 
@@ -110,12 +123,18 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
 _MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*$")  # GGML_API, G_BEGIN_DECLS, FOREACH
-# A macro-like name not called (``G_GNUC_CONST``, ``GGML_API``), inside a problem's text.
-_ANNOTATION = re.compile(r"\b[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*\b(?!\s*\()")
-_LONE_MACRO = re.compile(r"^\s*([A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*)\s*$")
+# A macro-like name that ends a declaration (``int f(void) G_GNUC_CONST;``): not an
+# argument (``f(g2 NULL, NULL)``).
+_TRAILING_ANNOTATION = re.compile(r"\b[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*\s*[;{]?\s*$")
+_LONE_WORD = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
 _WORD_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
 _WORD_AT = re.compile(r"\s*([A-Za-z_]\w*)")
 _LINE_START = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\()?")
+# Only words and stars before the problem on its line: a declaration's specifiers.
+_DECLARATION_PREFIX = re.compile(r"^[\w\s*]*$")
+# gcc names the word after a declarator it did not expect there.
+_AFTER_DECLARATOR = re.compile(r"^expected (?:declaration specifiers|initializer|"
+                               r"'=', ',', ';', 'asm' or '__attribute__') before '(\w+)'")
 # gcc's words for a declaration that starts with a type it does not know, at file scope.
 _UNKNOWN_TYPE_AT_FILE_SCOPE = re.compile(r"^expected '=', ',', ';', 'asm' or '__attribute__' before '(\w+)'")
 KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern float for goto if
@@ -138,15 +157,22 @@ def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]
 
     at = max(column - 1, 0)
     before, after = _WORD_BEFORE.search(row[:at]), _WORD_AT.match(row[at:])
-    if (before and unknown(before.group(1))) or (after and unknown(after.group(1))):
-        return True
+    if _DECLARATION_PREFIX.match(row[:at]) and (
+            (before and unknown(before.group(1))) or (after and unknown(after.group(1)))):
+        return True  # GGML_API struct, static GGML_INLINE int, G_BEGIN_DECLS
+    named = _AFTER_DECLARATOR.match(message)
+    if named and unknown(named.group(1)):
+        return True  # int f(void) G_GNUC_CONST;
     start = _LINE_START.match(row)
     if start and unknown(start.group(1)):
         if not start.group(2):
-            return True  # an annotation: GGML_API int f(void);
-        rest = row[_balanced_end(row, start.end(2) - 1):].strip()
-        if rest and rest[0] not in ";,)":
-            return True  # FOREACH(...) {, LIST_HEAD(...) head: not a call statement
+            rest = row[start.end():].lstrip()
+            if not rest or rest[0].isalpha() or rest[0] in "_*":
+                return True  # an annotation: GGML_API int f(void);
+        else:
+            rest = row[_balanced_end(row, start.end(2) - 1):].strip()
+            if rest and (rest[0] == "{" or rest[0].isalpha() or rest[0] == "_"):
+                return True  # FOREACH(...) {, LIST_HEAD(...) head: not a call statement
     file_scope = _UNKNOWN_TYPE_AT_FILE_SCOPE.match(message)
     if file_scope and before and unknown(before.group(1), macro_only=False):
         return True
@@ -156,6 +182,33 @@ def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]
 # What gcc says next when a macro after a function's declarator made it read the
 # following lines as old-style parameter declarations (``int f(void) G_GNUC_CONST;``).
 _CASCADE = re.compile(r"^expected (?:'=', ',', ';', 'asm' or '__attribute__' before '\{' token|'\{' at end of input)")
+
+
+def parser_only(problems: list[Problem], text: str) -> list[Problem]:
+    """tree-sitter's ``problems`` of a C or C++ ``text`` without those a macro can
+    explain. tree-sitter expands no macro: to it, even those the file defines are
+    unknown; and its error may span the macro (``int f(void) G_GNUC_CONST``)."""
+    lines = text.split("\n")
+    out = []
+    for p in problems:
+        row = _row(lines, p.line)
+        above = _row(lines, p.line - 1)
+        if _lone_word(above, set()) or _beside_unknown_macro(row, p.column, "", set()) \
+                or _TRAILING_ANNOTATION.search(p.text) or _TRAILING_ANNOTATION.match(row[p.column - 1:].lstrip()):
+            continue
+        out.append(p)
+    return out
+
+
+def _lone_word(row: str, known: set[str]) -> bool:
+    """A line of one name that is no keyword: a macro before a declaration
+    (``G_BEGIN_DECLS``, ``PyMODINIT_FUNC`` above ``PyInit_x(void)``)."""
+    lone = _LONE_WORD.match(row)
+    return bool(lone and lone.group(1) not in KEYWORDS and lone.group(1) not in known)
+
+
+def _row(lines: list[str], line: int) -> str:
+    return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
 def _balanced_end(row: str, opening: int) -> int:
