@@ -12,6 +12,7 @@ import re
 from typing import Sequence
 
 from .candidates import Candidate
+from .grammar_space import vocabulary
 from ..check import source_lines
 from ..languages import comment_prefix
 from ..llm.base import LLM
@@ -19,8 +20,8 @@ from ..llm.base import LLM
 CONTEXT_BEFORE = 4  # lines of shared prefix
 # Summed log-likelihood favours the shorter text, so deleting the separator between two
 # names (``Counter(words`` -> ``Counterwords``)
-# can outscore the real fix. A name the file never had is rarely what a syntax repair
-# wants: such a candidate pays this many nats.
+# can outscore the real fix. A name the file never had (nor the grammar as a keyword)
+# is rarely what a syntax repair wants: such a candidate pays this many nats.
 NEW_NAME_PENALTY = 4.0
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -33,7 +34,8 @@ def rank(llm: LLM, source: str, language: str, candidates: Sequence[Candidate]
         return []
     prefix, windows = scoring_texts(source, language, candidates)
     scores = llm.score(prefix, windows)
-    known = set(_NAME.findall(source))
+    # The grammar's keywords are no new names: a misspelt one respelt is the repair.
+    known = set(_NAME.findall(source)) | set(vocabulary(language)[0])
     scores = [s - NEW_NAME_PENALTY * bool(set(_NAME.findall(w)) - known) for s, w in zip(scores, windows)]
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     return [(candidates[i], scores[i]) for i in order]
