@@ -80,6 +80,7 @@ def test_late_edits_insert_and_substitute_grammar_tokens_near_the_error():
      "def f(x):\n    if x:\n        return x\n    else:\n        return 0\n"),
     ("javascript", "fucntion f(x) {\n  return x + 1;\n}\n", "function f(x) {\n  return x + 1;\n}\n"),
     ("c", "int main(void) {\n  int x = 1;\n  retrun x;\n}\n", "int main(void) {\n  int x = 1;\n  return x;\n}\n"),
+    ("json", "{\n  \"a\": 1,\n  'b': 2\n}\n", "{\n  \"a\": 1,\n  \"b\": 2\n}\n"),
 ])
 def test_the_search_finds_the_exact_respelling(language, broken, fixed):
     found = [c.source_after for c in suggest(broken, language)]

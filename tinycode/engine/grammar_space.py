@@ -148,7 +148,7 @@ def _near(tokens: list[tuple[int, str]], column: int) -> list[int]:
 def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """The few edits of a word or of token order that a typo makes: each word near the
     error replaced by its spelling neighbours, adjacent tokens swapped, a word typed
-    twice deleted, two lines joined or one split at the error."""
+    twice deleted, a quote of the other kind, two lines joined or one split at the error."""
     if not problems or not lines:
         return
     keywords, symbols = vocabulary(language)
@@ -170,6 +170,20 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
                 yield _line_edit(line_no, text, c2, t2, "", f"delete the repeated {t2!r}")
             elif _grammar_token(t1, keywords, symbols) and _grammar_token(t2, keywords, symbols):
                 yield _swap(line_no, text, c1, t1, c2, t2)
+    quotes = [q for q in symbols if q in ("\"", "'", "`")]
+    for line_no in rows[:SPELLING_LINES]:  # a string opened or closed with the wrong quote
+        text = lines[line_no - 1]
+        for col, ch in enumerate(text):  # any quote typed, for one of the grammar's
+            if ch in "\"'`":
+                for other in quotes:
+                    if other != ch:
+                        yield _line_edit(line_no, text, col, ch, other, f"replace {ch!r} with {other!r}")
+        for col, tok in _tokens(text, symbols):  # or a whole string quoted with the other kind
+            if len(tok) >= 2 and tok[0] in "\"'`" and tok[-1] == tok[0]:
+                for other in quotes:
+                    if other != tok[0] and other not in tok:
+                        yield _line_edit(line_no, text, col, tok, other + tok[1:-1] + other,
+                                         f"quote {tok} with {other!r}")
     line = min(max(problem.line, 1), len(lines))
     for first in (line - 1, line):  # a line break lost or typed: join, or split at the error
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
