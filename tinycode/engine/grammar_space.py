@@ -187,8 +187,10 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     line = min(max(problem.line, 1), len(lines))
     for first in (line - 1, line):  # a line break lost or typed: join, or split at the error
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
-            joined = lines[first - 1].rstrip() + " " + lines[first].lstrip()
-            yield Edit(first, 2, [joined], f"line {first}: join line {first + 1} to it", 1)
+            left, right = lines[first - 1].rstrip(), lines[first].lstrip()
+            yield Edit(first, 2, [left + " " + right], f"line {first}: join line {first + 1} to it", 1)
+            if not (_WORD.match(left[-1:]) and _WORD.match(right[:1])):  # a mark split in two (``/`` ``/``)
+                yield Edit(first, 2, [left + right], f"line {first}: join line {first + 1} to it, no space", 1)
     text = lines[line - 1]
     indent = text[:len(text) - len(text.lstrip())]
     for col, _ in _tokens(text, symbols)[1:]:
