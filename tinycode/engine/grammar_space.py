@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Iterator, Sequence
 
 from ..check import Problem
-from ..languages import get_language
+from ..languages import comment_prefix, get_language
 from .edits import Edit
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -186,6 +186,9 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
                                          f"quote {tok} with {other!r}")
     line = min(max(problem.line, 1), len(lines))
     for first in (line - 1, line):  # a line break lost or typed: join, or split at the error
+        marker = comment_prefix(language)
+        if marker and marker in lines[first - 1 if 1 <= first else 0]:
+            continue  # joined to a comment, the code would be commented out
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
             left, right = lines[first - 1].rstrip(), lines[first].lstrip()
             yield Edit(first, 2, [left + " " + right], f"line {first}: join line {first + 1} to it", 1)
