@@ -7,7 +7,7 @@ import socket
 
 from tinycode.cli import main
 
-NEEDS_AGENT = "def (x):\n    return x\n"  # no one-token edit repairs this: the model must act
+NEEDS_AGENT = "def (x)):\n    return x\n"  # no one-token edit repairs this: the model must act
 FIXED = "def double(x):\n    return x\n"
 AGENT_FIX = ('Thought: name the function\nAction: replace_lines\nAction Input: {"start": 1, "end": 1, '
              '"text": "def double(x):"}')

@@ -207,7 +207,7 @@ DETERMINISM_CASES = [
     {"id": "d-3", "broken": "for x in range(3):\n    print x\n", "fixed": "for x in range(3):\n    print(x)\n"},
     {"id": "d-4", "broken": "data = {'a': 1 'b': 2}\nvalues = [data['a'], data['b']\n",
      "fixed": "data = {'a': 1, 'b': 2}\nvalues = [data['a'], data['b']]\n"},
-    {"id": "d-5", "broken": "def (x):\n    return x\n", "fixed": "def double(x):\n    return x\n"},
+    {"id": "d-5", "broken": "def (x)):\n    return x\n", "fixed": "def double(x):\n    return x\n"},
 ]
 
 

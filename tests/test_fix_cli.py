@@ -29,7 +29,7 @@ def test_diff_writes_nothing(capsys, tmp_path, model):
     path.write_text(NEEDS_AGENT)
     code, out, _ = run(capsys, "fix", "--diff", str(path))
     assert code == 0
-    assert "-def (x):\n" in out and "+def double(x):\n" in out
+    assert "-def (x)):\n" in out and "+def double(x):\n" in out
     assert path.read_text() == NEEDS_AGENT
     # git's headers for an absolute path: a/tmp/.../a.py, never a//tmp/...
     rel = str(path).lstrip("/")

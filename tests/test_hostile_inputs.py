@@ -284,7 +284,7 @@ def test_a_model_error_on_one_file_leaves_the_others_repaired_and_reported(capsy
     paths = []
     for name in ("one", "two", "three"):
         path = tmp_path / f"{name}.py"
-        path.write_text(f"def (x):\n    return x  # file {name}\n")
+        path.write_text(f"def (x)):\n    return x  # file {name}\n")
         paths.append(path)
     code, out, err = run(capsys, "fix", "--json", *map(str, paths))
     assert code == 2
@@ -294,12 +294,12 @@ def test_a_model_error_on_one_file_leaves_the_others_repaired_and_reported(capsy
     assert reports["two"]["status"] == "error" and "HTTP 500" in reports["two"]["error"]
     assert paths[0].read_text().startswith("def double(x):")
     assert paths[2].read_text().startswith("def double(x):")
-    assert paths[1].read_text() == "def (x):\n    return x  # file two\n"
+    assert paths[1].read_text() == "def (x)):\n    return x  # file two\n"
     (line,) = error_lines(err)
     assert "two.py" in line and "HTTP 500" in line
 
     # The human summary counts it too.
-    paths[0].write_text("def (x):\n    return x  # file one\n")
+    paths[0].write_text("def (x)):\n    return x  # file one\n")
     code, _, err = run(capsys, "fix", *map(str, paths[:2]))
     assert code == 2 and "Fixed 1 of 2 files with problems; 1 stopped by a model error." in err
 

@@ -17,7 +17,7 @@ from tinycode.cli import main
 from tinycode.errors import ModelError
 from fake_llm import FakeLLM
 
-NEEDS_AGENT = "def (x):\n    return x + {n}\n"
+NEEDS_AGENT = "def (x)):\n    return x + {n}\n"
 AGENT_FIX = ('Thought: name the function\nAction: replace_lines\nAction Input: {"start": 1, "end": 1, '
              '"text": "def double(x):"}')
 TIMING = ("seconds",)
@@ -178,7 +178,7 @@ def test_ctrl_c_stops_the_run_and_leaves_every_file_whole(capsys, tmp_path, fake
     assert code == 130
     assert written == ["f0.py", "f1.py"]  # in input order, and nothing after the interrupt
     for n in range(8):
-        expected = "def double(x):\n" if n < 2 else "def (x):\n"
+        expected = "def double(x):\n" if n < 2 else "def (x)):\n"
         assert (folder / f"f{n}.py").read_text() == expected + f"    return x + {n}\n"
     assert sorted(p.name for p in folder.iterdir()) == [f"f{n}.py" for n in range(8)]  # no temporary files
 

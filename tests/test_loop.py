@@ -84,8 +84,8 @@ def test_the_guard_holds_per_region():
 
 
 def test_a_model_that_makes_no_progress_is_stopped():
-    broken = "def (x):\n    return x\n"
-    same = "```python\ndef (x):\n    return x\n```"
+    broken = "def (x)):\n    return x\n"
+    same = "```python\ndef (x)):\n    return x\n```"
     useless = 'Thought: look\nAction: view_lines\nAction Input: {"start": 1, "end": 2}'
     llm = FakeLLM([same], default=useless)
     result = repair(broken, "python", llm=llm, max_steps=12, agent="open")
@@ -104,8 +104,8 @@ def test_the_agent_steps_aside_where_it_does_not_pay():
     assert style_for(Settings(agent="narrow")) is NARROW
     assert style_for(Settings(model="/models/other.gguf")) is OPEN  # not measured: every tool
     assert style_for(Settings(agent="off", agent_only=True)) is OPEN
-    llm = FakeLLM(["```python\ndef (x):\n    return x\n```"])
-    result = repair("def (x):\n    return x\n", "python", llm=llm, settings=Settings())
+    llm = FakeLLM(["```python\ndef (x)):\n    return x\n```"])
+    result = repair("def (x)):\n    return x\n", "python", llm=llm, settings=Settings())
     assert result.status == "failed" and not [s for s in result.steps if s.kind == "model"]
     assert "agent is off" in result.reason
 

@@ -140,9 +140,9 @@ def test_fix_output_formats(capsys, project, monkeypatch):
 
     monkeypatch.setattr(loader, "load_llm", lambda *a, **k: FakeLLM(default="Thought: no idea"))
     needs = project / "needs.py"
-    needs.write_text("def (x):\n    return x\n")  # no small edit repairs it; the fake agent cannot
+    needs.write_text("def (x)):\n    return x\n")  # no small edit repairs it; the fake agent cannot
     code, out, _ = run(capsys, "fix", "--output-format", "github", "--max-steps", "1", "needs.py")
-    assert code == 1 and needs.read_text() == "def (x):\n    return x\n"
+    assert code == 1 and needs.read_text() == "def (x)):\n    return x\n"
     assert out.startswith("::error file=needs.py,line=1,") and len(out.splitlines()) == 1
     code, out, _ = run(capsys, "fix", "--output-format", "sarif", "--max-steps", "1", "needs.py")
     assert json.loads(out)["runs"][0]["results"][0]["ruleId"] == "compiler-error"

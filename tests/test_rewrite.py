@@ -9,7 +9,7 @@ from fake_llm import FakeLLM
 from tinycode import repair
 from tinycode.engine.rewrite import rewrite_window
 
-NO_SMALL_FIX = "def (x):\n    return x\n"  # no one-token edit repairs it
+NO_SMALL_FIX = "def (x)):\n    return x\n"  # no one-token edit repairs it
 
 
 def test_indented_window_is_sent_dedented_and_put_back_indented():
@@ -26,7 +26,7 @@ def test_indented_window_is_sent_dedented_and_put_back_indented():
 
 def test_prompt_size_does_not_grow_with_the_file():
     def prompt_chars(filler: int) -> int:
-        source = "".join(f"a{i} = {i}\n" for i in range(filler)) + "def (x):\n    return x\n" + \
+        source = "".join(f"a{i} = {i}\n" for i in range(filler)) + "def (x)):\n    return x\n" + \
             "".join(f"b{i} = {i}\n" for i in range(filler))
         llm = FakeLLM(["no answer"])
         rewrite_window(llm, source, "python", check(source, "python"))
@@ -61,6 +61,6 @@ def test_a_rewrite_that_changes_too_much_hands_over_to_the_agent():
                  '{"start": 1, "end": 1, "text": "def f(x):"}')
     llm = FakeLLM(["```python\ndef f(x):\n    return x\n```", agent_fix])  # drops the v lines
     result = repair(source, "python", llm=llm, agent="open")
-    assert result.status == "fixed" and result.source == source.replace("def (x)", "def f(x)")
+    assert result.status == "fixed" and result.source == source.replace("def (x)):", "def f(x):")
     assert [s.kind for s in result.steps] == ["rewrite", "model"]
     assert "changes too much" in result.steps[0].observation

@@ -15,6 +15,7 @@ from typing import Iterator
 from ..check import Problem
 from ..languages import comment_prefix
 from .edits import BRACKETS, Edit
+from .grammar_space import early_edits, late_edits
 from .progress import named_line
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
@@ -93,6 +94,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
             yield from _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
     if problems and not python:
         yield from _lost_opener_edits(lines, problems[0], comment_prefix(language))
+    # The grammar's own small-edit neighbourhood: typos of words and of token order first.
+    yield from early_edits(lines, problems, language)
     anchors = _anchor_lines(lines, problems)
     if language == "yaml" and problems:  # tree-sitter-yaml reports such a mistake lines earlier
         anchors += [n for n in _yaml_unexpected_indents(lines, problems[0]) if n not in anchors]
@@ -129,6 +132,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
             yield from _unmatched_bracket_edits(lines, problems[0], comment_prefix(language))
     if python:
         yield from late_python_edits(lines, problems, anchors)
+    # Then every one-token insertion, deletion and substitution from the grammar's vocabulary.
+    yield from late_edits(lines, problems, language)
 
 
 GLUED_LINES = 4  # anchor lines searched for two words a lost bracket glued together

@@ -12,6 +12,7 @@ import re
 from typing import Sequence
 
 from .candidates import Candidate
+from .grammar_space import distance, vocabulary
 from ..check import source_lines
 from ..languages import comment_prefix
 from ..llm.base import LLM
@@ -19,8 +20,8 @@ from ..llm.base import LLM
 CONTEXT_BEFORE = 4  # lines of shared prefix
 # Summed log-likelihood favours the shorter text, so deleting the separator between two
 # names (``Counter(words`` -> ``Counterwords``)
-# can outscore the real fix. A name the file never had is rarely what a syntax repair
-# wants: such a candidate pays this many nats.
+# can outscore the real fix. A name the file never had (nor the grammar as a keyword)
+# is rarely what a syntax repair wants: such a candidate pays this many nats.
 NEW_NAME_PENALTY = 4.0
 _NAME = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
@@ -34,7 +35,7 @@ def rank(llm: LLM, source: str, language: str, candidates: Sequence[Candidate]
     prefix, windows = scoring_texts(source, language, candidates)
     scores = llm.score(prefix, windows)
     known = set(_NAME.findall(source))
-    scores = [s - NEW_NAME_PENALTY * bool(set(_NAME.findall(w)) - known) for s, w in zip(scores, windows)]
+    scores = [s - NEW_NAME_PENALTY * bool(_new_names(w, known, language)) for s, w in zip(scores, windows)]
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     return [(candidates[i], scores[i]) for i in order]
 
@@ -57,3 +58,13 @@ def scoring_texts(source: str, language: str, candidates: Sequence[Candidate]) -
     header = f"{marker} {language}\n" if marker else ""
     prefix = header + "".join(line + "\n" for line in before)
     return prefix, ["\n".join(t[head:len(t) - tail]) + "\n" for t in texts]
+
+
+def _new_names(window: str, known: set[str], language: str) -> set[str]:
+    """Names in ``window`` the source never had; a keyword of the grammar that is a typo
+    away from a word of the source (``return`` for ``retrun``) is the respelt word, not
+    a new name (a keyword inserted where there was none, ``def print(x)``, still is)."""
+    keywords = set(vocabulary(language)[0])
+    return {name for name in set(_NAME.findall(window)) - known
+            if name not in keywords or not any(distance(name, word) <= 2 or name.lower() == word.lower()
+                                               for word in known if abs(len(word) - len(name)) <= 2)}

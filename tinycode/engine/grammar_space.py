@@ -1,0 +1,236 @@
+"""Candidate edits derived from the language's grammar, not from a list of error kinds.
+
+The vocabulary is the grammar's own: the anonymous node kinds of the tree-sitter
+``Language`` (its keywords, operators and punctuation), plus the identifiers of the
+file itself. Around the located error every small edit of the token sequence is
+proposed: a word replaced by a spelling neighbour (edit distance <= 2 to a keyword or
+to a name the file uses), two adjacent tokens swapped, a token deleted, two lines
+joined or one split, and one vocabulary token inserted or substituted. Nothing here
+judges: the candidate search (``candidates.py``) filters by tree-sitter's re-parse,
+the language's own judge gives the verdict and the model ranks the survivors.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from functools import lru_cache
+from typing import Iterator, Sequence
+
+from ..check import Problem
+from ..languages import comment_prefix, get_language
+from .edits import Edit
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+# A grammar token worth proposing: printable, no whitespace, short (tree-sitter also
+# lists tokens such as "\n", external scanner names and regex-like literals).
+_TOKEN_TEXT = re.compile(r"^[!-~]{1,4}$|^[A-Za-z_][A-Za-z_0-9]{0,15}$")
+NEAR_TOKENS = 3  # tokens either side of the error's column where insertions and substitutions are tried
+SPELLING_LINES = 2  # the error's line and the non-blank line before it
+MIN_SPELLING_WORD = 2  # shorter words are everyone's neighbour
+
+
+@lru_cache(maxsize=None)
+def vocabulary(language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(keywords, symbols): the grammar's visible anonymous tokens, in its own order."""
+    lang = get_language(language)
+    keywords: list[str] = []
+    symbols: list[str] = []
+    for kind_id in range(lang.node_kind_count):
+        if lang.node_kind_is_named(kind_id) or not lang.node_kind_is_visible(kind_id):
+            continue
+        kind = lang.node_kind_for_id(kind_id)
+        # A backslash continues the line: that is a join, proposed as one.
+        if not kind or not _TOKEN_TEXT.match(kind) or "\\" in kind:
+            continue
+        target = keywords if _WORD.fullmatch(kind) else symbols
+        if kind not in target:
+            target.append(kind)
+    return tuple(keywords), tuple(symbols)
+
+
+def distance(a: str, b: str, cap: int = 3) -> int:
+    """Damerau-Levenshtein (optimal string alignment) distance, ``cap`` when larger."""
+    if abs(len(a) - len(b)) >= cap:
+        return cap
+    previous2: list[int] = []
+    previous = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        current = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cost = a[i - 1] != b[j - 1]
+            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                current[j] = min(current[j], previous2[j - 2] + 1)
+        previous2, previous = previous, current
+    return min(previous[-1], cap)
+
+
+def spelling_neighbours(word: str, keywords: Sequence[str], names: Counter) -> list[str]:
+    """Keywords, then names the file uses more than once, within a typo of ``word``
+    (case aside, one edit for words up to four letters, two beyond), nearest first."""
+    if len(word) < MIN_SPELLING_WORD:
+        return []
+    found: list[tuple[int, int, str]] = []
+    for rank, pool in enumerate((keywords, [n for n, c in names.most_common() if c > 1])):
+        for other in pool:
+            if other == word or other in {f for _, _, f in found}:
+                continue
+            d = 0 if other.lower() == word.lower() else distance(word, other)
+            limit = 1 if min(len(other), len(word)) <= 4 else 2
+            if d <= limit and len(other) >= MIN_SPELLING_WORD:
+                found.append((d, rank, other))
+    return [w for _, _, w in sorted(found)]
+
+
+def _tokens(text: str, symbols: Sequence[str]) -> list[tuple[int, str]]:
+    """(column, token) of one line: words, numbers, quoted strings and the grammar's
+    symbols by longest match."""
+    out: list[tuple[int, str]] = []
+    longest = sorted(symbols, key=len, reverse=True)
+    i = 0
+    while i < len(text):
+        ch = text[i]
+        if ch.isspace():
+            i += 1
+            continue
+        match = _WORD.match(text, i) or re.compile(r"\d[\w.]*").match(text, i)
+        if match is None and ch in "\"'`":
+            end = text.find(ch, i + 1)
+            while end > 0 and text[end - 1] == "\\":
+                end = text.find(ch, end + 1)
+            token = text[i:end + 1] if end > 0 else text[i:]
+        elif match is not None:
+            token = match.group()
+        else:
+            token = next((s for s in longest if text.startswith(s, i)), ch)
+        out.append((i, token))
+        i += len(token)
+    return out
+
+
+def _grammar_token(token: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
+    """A keyword or a mark of the grammar, not a name or literal of the file."""
+    if token in keywords or token in symbols:
+        return True
+    return not (_WORD.fullmatch(token) or token[0].isalnum() or token[0] in "\"'`")
+
+
+def _swap(line_no: int, text: str, c1: int, t1: str, c2: int, t2: str) -> Edit:
+    swapped = text[:c1] + t2 + text[c1 + len(t1):c2] + t1 + text[c2 + len(t2):]
+    return Edit(line_no, 1, [swapped], f"line {line_no}: swap {t1!r} and {t2!r}", 2, c2 + len(t2) + 1, c1)
+
+
+def _line_edit(line_no: int, text: str, col: int, old: str, new: str, what: str) -> Edit:
+    new_text = text[:col] + new + text[col + len(old):]
+    return Edit(line_no, 1, [new_text], f"line {line_no}: {what}", 1, col + len(new) + 1, col)
+
+
+def _error_lines(lines: list[str], problem: Problem) -> list[int]:
+    """The error's line, then the non-blank lines before and after it."""
+    total = len(lines)
+    line = min(max(problem.line, 1), total)
+    out = [line]
+    above = next((n for n in range(line - 1, 0, -1) if lines[n - 1].strip()), None)
+    below = next((n for n in range(line + 1, total + 1) if lines[n - 1].strip()), None)
+    out += [n for n in (above, below) if n]
+    return out
+
+
+def _near(tokens: list[tuple[int, str]], column: int) -> list[int]:
+    """Indexes of the tokens within NEAR_TOKENS of the one at ``column`` (0-based)."""
+    if not tokens:
+        return []
+    at = max((i for i, (c, _) in enumerate(tokens) if c <= column), default=0)
+    return list(range(max(0, at - NEAR_TOKENS), min(len(tokens), at + NEAR_TOKENS + 1)))
+
+
+def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """The few edits of a word or of token order that a typo makes: each word near the
+    error replaced by its spelling neighbours, adjacent tokens swapped, a word typed
+    twice deleted, a quote of the other kind, two lines joined or one split at the error."""
+    if not problems or not lines:
+        return
+    keywords, symbols = vocabulary(language)
+    names = Counter(_WORD.findall("\n".join(lines)))
+    problem = problems[0]
+    rows = _error_lines(lines, problem)
+    for line_no in rows[:SPELLING_LINES]:
+        text = lines[line_no - 1]
+        for col, tok in _tokens(text, symbols):
+            if _WORD.fullmatch(tok) and tok not in keywords and names[tok] <= 1:
+                for other in spelling_neighbours(tok, keywords, names):
+                    yield _line_edit(line_no, text, col, tok, other, f"respell {tok!r} as {other!r}")
+    for line_no in rows[:SPELLING_LINES]:
+        text = lines[line_no - 1]
+        toks = _tokens(text, symbols)
+        for i in range(len(toks) - 1):
+            (c1, t1), (c2, t2) = toks[i], toks[i + 1]
+            if t1 == t2:
+                yield _line_edit(line_no, text, c2, t2, "", f"delete the repeated {t2!r}")
+            elif _grammar_token(t1, keywords, symbols) and _grammar_token(t2, keywords, symbols):
+                yield _swap(line_no, text, c1, t1, c2, t2)
+    quotes = [q for q in symbols if q in ("\"", "'", "`")]
+    for line_no in rows[:SPELLING_LINES]:  # a string opened or closed with the wrong quote
+        text = lines[line_no - 1]
+        for col, ch in enumerate(text):  # any quote typed, for one of the grammar's
+            if ch in "\"'`":
+                for other in quotes:
+                    if other != ch:
+                        yield _line_edit(line_no, text, col, ch, other, f"replace {ch!r} with {other!r}")
+        for col, tok in _tokens(text, symbols):  # or a whole string quoted with the other kind
+            if len(tok) >= 2 and tok[0] in "\"'`" and tok[-1] == tok[0]:
+                for other in quotes:
+                    if other != tok[0] and other not in tok:
+                        yield _line_edit(line_no, text, col, tok, other + tok[1:-1] + other,
+                                         f"quote {tok} with {other!r}")
+    line = min(max(problem.line, 1), len(lines))
+    for first in (line - 1, line):  # a line break lost or typed: join, or split at the error
+        marker = comment_prefix(language)
+        if marker and marker in lines[first - 1 if 1 <= first else 0]:
+            continue  # joined to a comment, the code would be commented out
+        if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
+            left, right = lines[first - 1].rstrip(), lines[first].lstrip()
+            yield Edit(first, 2, [left + " " + right], f"line {first}: join line {first + 1} to it", 1)
+            if not (_WORD.match(left[-1:]) and _WORD.match(right[:1])):  # a mark split in two (``/`` ``/``)
+                yield Edit(first, 2, [left + right], f"line {first}: join line {first + 1} to it, no space", 1)
+    text = lines[line - 1]
+    indent = text[:len(text) - len(text.lstrip())]
+    for col, _ in _tokens(text, symbols)[1:]:
+        if abs(col - (problem.column - 1)) <= 1 and problem.line == line:
+            yield Edit(line, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line}: split before column {col + 1}", 1)
+
+
+def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """Every deletion, insertion and substitution of one grammar token (or a name of
+    the file) among the tokens nearest the error."""
+    if not problems or not lines:
+        return
+    keywords, symbols = vocabulary(language)
+    problem = problems[0]
+    vocab = list(symbols) + list(keywords)
+    for line_no in _error_lines(lines, problem)[:SPELLING_LINES]:
+        text = lines[line_no - 1]
+        toks = _tokens(text, symbols)
+        column = problem.column - 1 if line_no == problem.line else len(text)
+        near = _near(toks, column)
+        for i in near[:-1]:
+            (c1, t1), (c2, t2) = toks[i], toks[i + 1]
+            if t1 != t2 and not (_grammar_token(t1, keywords, symbols) and _grammar_token(t2, keywords, symbols)):
+                yield _swap(line_no, text, c1, t1, c2, t2)
+        # The file's own names and literals are its data: a repair that deletes or
+        # overwrites one "parses" by throwing code away (``[1 2 3]`` -> ``[1 , 3]``).
+        grammar = [i for i in near if _grammar_token(toks[i][1], keywords, symbols)]
+        for i in grammar:
+            col, tok = toks[i]
+            yield _line_edit(line_no, text, col, tok, "", f"delete {tok!r}")
+        boundaries = sorted({toks[i][0] for i in near} | {toks[i][0] + len(toks[i][1]) for i in near})
+        for col in boundaries:
+            for new in vocab:
+                spaced = f" {new} " if _WORD.fullmatch(new) else new
+                yield _line_edit(line_no, text, col, "", spaced, f"insert {new!r}")
+        for i in grammar:  # a word for a word, a mark for a mark
+            col, tok = toks[i]
+            for new in (keywords if _WORD.fullmatch(tok) else symbols):
+                if new != tok:
+                    yield _line_edit(line_no, text, col, tok, new, f"replace {tok!r} with {new!r}")
