@@ -324,3 +324,14 @@ def test_a_long_declaration_line_in_a_file_whose_types_are_unknown_is_checked_qu
     start = time.perf_counter()
     check(source, "c", str(path))
     assert time.perf_counter() - start < 10
+
+
+@needs_gcc
+def test_a_keyword_with_two_letters_swapped_is_no_unknown_type():
+    # "unknown type name 'retrun'" in a file that finds all its headers: not a type the
+    # compiler was not shown, but 'return' mistyped.
+    text = "int main(void) {\n  int x = 1;\n  retrun x;\n}\n"
+    result = check(text, "c")
+    assert not result.ok and result.problems[0].line == 3 and not result.note
+    # A type from a header that is not there still leaves the types unknown.
+    assert check('#include "not_here.h"\nint f(void) {\n  size_t x = 1;\n  return x;\n}\n', "c").ok

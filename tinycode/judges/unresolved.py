@@ -70,7 +70,17 @@ def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None) ->
     # The names a real syntax error leaves unknown after it ("unknown type name 'count'"
     # once an 'else' lost its 'if') are its consequence: only those before it count.
     first = min((d.line for d in diagnostics if d.syntax and not UNRESOLVED.match(d.message)), default=None)
-    return any(UNRESOLVED.match(d.message) and (first is None or d.line <= first) for d in diagnostics)
+    return any(UNRESOLVED.match(d.message) and (first is None or d.line <= first)
+               and not _scrambled_keyword(d.message) for d in diagnostics)
+
+
+def _scrambled_keyword(message: str) -> bool:
+    """The name a message says is unknown has exactly a keyword's letters in another
+    order (``retrun``, ``whiel``, ``esle``): a keyword typed with two letters swapped,
+    not a type from a header the compiler was not shown, so its messages are the file's."""
+    quoted = _QUOTED.search(message)
+    name = quoted.group(1) if quoted else ""
+    return len(name) >= 3 and name not in KEYWORDS and sorted(name) in _KEYWORD_LETTERS
 
 
 def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diagnostic]:
@@ -144,6 +154,9 @@ class namespace template typename public private protected virtual override fina
 using friend explicit mutable constexpr consteval constinit decltype noexcept nullptr static_assert
 thread_local try catch throw co_await co_return co_yield concept requires export import module
 wchar_t char8_t char16_t char32_t""".split())
+
+_KEYWORD_LETTERS = [sorted(word) for word in KEYWORDS if len(word) >= 3]
+_QUOTED = re.compile(r"'(\w+)'")
 
 
 def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]) -> bool:
