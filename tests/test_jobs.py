@@ -236,13 +236,14 @@ def test_requests_to_a_real_http_server_overlap(capsys, tmp_path, monkeypatch):
 
 def test_files_waiting_for_the_only_slot_of_a_server_do_not_spend_their_timeout(capsys, tmp_path):
     """A server that does not say how many requests it serves at once gets one at a time
-    from --jobs 4, and a file's --timeout runs only while it is served: six files of one
-    0.3 s answer each all fit a 1 s timeout, though the last waits about 1.5 s."""
+    from --jobs 4, and a file's --timeout runs only while it is served: six files of two
+    0.3 s answers each (the rewrite's, then the agent's) all fit a 2 s timeout, though
+    the last waits about 3 s for its turn."""
     delay = 0.3
     for n in range(6):
         (tmp_path / f"f{n}.py").write_text(NEEDS_AGENT.format(n=n))
     (code, reports, _), arrivals = fix_against_a_scripted_server(capsys, tmp_path, delay, (404, {}),
-                                                                 "--jobs", "4", "--timeout", "1")
+                                                                 "--jobs", "4", "--timeout", "2")
     assert max(sum(1 for t in arrivals if s <= t < s + delay) for s in arrivals) == 1
     assert arrivals[-1] - arrivals[0] >= 5 * delay
     assert code == 0 and [r["status"] for r in reports] == ["fixed"] * 6
