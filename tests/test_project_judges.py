@@ -86,12 +86,19 @@ def _project(tmp_path: Path) -> Path:
     return source
 
 
+def clean_with_types_unknown(folder: Path, stem: str, text: str, language: str) -> Path:
+    """``text`` written as STEM.c or STEM.cpp in ``folder``, checked clean by the parser
+    alone (its types unknown); the file's path."""
+    path = folder / f"{stem}.{'c' if language == 'c' else 'cpp'}"
+    path.write_text(text)
+    result = check(text, language, str(path))
+    assert result.ok and result.note == UNKNOWN
+    return path
+
+
 @pytest.mark.parametrize("language", ["c", "cpp"])
 def test_a_clean_file_whose_headers_are_missing_is_not_reported_broken(tmp_path, language):
-    alone = tmp_path / ("ops.c" if language == "c" else "ops.cpp")
-    alone.write_text(GGML_LIKE)
-    result = check(GGML_LIKE, language, str(alone))
-    assert result.ok and result.note == UNKNOWN
+    alone = clean_with_types_unknown(tmp_path, "ops", GGML_LIKE, language)
     assert main(["check", "-q", "--", str(alone)]) == 0
 
 
@@ -304,10 +311,7 @@ GType foo_get_type (void) G_GNUC_CONST;
 
 @pytest.mark.parametrize("language", ["c", "cpp"])
 def test_unknown_macros_beside_declarations_are_not_syntax_errors(tmp_path, language):
-    path = tmp_path / ("macros.c" if language == "c" else "macros.cpp")
-    path.write_text(MACRO_HEAVY)
-    result = check(MACRO_HEAVY, language, str(path))
-    assert result.ok and result.note == UNKNOWN
+    path = clean_with_types_unknown(tmp_path, "macros", MACRO_HEAVY, language)
     for old, new in (("n += add_one(item->size);", "n += add_one(item->size;"),
                      ("GGML_ASSERT(n >= 0);", "GGML_ASSERT(>= n 0);"),
                      ("    int n = 0;", "    int n = 0,,;")):

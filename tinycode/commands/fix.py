@@ -26,8 +26,6 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Callable, Iterable, TextIO
 
-from tqdm import tqdm
-
 from .display import printable
 from .inputs import add_input_arguments, add_setting_arguments, jobs_count
 from .output import add_output_arguments, render_report
@@ -346,6 +344,8 @@ class _Reporter:
         self.said_unavailable = False
         # On a terminal, a bar counts the files done (the total is not known while the
         # folders are still being walked); elsewhere it prints nothing.
+        from tqdm import tqdm  # imported by fix only: every command's parser loads this module
+
         self.bar = tqdm(desc="tinycode fix", unit=" files", file=sys.stderr, disable=not progress,
                         leave=False, dynamic_ncols=True)
 
@@ -619,6 +619,8 @@ def _write_back(source: SourceFile, text: str, *, backup: bool) -> tuple[str, st
 def _say(text: str) -> None:
     """One message for people on stderr, control characters escaped (above the
     progress bar, when one is shown)."""
+    from tqdm import tqdm
+
     tqdm.write(printable(text), file=sys.stderr)
     sys.stderr.flush()
 
