@@ -55,6 +55,7 @@ JUDGE_ALTERNATIVES = 8  # runs spent looking for other complete fixes once one i
 # left): a stray bracket lines above a report is proposed late, and these still get
 # a run each, beyond the budget.
 JUDGE_FAVOURITES = 3
+MAX_SECOND_LOOKS = 40  # edits kept for a judge's run after tree-sitter's first guesses (``note_cleared``)
 BRACKET_REACH = 40  # lines either side of an edit where its brackets may find their partners
 _INDENTED = ("python", "yaml", "haskell", "make", "nim", "elm", "fsharp")  # indentation is syntax
 
@@ -215,6 +216,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
                 del progressing[MAX_PARTIAL:]
             elif len(progressing) < MAX_PARTIAL:
                 progressing.append((rank, edit))
+            elif isinstance(judge, _TreeJudge):
+                judge.note_cleared(rank, edit)
             elif isinstance(judge, _PythonJudge) and judge.cleared_line(edit):
                 # The edit's own lines now parse (CPython's next error is on a later
                 # line): ahead of a likelier edit that only moved the error along its line.
@@ -223,7 +226,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
                     del progressing[stuck[-1]]
                     progressing.append((rank, edit))
     if not fixing and isinstance(judge, _TreeJudge):
-        for rank, edit, verdict in judge.favourites(budget):
+        for rank, edit, verdict in judge.favourites(budget) + judge.second_looks(budget):
             if verdict == FIXED:
                 fixing.append((rank, edit))
             elif verdict == PROGRESS and not _unbalances(node, edit):
@@ -493,14 +496,23 @@ class _TreeJudge:
         self.judged_problems: dict[tuple, tuple[Problem, ...]] = {}  # _key(edit) -> the judge's problems
         self.shadowed: tuple[Problem, ...] = ()  # tree-sitter's, left out of the check where the judge speaks
         self.blind = False  # tree-sitter sees nothing where the judge reports its error
+        self.tree_spans: list[tuple[int, int]] = []
         if self.native:
             seen = _tree_problems(self.tree, self.data)
             self.tree_before = {(p.line, p.message) for p in seen}
+            # Errors over several lines: what tree-sitter finds inside one once it is
+            # gone was hidden by it, not added by the edit (macros it cannot expand
+            # under an ``#ifdef`` that lost its ``#endif``).
+            self.tree_spans = [(p.line, p.end_line) for p in seen if p.end_line > p.line]
             self.shadowed = tuple(p for p in seen if p not in node.problems)
             first = next((p for p in node.problems if p.source != TREE_SITTER), None)
             self.blind = first is not None and not any(
                 p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
         self.unjudged: list[tuple[int, Edit, list[str]]] = []  # (rank, edit, lines) the judge's runs ran out for
+        # Edits past the partial repairs kept after which tree-sitter sees no error left
+        # on their own lines, where it saw one: its recovery may put a new one just
+        # below (a ``#ifdef`` inside an initialiser), so only the judge can tell.
+        self.cleared: list[tuple[int, Edit]] = []
 
     def verdict(self, edit: Edit) -> str | None:
         begin = self.starts[edit.line - 1]
@@ -532,7 +544,9 @@ class _TreeJudge:
             return None
         delta = len(edit.new_lines) - edit.span
         shifted = {(line + delta if line > edit.line else line, message) for line, message in self.tree_before}
-        found = {(p.line, p.message) for p in problems}
+        spans = [(first, last + delta if last > edit.line else last) for first, last in self.tree_spans]
+        found = {(p.line, p.message) for p in problems
+                 if not any(first < p.line <= last for first, last in spans)}
         last = edit.line + len(edit.new_lines) - 1
         if any(near(line, edit.line, last) for line, _ in shifted) \
                 and not any(near(line, edit.line, last) for line, _ in found):
@@ -590,6 +604,28 @@ class _TreeJudge:
             budget.favourites -= 1
             self.judge_limit = judges.calls() + 1
             verdicts.append((rank, edit, self.judged(edit, lines, rank)))
+        return verdicts
+
+    def note_cleared(self, rank: int, edit: Edit) -> None:
+        """Keep ``edit`` (judged PROGRESS by tree-sitter) for ``second_looks`` when
+        tree-sitter saw an error on its lines before it and none after."""
+        if not self.native or len(self.cleared) >= MAX_SECOND_LOOKS:
+            return
+        last = edit.line + len(edit.new_lines) - 1
+        before = any(edit.line <= line <= edit.line + max(edit.span, 1) - 1 for line, _ in self.tree_before)
+        if before and not any(edit.line <= p.line <= last for p in self.seen[_key(edit)]):
+            self.cleared.append((rank, edit))
+
+    def second_looks(self, budget: _Budget) -> list[tuple[int, Edit, str | None]]:
+        """(rank, edit, verdict) for the ``cleared`` edits, likeliest first, while the
+        judge's runs for this search last (a search that found nothing has most left)."""
+        verdicts = []
+        for rank, edit in self.cleared:
+            if budget.spent() or judges.calls() >= self.judge_limit:
+                break
+            budget.take()
+            verdicts.append((rank, edit, self.judged(edit, self.node.lines, rank)))
+        self.cleared = []
         return verdicts
 
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:

@@ -17,14 +17,14 @@ from collections import Counter
 from functools import lru_cache
 from typing import Iterator, Sequence
 
-from ..check import Problem
+from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language
 from .edits import Edit
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 # A grammar token worth proposing: printable, no whitespace, short (tree-sitter also
 # lists tokens such as "\n", external scanner names and regex-like literals).
-_TOKEN_TEXT = re.compile(r"^[!-~]{1,4}$|^[A-Za-z_][A-Za-z_0-9]{0,15}$")
+_TOKEN_TEXT = re.compile(r"^[!-~]{1,4}$|^#?[A-Za-z_][A-Za-z_0-9]{0,15}$")
 NEAR_TOKENS = 3  # tokens either side of the error's column where insertions and substitutions are tried
 SPELLING_LINES = 2  # the error's line and the non-blank line before it
 MIN_SPELLING_WORD = 2  # shorter words are everyone's neighbour
@@ -137,6 +137,23 @@ def _error_lines(lines: list[str], problem: Problem) -> list[int]:
     return out
 
 
+def _span_ends(lines: list[str], problem: Problem, language: str) -> list[int]:
+    """The last lines of the errors that begin at the reported one and run on past it:
+    a construct reported where it opens (``unterminated #ifdef``, a block never
+    closed) most often went wrong where tree-sitter's error over it ends."""
+    text = "\n".join(lines)
+    ends = [p.end_line for p in [problem, *tree_sitter_problems(text, language)]
+            if p.line <= problem.line + 1 and problem.line + 1 < p.end_line <= len(lines)]
+    return sorted(set(ends))
+
+
+def _rows(lines: list[str], problem: Problem, language: str) -> list[int]:
+    """The lines where typos are looked for: the error's and the one before it, then
+    the ends of the errors that run on past it."""
+    rows = _error_lines(lines, problem)[:SPELLING_LINES]
+    return rows + [n for n in _span_ends(lines, problem, language) if n not in rows]
+
+
 def _near(tokens: list[tuple[int, str]], column: int) -> list[int]:
     """Indexes of the tokens within NEAR_TOKENS of the one at ``column`` (0-based)."""
     if not tokens:
@@ -154,21 +171,23 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     keywords, symbols = vocabulary(language)
     names = Counter(_WORD.findall("\n".join(lines)))
     problem = problems[0]
-    rows = _error_lines(lines, problem)
-    for line_no in rows[:SPELLING_LINES]:
+    rows = _rows(lines, problem, language)
+    for line_no in rows:
         text = lines[line_no - 1]
         for col, tok in _tokens(text, symbols):
             if _WORD.fullmatch(tok) and tok not in keywords and names[tok] <= 1:
                 for other in spelling_neighbours(tok, keywords, names):
                     yield _line_edit(line_no, text, col, tok, other, f"respell {tok!r} as {other!r}")
-    for line_no in rows[:SPELLING_LINES]:
+    for line_no in rows:
         text = lines[line_no - 1]
         toks = _tokens(text, symbols)
         for i in range(len(toks) - 1):
             (c1, t1), (c2, t2) = toks[i], toks[i + 1]
             if t1 == t2:
                 yield _line_edit(line_no, text, c2, t2, "", f"delete the repeated {t2!r}")
-            elif _grammar_token(t1, keywords, symbols) and _grammar_token(t2, keywords, symbols):
+            elif (_grammar_token(t1, keywords, symbols) and _grammar_token(t2, keywords, symbols)) \
+                    or (c2 == c1 + len(t1) and (t2 + t1 in symbols or t2 + t1 in keywords)):
+                # (Touching tokens whose swap spells one of the grammar's: ``endif#``.)
                 yield _swap(line_no, text, c1, t1, c2, t2)
     quotes = [q for q in symbols if q in ("\"", "'", "`")]
     for line_no in rows[:SPELLING_LINES]:  # a string opened or closed with the wrong quote
@@ -209,7 +228,7 @@ def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -
     keywords, symbols = vocabulary(language)
     problem = problems[0]
     vocab = list(symbols) + list(keywords)
-    for line_no in _error_lines(lines, problem)[:SPELLING_LINES]:
+    for line_no in _rows(lines, problem, language):
         text = lines[line_no - 1]
         toks = _tokens(text, symbols)
         column = problem.column - 1 if line_no == problem.line else len(text)

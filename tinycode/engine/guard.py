@@ -94,10 +94,15 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
     they surface: once the changes near a reported problem are applied, the problems
     of that text (in the original's line numbers) count too. Far from every problem a
     line may only gain what a block or string lost at its other end (``_puts_back``)."""
-    from ..check import check
+    from ..check import check, tree_sitter_problems
 
     hunks = changed_hunks(before, after)
     spans = [(p.line, max(p.line, p.end_line)) for p in problems]
+    # Where a language's own judge reported, tree-sitter's error there says how far the
+    # damage runs (an ``#ifdef`` reported unterminated at its start, which lost its
+    # ``#endif`` at the end of what tree-sitter could not parse).
+    spans += [(p.line, p.end_line) for p in tree_sitter_problems(before, language)
+              if p.end_line > p.line and any(abs(p.line - a) <= max_distance for a, _ in spans)]
     original = source_lines(before)
     applied: list[int] = []
     pending = list(range(len(hunks)))

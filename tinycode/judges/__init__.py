@@ -75,6 +75,19 @@ class _Baseline(NamedTuple):
     names_unresolved: bool  # it had a header it cannot find or a name it never declares
     broken_lines: frozenset[int]  # its lines with a syntax error
     line_count: int
+    lines: frozenset[str]  # its lines
+
+    def untouched(self, message: str, source: str) -> bool:
+        """Every line of ``source`` that names what ``message`` says is unresolved is
+        a line of the original: the repair neither used the name anew nor changed its
+        declaration, so the compiler only read on to where it was always unresolved (a
+        file that is a fragment, once its syntax error no longer makes the compiler
+        skip ahead)."""
+        quoted = _QUOTED_NAME.search(message)
+        if quoted is None:
+            return False
+        name = re.compile(rf"\b{re.escape(quoted.group(1))}\b")
+        return all(line in self.lines for line in source.split("\n") if name.search(line))
 
     def hidden_by_syntax(self, line: int, line_count: int) -> bool:
         """``line`` (of a text with ``line_count`` lines) is one the original could not
@@ -83,6 +96,7 @@ class _Baseline(NamedTuple):
         return any(line - d in self.broken_lines for d in range(min(0, shift), max(0, shift) + 1))
 
 
+_QUOTED_NAME = re.compile(r"'([A-Za-z_]\w*)'")
 _baseline: contextvars.ContextVar[_Baseline | None] = contextvars.ContextVar("tinycode_judge_baseline", default=None)
 _tools_off: contextvars.ContextVar[bool] = contextvars.ContextVar("tinycode_judge_tools_off", default=False)
 # The path of the file being judged, when there is one: its project's flags come with it.
@@ -472,7 +486,8 @@ def baseline(source: str, language: str) -> Iterator[None]:
     counts = Counter(_key(d) for d in found.other if d.doubtful or d.line not in broken_lines) \
         if found is not None else Counter()
     token = _baseline.set(_Baseline(language, counts, found is not None and _names_unresolved(found),
-                                    frozenset(broken_lines), source.count("\n") + 1))
+                                    frozenset(broken_lines), source.count("\n") + 1,
+                                    frozenset(source.split("\n"))))
     try:
         yield
     finally:
@@ -505,9 +520,10 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
             key = _key(diagnostic)
             if allowed[key] > 0:
                 allowed[key] -= 1
-            elif not (current.names_unresolved and not diagnostic.doubtful and (
-                    unresolved.UNRESOLVED.match(diagnostic.message)
-                    or current.hidden_by_syntax(diagnostic.line, source.count("\n") + 1))):
+            elif not ((unresolved.UNRESOLVED.match(diagnostic.message)
+                       and (current.names_unresolved or current.untouched(diagnostic.message, source)))
+                      or (current.names_unresolved and not diagnostic.doubtful
+                          and current.hidden_by_syntax(diagnostic.line, source.count("\n") + 1))):
                 out.append(Diagnostic(diagnostic.line, diagnostic.column,
                                       f"{diagnostic.message} (new: the original did not have it)", True))
     out.sort(key=lambda d: (d.line, d.column))
