@@ -3,11 +3,14 @@ neighbourhood, the edits proposed around an error, and repairs it makes exactly.
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 
 import pytest
 
+from fake_llm import FakeLLM
 from scripted import run
+from tinycode import repair
 from tinycode.check import check, source_lines
 from tinycode.engine.candidates import suggest
 from tinycode.engine.grammar_space import distance, early_edits, late_edits, spelling_neighbours, vocabulary
@@ -99,3 +102,112 @@ def test_fix_restores_a_misspelt_keyword_exactly(capsys, tmp_path, model, name, 
     code, _, _ = run(capsys, "fix", str(path))
     assert code == 0
     assert path.read_text() == fixed
+
+
+# --- what the compiler can verify where tree-sitter is misled ---------------------
+
+needs_gcc = pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+needs_gxx = pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+EVEN = lambda prompt, text: 0.0  # noqa: E731
+
+HEAP = """// Constructors of the heap.
+
+#ifdef HEAP_CLASS_C_DEC
+
+HEAP_CLASS_T_DEC
+HEAP_CLASS_C_DEC::
+pairing_heap()
+{ HEAP_ASSERT_VALID((*this)) }
+
+HEAP_CLASS_T_DEC
+HEAP_CLASS_C_DEC::
+pairing_heap(const Cmp_Fn& r_cmp_fn)
+: base_type(r_cmp_fn)
+{ HEAP_ASSERT_VALID((*this)) }
+
+HEAP_CLASS_T_DEC
+void
+HEAP_CLASS_C_DEC::
+swap(HEAP_CLASS_C_DEC& other)
+{
+  HEAP_ASSERT_VALID((*this))
+  base_type::swap(other);
+}
+
+#endif
+"""
+
+
+@needs_gxx
+def test_a_directive_never_closed_is_repaired_where_its_closer_was_mistyped():
+    # g++ reports the #ifdef where it opens; the #endif typed backwards is 22 lines
+    # below, and putting it back uncovers macro code tree-sitter cannot parse.
+    source = HEAP.replace("#endif\n", "endif#\n")
+    assert check(source, "cpp").problems[0].message == "unterminated #ifdef"
+    result = repair(source, "cpp", llm=FakeLLM(scorer=EVEN))
+    assert result.status == "fixed" and result.source == HEAP
+
+
+SLOTS = """#include <Python.h>
+
+static PyObject *language(PyObject *self, PyObject *args) {
+    return PyCapsule_New(tree_sitter_x(), "tree_sitter.Language", NULL);
+}
+
+static struct PyModuleDef_Slot slots[] = {
+#ifdef Py_GIL_DISABLED
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL}
+};
+"""
+
+
+@needs_gcc
+def test_a_fix_tree_sitter_misreads_below_still_reaches_the_compiler():
+    # Once ']' is back, tree-sitter stumbles on the #ifdef inside the initialiser two
+    # lines below; gcc, which knows directives, accepts the file.
+    source = SLOTS.replace("slots[]", "slots[)")
+    result = repair(source, "c", llm=FakeLLM(scorer=EVEN))
+    assert result.status == "fixed" and result.source == SLOTS
+
+
+FRAGMENT = """/* These pointers are kept in a table for the
+   other modules to use
+*/
+
+void *table_api[] = {
+        (void *) table_version,
+        NULL,
+        (void *) &table_type,
+        (void *) table_lookup,
+};
+"""
+
+
+@needs_gcc
+def test_names_a_fragment_never_declares_are_not_the_repairs_doing():
+    # While the comment is broken gcc skips the whole declaration; repaired, it reads
+    # on and finds names the fragment never declares, on lines the repair left alone.
+    source = FRAGMENT.replace("/* These", "/ These")
+    result = repair(source, "c", llm=FakeLLM(scorer=EVEN))
+    assert result.status == "fixed" and result.source == FRAGMENT
+
+
+def test_a_value_left_out_is_one_the_lines_around_use():
+    clean = "[tool]\nstrict = true\nwarn_unused = true\nwarn_return = true\n"
+    source = clean.replace("warn_unused = true", "warn_unused = ")
+    found = [c.source_after for c in suggest(source, "toml") if c.fixes_all]
+    assert clean in found
+
+
+@pytest.mark.parametrize("text, col, new, expected", [
+    ("x = ", 3, "true", "x = true"),  # no blank left at the end of the line
+    ("f(a)", 2, "b", "f(b a)"),
+    ("if x:", 0, "elif", "elif if x:"),
+    ("a b", 1, "+", "a+ b"),
+])
+def test_an_inserted_word_is_spaced_as_a_person_types_it(text, col, new, expected):
+    from tinycode.engine.grammar_space import _line_edit, _spaced
+
+    assert _line_edit(1, text, col, "", _spaced(text, col, new), "insert").new_lines == [expected]

@@ -55,7 +55,8 @@ JUDGE_ALTERNATIVES = 8  # runs spent looking for other complete fixes once one i
 # left): a stray bracket lines above a report is proposed late, and these still get
 # a run each, beyond the budget.
 JUDGE_FAVOURITES = 3
-MAX_SECOND_LOOKS = 40  # edits kept for a judge's run after tree-sitter's first guesses (``note_cleared``)
+MAX_SECOND_LOOKS = 40  # edits kept for a judge's run after tree-sitter's first guesses
+FIRST_PROPOSALS = 16  # the likeliest proposals, which the judge may see whatever tree-sitter says
 BRACKET_REACH = 40  # lines either side of an edit where its brackets may find their partners
 _INDENTED = ("python", "yaml", "haskell", "make", "nim", "elm", "fsharp")  # indentation is syntax
 
@@ -204,6 +205,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             continue
         budget.take()
         verdict = judge.verdict(edit)
+        if verdict is None and isinstance(judge, _TreeJudge):
+            judge.note_rejected(rank, edit)
         judged = verdict == FIXED and isinstance(judge, _TreeJudge) and judge.native
         if judged:
             verdict = judge.judged(edit, node.lines, rank)  # tree-sitter passed it: now the real judge
@@ -217,7 +220,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             elif len(progressing) < MAX_PARTIAL:
                 progressing.append((rank, edit))
             elif isinstance(judge, _TreeJudge):
-                judge.note_cleared(rank, edit)
+                judge.note_progress(rank, edit)
             elif isinstance(judge, _PythonJudge) and judge.cleared_line(edit):
                 # The edit's own lines now parse (CPython's next error is on a later
                 # line): ahead of a likelier edit that only moved the error along its line.
@@ -509,10 +512,9 @@ class _TreeJudge:
             self.blind = first is not None and not any(
                 p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
         self.unjudged: list[tuple[int, Edit, list[str]]] = []  # (rank, edit, lines) the judge's runs ran out for
-        # Edits past the partial repairs kept after which tree-sitter sees no error left
-        # on their own lines, where it saw one: its recovery may put a new one just
-        # below (a ``#ifdef`` inside an initialiser), so only the judge can tell.
-        self.cleared: list[tuple[int, Edit]] = []
+        # Edits tree-sitter did not pass to the judge that it may be wrong about, for
+        # the judge's spare runs (``second_looks``).
+        self.second_chances: list[tuple[int, Edit]] = []
 
     def verdict(self, edit: Edit) -> str | None:
         begin = self.starts[edit.line - 1]
@@ -606,26 +608,41 @@ class _TreeJudge:
             verdicts.append((rank, edit, self.judged(edit, lines, rank)))
         return verdicts
 
-    def note_cleared(self, rank: int, edit: Edit) -> None:
-        """Keep ``edit`` (judged PROGRESS by tree-sitter) for ``second_looks`` when
-        tree-sitter saw an error on its lines before it and none after."""
-        if not self.native or len(self.cleared) >= MAX_SECOND_LOOKS:
+    def note_progress(self, rank: int, edit: Edit) -> None:
+        """Keep ``edit`` (judged PROGRESS by tree-sitter, past the partial repairs kept)
+        for a second look when tree-sitter saw an error on its lines before it and none
+        after: its recovery may put a new one just below (a ``#ifdef`` inside an
+        initialiser), so only the judge can tell."""
+        if not self.native:
             return
         last = edit.line + len(edit.new_lines) - 1
         before = any(edit.line <= line <= edit.line + max(edit.span, 1) - 1 for line, _ in self.tree_before)
         if before and not any(edit.line <= p.line <= last for p in self.seen[_key(edit)]):
-            self.cleared.append((rank, edit))
+            self._second_chance(rank, edit)
+
+    def note_rejected(self, rank: int, edit: Edit) -> None:
+        """Keep ``edit`` (rejected by tree-sitter) for a second look when it is among
+        the likeliest proposals: where the file's macros and directives confuse
+        tree-sitter (an ``#endif`` put back uncovers code it cannot parse), the judge
+        may still accept it."""
+        if self.native and rank < FIRST_PROPOSALS and not (self.language not in _INDENTED
+                                           and _only_indentation(self.node.lines, edit)):
+            self._second_chance(rank, edit)
+
+    def _second_chance(self, rank: int, edit: Edit) -> None:
+        if len(self.second_chances) < MAX_SECOND_LOOKS:
+            self.second_chances.append((rank, edit))
 
     def second_looks(self, budget: _Budget) -> list[tuple[int, Edit, str | None]]:
-        """(rank, edit, verdict) for the ``cleared`` edits, likeliest first, while the
+        """(rank, edit, verdict) for the ``second_chances``, likeliest first, while the
         judge's runs for this search last (a search that found nothing has most left)."""
         verdicts = []
-        for rank, edit in self.cleared:
+        for rank, edit in sorted(self.second_chances, key=lambda r: r[0]):
             if budget.spent() or judges.calls() >= self.judge_limit:
                 break
             budget.take()
             verdicts.append((rank, edit, self.judged(edit, self.node.lines, rank)))
-        self.cleared = []
+        self.second_chances = []
         return verdicts
 
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:

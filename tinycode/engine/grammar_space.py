@@ -20,6 +20,7 @@ from typing import Iterator, Sequence
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language
 from .edits import Edit
+from .progress import UNCLOSED
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 # A grammar token worth proposing: printable, no whitespace, short (tree-sitter also
@@ -122,7 +123,8 @@ def _swap(line_no: int, text: str, c1: int, t1: str, c2: int, t2: str) -> Edit:
 
 
 def _line_edit(line_no: int, text: str, col: int, old: str, new: str, what: str) -> Edit:
-    new_text = text[:col] + new + text[col + len(old):]
+    rest = text[col + len(old):]
+    new_text = text[:col] + new + ("" if new and not old and rest.isspace() else rest)  # no trailing blank
     return Edit(line_no, 1, [new_text], f"line {line_no}: {what}", 1, col + len(new) + 1, col)
 
 
@@ -149,9 +151,14 @@ def _span_ends(lines: list[str], problem: Problem, language: str) -> list[int]:
 
 def _rows(lines: list[str], problem: Problem, language: str) -> list[int]:
     """The lines where typos are looked for: the error's and the one before it, then
-    the ends of the errors that run on past it."""
+    the ends of the errors that run on past it, and for a construct never closed the
+    file's last line (where a mistyped closer such as ``endif#`` ends it)."""
     rows = _error_lines(lines, problem)[:SPELLING_LINES]
-    return rows + [n for n in _span_ends(lines, problem, language) if n not in rows]
+    ends = _span_ends(lines, problem, language)
+    last = next((n for n in range(len(lines), 0, -1) if lines[n - 1].strip()), None)
+    if UNCLOSED.search(problem.message) and last:
+        ends.append(last)
+    return rows + [n for n in dict.fromkeys(ends) if n not in rows]
 
 
 def _near(tokens: list[tuple[int, str]], column: int) -> list[int]:
@@ -246,10 +253,42 @@ def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -
         boundaries = sorted({toks[i][0] for i in near} | {toks[i][0] + len(toks[i][1]) for i in near})
         for col in boundaries:
             for new in vocab:
-                spaced = f" {new} " if _WORD.fullmatch(new) else new
-                yield _line_edit(line_no, text, col, "", spaced, f"insert {new!r}")
+                yield _line_edit(line_no, text, col, "", _spaced(text, col, new), f"insert {new!r}")
         for i in grammar:  # a word for a word, a mark for a mark
             col, tok = toks[i]
             for new in (keywords if _WORD.fullmatch(tok) else symbols):
                 if new != tok:
                     yield _line_edit(line_no, text, col, tok, new, f"replace {tok!r} with {new!r}")
+        # A value or name left out is most often one the lines around it use too
+        # (``= true`` on the line below a ``=`` that lost it).
+        for col in boundaries:
+            for new in _nearby_values(lines, line_no, keywords, symbols):
+                yield _line_edit(line_no, text, col, "", _spaced(text, col, new), f"insert {new!r}")
+
+
+NEARBY_LINES = 3  # lines either side of the error whose names and literals may be inserted
+MAX_NEARBY = 12
+
+
+def _nearby_values(lines: list[str], line_no: int, keywords: Sequence[str], symbols: Sequence[str]) -> list[str]:
+    """The names and literals of the lines around ``line_no``, nearest lines first."""
+    found: list[str] = []
+    order = sorted(range(max(1, line_no - NEARBY_LINES), min(len(lines), line_no + NEARBY_LINES) + 1),
+                   key=lambda n: (abs(n - line_no), n))
+    for n in order:
+        for _, tok in _tokens(lines[n - 1], symbols):
+            if not _grammar_token(tok, keywords, symbols) and tok not in found and len(tok) <= 40:
+                found.append(tok)
+    return found[:MAX_NEARBY]
+
+
+def _spaced(text: str, col: int, new: str) -> str:
+    """``new`` as a person types it at ``col`` of ``text``: a word is kept apart from
+    the words and marks around it by one space, except after an opening bracket and
+    before a closing one or a separator."""
+    if not (_WORD.match(new) or new[0].isalnum() or new[0] in "\"'`"):
+        return new
+    before, after = text[col - 1:col] if col else "", text[col:col + 1]
+    left = " " if before and not before.isspace() and before not in "([{." else ""
+    right = " " if after and not after.isspace() and after not in ")]},;:." else ""
+    return left + new + right

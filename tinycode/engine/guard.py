@@ -19,6 +19,7 @@ from ..check import Problem, source_lines
 from ..languages import comment_prefix
 from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
+from .progress import UNCLOSED
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS
 
 QUOTES = "\"'`"
@@ -103,6 +104,11 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
     # ``#endif`` at the end of what tree-sitter could not parse).
     spans += [(p.line, p.end_line) for p in tree_sitter_problems(before, language)
               if p.end_line > p.line and any(abs(p.line - a) <= max_distance for a, _ in spans)]
+    # A construct a compiler reports unclosed where it opens lost its closer anywhere
+    # below. (CPython's "'(' was never closed" is left as it is: its fix lies at the
+    # bracket, and the search for Python is tuned to that.)
+    total = before.count("\n") + 1
+    spans += [(p.line, total) for p in problems if p.source != "python" and UNCLOSED.search(p.message)]
     original = source_lines(before)
     applied: list[int] = []
     pending = list(range(len(hunks)))

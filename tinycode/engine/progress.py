@@ -40,6 +40,11 @@ _AT_THE_END = re.compile(r"end of (?:file|input)|unexpected EOF|unterminated quo
                          re.IGNORECASE)
 
 
+# A construct reported where it opens and never closed ("unterminated #ifdef",
+# "Unclosed '{'"): its closer was due anywhere further on.
+UNCLOSED = re.compile(r"unterminated|never closed|unclosed|not closed", re.IGNORECASE)
+
+
 def reported_line(problem: Problem) -> int:
     """Where the error begins: its line, or the earlier line its message names (the
     bracket a mismatch goes back to), so the next error surfacing between the two is
