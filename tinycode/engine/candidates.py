@@ -30,6 +30,7 @@ from .proposals import HEADER_SCAN, block_header, open_strings, opener_at_end, p
 from .. import judges
 from ..judges import judge_name
 from ..languages import get_parser
+from .grammar_space import habits
 from .progress import REGION, TREE_SITTER, made_progress, near, reported_line
 
 BEAM = 3  # partial repairs extended per level
@@ -788,30 +789,32 @@ def _python_window(lines: list[str], problem: Problem) -> tuple[int, int, str] |
 
 
 def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> list[Candidate]:
-    out: dict[str, Candidate] = {}
+    out: dict[tuple[str, ...], Candidate] = {}
     original = source_lines(source)
-    same_tokens: set[tuple[str, ...]] = set()
+    spacing = habits(source, language)[0]
+    offbeat: dict[tuple[str, ...], int] = {}  # blanks against the file's habit, of the candidate kept
     for node in nodes:
         text = node.text
-        if text in out or text == source:
+        if text == source:
             continue
         start, end_before, end_after = differing_span(original, node.lines)
-        # Edits that differ only in spacing or line breaks are one candidate (the likelier one).
+        # Edits that differ only in spacing or line breaks are one candidate: the one
+        # spaced as the file spaces its marks, else the likelier.
         if len(original) <= _DEDUPE_WHOLE:
             key: tuple[str, ...] = tuple(t for t in code_tokens(text, "other") if t.strip())
         else:
             key = (str(start),) + tuple(t for t in code_tokens(
                 "\n".join(node.lines[max(0, start - 1):end_after + 1]), "other") if t.strip())
-        if key in same_tokens:
+        unusual = spacing.offbeat(node.lines[start:end_after], language)
+        if key in out and (out[key].source_after == text or unusual >= offbeat[key]):
             continue
-        same_tokens.add(key)
+        if key not in out and len(out) >= limit * 2:
+            break
         size = token_distance("\n".join(original[start:end_before]),
                               "\n".join(node.lines[start:end_after]), language, cap=50)
         change = Edit(start + 1, end_before - start, node.lines[start:end_after],
                       "; ".join(e.description for e in node.edits), max(size, 1))
-        out[text] = Candidate(change, _count(node, text, language), text)
-        if len(out) >= limit * 2:
-            break
+        out[key], offbeat[key] = Candidate(change, _count(node, text, language), text), unusual
     return list(out.values())[:limit]
 
 

@@ -128,6 +128,77 @@ def _line_edit(line_no: int, text: str, col: int, old: str, new: str, what: str)
     return Edit(line_no, 1, [new_text], f"line {line_no}: {what}", 1, col + len(new) + 1, col)
 
 
+class Spacing:
+    """How the file spaces each mark: whether it is mostly typed with a blank before
+    it and after it (``a = b`` but ``f(x)``), so an inserted or deleted token leaves
+    the line as its author would have typed it."""
+
+    def __init__(self, lines: Sequence[str], symbols: Sequence[str]) -> None:
+        self.before: Counter = Counter()
+        self.after: Counter = Counter()
+        self.seen: Counter = Counter()
+        for text in lines:
+            for col, tok in _tokens(text, symbols):
+                if _WORD.fullmatch(tok) or tok[0].isalnum() or tok[0] in "\"'`":
+                    continue
+                self.seen[tok] += 1
+                self.before[tok] += col > 0 and text[col - 1].isspace()
+                self.after[tok] += col + len(tok) < len(text) and text[col + len(tok)].isspace()
+
+    def offbeat(self, lines: Sequence[str], language: str) -> int:
+        """The marks of ``lines`` spaced otherwise than the file mostly spaces them."""
+        symbols = vocabulary(language)[1]
+        count = 0
+        for text in lines:
+            for col, tok in _tokens(text, symbols):
+                n = self.seen[tok]
+                if n and col > 0 and _firm(self.before[tok], n):
+                    count += text[col - 1].isspace() != (2 * self.before[tok] > n)
+                if n and col + len(tok) < len(text) and _firm(self.after[tok], n):
+                    count += text[col + len(tok)].isspace() != (2 * self.after[tok] > n)
+        return count
+
+    def spaced(self, mark: str) -> tuple[bool, bool]:
+        """(a blank before, a blank after) ``mark``, as the file mostly has it."""
+        n = self.seen[mark]
+        return (2 * self.before[mark] > n, 2 * self.after[mark] > n) if n else (False, False)
+
+
+def _firm(spaced: int, seen: int) -> bool:
+    """A habit the file keeps at least three times in four, either way."""
+    return 4 * spaced >= 3 * seen or 4 * spaced <= seen
+
+
+def _inserts(line_no: int, text: str, col: int, new: str, spacing: Spacing) -> Iterator[Edit]:
+    """``new`` inserted at ``col``: first with the blanks the file puts around it and
+    the line lacks there (a word apart from its neighbours, ``a = b`` where the file
+    spaces ``=``), then as it is, when that differs (``/*`` is no ``/ *``)."""
+    if _WORD.match(new) or new[0].isalnum() or new[0] in "\"'`":
+        yield _line_edit(line_no, text, col, "", _spaced(text, col, new), f"insert {new!r}")
+        return
+    before, after = spacing.spaced(new)
+    left = " " if before and col > 0 and not text[col - 1].isspace() else ""
+    right = " " if after and col < len(text) and not text[col].isspace() else ""
+    yield _line_edit(line_no, text, col, "", left + new + right, f"insert {new!r}")
+    if left or right:
+        yield _line_edit(line_no, text, col, "", new, f"insert {new!r}")
+
+
+def _delete(line_no: int, text: str, col: int, old: str, what: str) -> Edit:
+    """``old`` deleted at ``col`` with the blank it leaves doubled or before a closer
+    or separator (``f (x)`` after a repeated name): one blank, or none."""
+    start, end = col, col + len(old)
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1
+    while end < len(text) and text[end] in " \t":
+        end += 1
+    if start == 0 or end == len(text) or (start == col and end == col + len(old)):
+        return _line_edit(line_no, text, col, old, "", what)
+    right = text[end]
+    gap = "" if right in ")]},;.(" or start == col or end == col + len(old) and right in ":" else " "
+    return Edit(line_no, 1, [text[:start] + gap + text[end:]], f"line {line_no}: {what}", 1, start + 1, start)
+
+
 def _error_lines(lines: list[str], problem: Problem) -> list[int]:
     """The error's line, then the non-blank lines before and after it."""
     total = len(lines)
@@ -191,7 +262,7 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
         for i in range(len(toks) - 1):
             (c1, t1), (c2, t2) = toks[i], toks[i + 1]
             if t1 == t2:
-                yield _line_edit(line_no, text, c2, t2, "", f"delete the repeated {t2!r}")
+                yield _delete(line_no, text, c2, t2, f"delete the repeated {t2!r}")
             elif (_grammar_token(t1, keywords, symbols) and _grammar_token(t2, keywords, symbols)) \
                     or (c2 == c1 + len(t1) and (t2 + t1 in symbols or t2 + t1 in keywords)):
                 # (Touching tokens whose swap spells one of the grammar's: ``endif#``.)
@@ -234,7 +305,7 @@ def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -
         return
     keywords, symbols = vocabulary(language)
     problem = problems[0]
-    vocab = list(symbols) + list(keywords)
+    spacing, vocab = habits("\n".join(lines), language)
     for line_no in _rows(lines, problem, language):
         text = lines[line_no - 1]
         toks = _tokens(text, symbols)
@@ -247,13 +318,16 @@ def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -
         # The file's own names and literals are its data: a repair that deletes or
         # overwrites one "parses" by throwing code away (``[1 2 3]`` -> ``[1 , 3]``).
         grammar = [i for i in near if _grammar_token(toks[i][1], keywords, symbols)]
-        for i in grammar:
+        # A stray mark may lie anywhere on the line: every one is deleted, nearest first.
+        marks = sorted((i for i, (_, tok) in enumerate(toks) if _grammar_token(tok, keywords, symbols)
+                        and not _WORD.fullmatch(tok)), key=lambda i: (i not in near, i))
+        for i in list(dict.fromkeys([i for i in grammar if i in near] + marks)):
             col, tok = toks[i]
-            yield _line_edit(line_no, text, col, tok, "", f"delete {tok!r}")
+            yield _delete(line_no, text, col, tok, f"delete {tok!r}")
         boundaries = sorted({toks[i][0] for i in near} | {toks[i][0] + len(toks[i][1]) for i in near})
         for col in boundaries:
             for new in vocab:
-                yield _line_edit(line_no, text, col, "", _spaced(text, col, new), f"insert {new!r}")
+                yield from _inserts(line_no, text, col, new, spacing)
         for i in grammar:  # a word for a word, a mark for a mark
             col, tok = toks[i]
             for new in (keywords if _WORD.fullmatch(tok) else symbols):
@@ -263,7 +337,29 @@ def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -
         # (``= true`` on the line below a ``=`` that lost it).
         for col in boundaries:
             for new in _nearby_values(lines, line_no, keywords, symbols):
-                yield _line_edit(line_no, text, col, "", _spaced(text, col, new), f"insert {new!r}")
+                yield from _inserts(line_no, text, col, new, spacing)
+
+
+@lru_cache(maxsize=4)
+def habits(text: str, language: str) -> tuple[Spacing, list[str]]:
+    """How the file spaces its marks, and the grammar's tokens, those it uses most first
+    (a search asks again for each text it reaches)."""
+    keywords, symbols = vocabulary(language)
+    lines = text.split("\n")
+    spacing = Spacing(lines, symbols)
+    return spacing, _by_use(lines, symbols, spacing) + _by_use(lines, keywords, spacing)
+
+
+def _by_use(lines: Sequence[str], tokens: Sequence[str], spacing: Spacing) -> list[str]:
+    """``tokens`` (the grammar's, in its order), those the file uses most first: the
+    token left out is likelier one its author types than one they never do."""
+    if not tokens:
+        return []
+    if _WORD.fullmatch(tokens[0]):
+        used = Counter(w for text in lines for w in _WORD.findall(text))
+    else:
+        used = spacing.seen
+    return sorted(tokens, key=lambda t: -used[t])
 
 
 NEARBY_LINES = 3  # lines either side of the error whose names and literals may be inserted
