@@ -4,8 +4,11 @@ it still is."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
+from tinycode import judges
 from tinycode.check import check
 from tinycode.judges import grammar_gaps
 
@@ -69,5 +72,47 @@ def test_blanking_keeps_every_line_and_column():
 
 
 def test_other_languages_are_left_as_they_are():
-    source = "int main(void) { return 0 }\n"
-    assert grammar_gaps.blanked(source, "c") is source
+    source = "fn main() { let x = 1 }\n"
+    assert grammar_gaps.blanked(source, "rust") is source
+
+
+# A header whose types come from a vendor's header that is not there, with a
+# constructor behind a specifier macro the header defines itself.
+SPECIFIER_MACRO = """#pragma once
+#include "vendor_api.h"
+#if __cplusplus >= 201402L
+#define LIB_CONSTEXPR14 constexpr
+#else
+#define LIB_CONSTEXPR14
+#endif
+namespace lib {
+class message {
+ public:
+  LIB_CONSTEXPR14 message(vendor_handle_t handle) noexcept
+    : kind_{VENDOR_KIND_HANDLE}
+  {
+    value_.handle = handle;
+  }
+  constexpr message(vendor_kind_t const& kind, vendor_value_t const& value) noexcept
+    : kind_{kind}, value_(value)
+  {
+  }
+ private:
+  vendor_kind_t kind_{};
+  vendor_value_t value_{};
+};
+}  // namespace lib
+"""
+
+
+@pytest.mark.parametrize("compiler", [True, False], ids=["compiler", "parser only"])
+def test_a_constructor_behind_the_files_own_specifier_macro_is_no_problem(tmp_path, compiler):
+    if compiler and shutil.which("g++") is None:
+        pytest.skip("g++ not installed")
+    if not compiler:
+        judges.configure({"*": "off"})
+    path = tmp_path / "message.hpp"
+    broken = SPECIFIER_MACRO.replace("value_.handle = handle;", "value_.handle = handle")
+    for source, ok in ((SPECIFIER_MACRO, True), (broken, False)):
+        path.write_text(source)
+        assert check(source, "cpp", str(path)).ok is ok

@@ -481,18 +481,17 @@ def baseline(source: str, language: str) -> Iterator[None]:
 
 def parser_only(source: str, language: str, found: list) -> tuple[list, str]:
     """tree-sitter's problems ``found`` in a ``source`` that no tool of its language
-    answered for (none here, or it timed out). In C or C++, without those an unknown
-    macro explains, and the note that says so; in other languages, those that remain
-    once what the language allows and its grammar does not is blanked
-    (``grammar_gaps``)."""
-    if language in _PROJECT_LANGUAGES:
-        return unresolved.parser_only(found, source), unresolved.NOTE
+    answered for (none here, or it timed out): those that remain once what the language
+    allows and its grammar does not is blanked (``grammar_gaps``); in C or C++, without
+    those an unknown macro explains, and the note that says so."""
     text = grammar_gaps.blanked(source, language)
-    if text == source:
-        return found, ""
-    from ..check import tree_sitter_problems
+    if text != source:
+        from ..check import tree_sitter_problems
 
-    return tree_sitter_problems(text, language), ""
+        found = tree_sitter_problems(text, language)
+    if language in _PROJECT_LANGUAGES:
+        return unresolved.parser_only(found, text), unresolved.NOTE
+    return found, ""
 
 
 def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:

@@ -11,9 +11,12 @@ than the languages in places real files use:
 - HTML: an ``<?xml ...?>`` declaration or other ``<?...>`` (XHTML's processing
   instructions; HTML reads them as comments), template directives (``{% %}``, ``{{ }}``,
   ``{# #}``) in the templates that HTML files often are, a ``>`` or a lone ``&`` in
-  text (HTML reads both as characters).
+  text (HTML reads both as characters; a ``>`` that ends what reads as a tag whose
+  ``<`` was lost still counts).
 - PHP before 8: braces for string offsets (``$s{0}``), names PHP 8 later reserved
   (``class ReadOnly``, ``function match``).
+- C and C++, where the compiler could not say (or did not know the file's types): the
+  file's own macros that stand for specifiers or for nothing (tree-sitter expands none).
 
 Each is replaced by text of the same length that the grammar reads (blanks, or the
 same construct spelt as the grammar knows it), so lines and columns stay those of
@@ -150,6 +153,40 @@ def _php(source: str) -> str:
     return _PHP_RESERVED_LATER.sub(lambda m: m.group(1) + "x" * len(m.group(2)), text)
 
 
+# --- C and C++ --------------------------------------------------------------------------
+
+# tree-sitter expands no macro. A name the file itself defines, without parameters, as
+# nothing or as specifiers and attributes only (``#define API_CONSTEXPR constexpr``,
+# ``#define NODISCARD [[nodiscard]]``) stands where the grammar expects none: before a
+# constructor it turns the constructor into a function returning that name.
+_OBJECT_MACRO = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)(?![\w(])(.*)$", re.MULTILINE)
+_SPECIFIERS = re.compile(r"^(?:\s*(?:\[\[[^\[\]]*\]\]|__attribute__\s*\(\([^;{}]*?\)\)|__declspec\s*\([\w\s(),]*\)|"
+                         r"constexpr|consteval|constinit|inline|__inline|__forceinline|static|extern|"
+                         r"noexcept|explicit|virtual|__host__|__device__))*\s*$")
+_COMMENT = re.compile(r"//.*$|/\*.*?\*/")
+_DIRECTIVE_LINE = re.compile(r"^[ \t]*#.*$", re.MULTILINE)
+
+
+def _c_family(source: str) -> str:
+    if "#" not in source:
+        return source
+    bodies: dict[str, bool] = {}
+    for name, body in _OBJECT_MACRO.findall(source):
+        plain = _COMMENT.sub("", body).rstrip("\\ \t\r")
+        bodies[name] = bodies.get(name, True) and bool(_SPECIFIERS.match(plain))
+    names = [name for name, specifiers in bodies.items() if specifiers]
+    if not names:
+        return source
+    use = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
+    out, at = [], 0
+    for directive in _DIRECTIVE_LINE.finditer(source):  # the definitions themselves stay
+        out.append(use.sub(_blank, source[at:directive.start()]))
+        out.append(directive.group(0))
+        at = directive.end()
+    out.append(use.sub(_blank, source[at:]))
+    return "".join(out)
+
+
 # --- the table ------------------------------------------------------------------------
 
 def _blank(match: re.Match[str]) -> str:
@@ -160,6 +197,8 @@ _BLANKERS: dict[str, Callable[[str], str]] = {
     "css": _css,
     "html": lambda source: _html(_processing_instructions(source)),
     "php": _php,
+    "c": _c_family,
+    "cpp": _c_family,
 }
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterable
 
+from . import grammar_gaps
 from .base import Diagnostic
 from .readers import missing_header
 
@@ -98,7 +99,8 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
         above = lines[line - 2] if 1 < line <= len(lines) + 1 else ""
         return _lone_word(above, known) or _beside_unknown_macro(row, column, message, known)
 
-    parsed = parser_only(tree_sitter_problems(text, language), text)
+    # (the file's own specifier macros blanked: tree-sitter would not expand them)
+    parsed = parser_only(tree_sitter_problems(grammar_gaps.blanked(text, language), language), text)
     # An ERROR node can span a whole function: its first lines are where it went wrong.
     spans = [(p.line - NEAR, max(p.line, min(p.end_line, p.line + 2)) + NEAR) for p in parsed]
 
