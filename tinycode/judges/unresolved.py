@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from . import grammar_gaps
 from .base import Diagnostic
+from .registry import ERROR_LIMIT
 from .readers import missing_header
 
 if TYPE_CHECKING:
@@ -48,7 +49,10 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |#include expects 
                       r"#\w+ without #if|#else after #else|#elif after #else|invalid preprocessing directive|"
                       r"stray '[^']*' in program|empty character constant|"
                       r"macro names must be identifiers|no macro name given|expected ',' or '\)', found |"
-                      r"expected parameter name, found |'#' is not followed by a macro parameter)")
+                      r"expected parameter name, found |'#' is not followed by a macro parameter|"
+                      r"token \"[^\"]*\" is not valid in preprocessor expressions|"
+                      # (said of a name it knows as a namespace or class: no unknown type's doing)
+                      r"found ':' in nested-name-specifier)")
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
 
@@ -107,6 +111,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
     def seen_by_parser(line: int) -> bool:
         return any(start <= line <= end for start, end in spans)
 
+    stopped = _stopped_at(diagnostics) or len(lines) + 1
     out: list[Diagnostic] = []
     said: list[int] = []  # lines with an error of the compiler's that no unknown macro explains
     last_explained = False  # the compiler's previous message was an unknown macro's doing
@@ -125,12 +130,20 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
         out.append(d)
     covered = {d.line for d in out if d.syntax}
     for p, (start, end) in zip(parsed, spans):
-        if any(start <= line <= end for line in said) \
+        if (any(start <= line <= end for line in said) or p.line > stopped) \
                 and not any(abs(p.line - line) <= NEAR for line in covered):
             out.append(Diagnostic(p.line, p.column, p.message, True))
             covered.add(p.line)
     out.sort(key=lambda d: (d.line, d.column))
     return out
+
+
+def _stopped_at(diagnostics: list[Diagnostic]) -> int | None:
+    """The line past which the compiler read nothing, when it stopped at its error limit
+    (an unknown type on every line of a long table): the rest of the file is as unread
+    as where no compiler ran, and tree-sitter's problems there count as they are."""
+    told = [d for d in diagnostics if not missing_header(d.message)]
+    return max(d.line for d in told) + NEAR if len(told) >= ERROR_LIMIT else None
 
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
