@@ -367,3 +367,12 @@ def test_a_quote_lost_in_a_continued_if_is_reported():
     source = "#if 'A' == 193 \\\n    && '\\\\' == 224\n#define LIB_EBCDIC 1\n#endif\nint x;\n"
     assert check(source, "c").ok
     assert [p.line for p in check(source.replace("'A'", "'A"), "c").problems] == [2]
+
+
+def test_an_error_in_the_body_of_a_function_of_an_unknown_type_is_reported(tmp_path):
+    # g++ skips the whole definition once its return type names nothing it knows
+    source = ('#include "missing.h"\n\nmy_type_t f(int g2) {\n    int x = g(g2, NULL);\n'
+              "    return x;\n}\n")
+    path = clean_with_types_unknown(tmp_path, "body", source, "cpp")
+    broken = source.replace("g(g2, NULL)", "g(g2 NULL, NULL)")
+    assert [p.line for p in check(broken, "cpp", str(path)).problems] == [4]

@@ -112,6 +112,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
         return any(start <= line <= end for start, end in spans)
 
     stopped = _stopped_at(diagnostics) or len(lines) + 1
+    skipped = _skipped_bodies(diagnostics, lines)
     out: list[Diagnostic] = []
     said: list[int] = []  # lines with an error of the compiler's that no unknown macro explains
     last_explained = False  # the compiler's previous message was an unknown macro's doing
@@ -130,12 +131,50 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
         out.append(d)
     covered = {d.line for d in out if d.syntax}
     for p, (start, end) in zip(parsed, spans):
-        if (any(start <= line <= end for line in said) or p.line > stopped) \
+        if (any(start <= line <= end for line in said) or p.line > stopped
+                or any(start <= p.line <= end for start, end in skipped)) \
                 and not any(abs(p.line - line) <= NEAR for line in covered):
             out.append(Diagnostic(p.line, p.column, p.message, True))
             covered.add(p.line)
     out.sort(key=lambda d: (d.line, d.column))
     return out
+
+
+def _skipped_bodies(diagnostics: list[Diagnostic], lines: list[str]) -> list[tuple[int, int]]:
+    """The lines of each function body the compiler did not read: a definition that
+    starts with a type it does not know ("'T' does not name a type" at the line's first
+    word) is skipped up to its closing brace, so tree-sitter's problems there count as
+    they are, as where no compiler ran."""
+    bodies = []
+    for d in diagnostics:
+        row = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+        if not _NOT_A_TYPE.match(d.message) or d.column != len(row) - len(row.lstrip()) + 1:
+            continue
+        body = _body_after(lines, d.line)
+        if body is not None:
+            bodies.append(body)
+    return bodies
+
+
+def _body_after(lines: list[str], line: int) -> tuple[int, int] | None:
+    """(first, last) line of the braces of the definition that starts on ``line``;
+    None where a ';' comes first (a declaration) or the braces never close."""
+    depth, first = 0, None
+    for number in range(line, len(lines) + 1):
+        for char in lines[number - 1]:
+            if char == ";" and first is None:
+                return None
+            if char == "{":
+                depth += 1
+                first = number if first is None else first
+            elif char == "}" and first is not None:
+                depth -= 1
+                if depth == 0:
+                    return first, number
+    return None
+
+
+_NOT_A_TYPE = re.compile(r"^'[^']+' (?:in namespace '[^']+' )?does not name a type")
 
 
 def _stopped_at(diagnostics: list[Diagnostic]) -> int | None:
