@@ -339,3 +339,40 @@ def test_a_keyword_with_two_letters_swapped_is_no_unknown_type():
     assert not result.ok and result.problems[0].line == 3 and not result.note
     # A type from a header that is not there still leaves the types unknown.
     assert check('#include "not_here.h"\nint f(void) {\n  size_t x = 1;\n  return x;\n}\n', "c").ok
+
+
+def test_past_the_compilers_error_limit_the_parser_still_sees_an_unclosed_string(tmp_path):
+    # An unknown type on every line of a long table: the compiler stops at its limit
+    # long before the table's end, where a quote was lost.
+    table = "".join(f"extern module_t *init_{n}(void);\n" for n in range(70))
+    entries = "".join(f'    {{"m{n}", init_{n}}},\n' for n in range(70))
+    source = f'#include "modules.h"\n{table}\nstruct entry entries[] = {{\n{entries}    {{0, 0}}\n}};\n'
+    path = clean_with_types_unknown(tmp_path, "config", source, "c")
+    broken = source.replace('{"m60", init_60}', '{"m60, init_60}')
+    assert 60 + 74 in [p.line for p in check(broken, "c", str(path)).problems]
+
+
+def test_a_colon_lost_beside_a_macro_the_compiler_knows_is_reported(tmp_path):
+    # one ':' where the namespace needs two, in a declaration a macro of the standard
+    # library opens (the compiler knows it from <new>, tree-sitter does not)
+    source = ('#include <cstddef>\n#include <new>\n#include "lib_config.h"\n'
+              "_GLIBCXX_NODISCARD void* allocate(std::size_t, std::align_val_t);\n")
+    path = clean_with_types_unknown(tmp_path, "alloc", source, "cpp")
+    broken = source.replace("(std::size_t", "(std:size_t")
+    assert [p.line for p in check(broken, "cpp", str(path)).problems] == [4]
+
+
+def test_a_quote_lost_in_a_continued_if_is_reported():
+    # gcc reads on to the next line's "\\" and says that token is no expression's
+    source = "#if 'A' == 193 \\\n    && '\\\\' == 224\n#define LIB_EBCDIC 1\n#endif\nint x;\n"
+    assert check(source, "c").ok
+    assert [p.line for p in check(source.replace("'A'", "'A"), "c").problems] == [2]
+
+
+def test_an_error_in_the_body_of_a_function_of_an_unknown_type_is_reported(tmp_path):
+    # g++ skips the whole definition once its return type names nothing it knows
+    source = ('#include "missing.h"\n\nmy_type_t f(int g2) {\n    int x = g(g2, NULL);\n'
+              "    return x;\n}\n")
+    path = clean_with_types_unknown(tmp_path, "body", source, "cpp")
+    broken = source.replace("g(g2, NULL)", "g(g2 NULL, NULL)")
+    assert [p.line for p in check(broken, "cpp", str(path)).problems] == [4]

@@ -31,7 +31,7 @@ from typing import Iterator, Mapping, NamedTuple, Sequence
 
 from ..config import from_environment, toml_parser
 from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
-from . import headers, precompiled, project, readers, registry, unresolved
+from . import grammar_gaps, headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
@@ -495,12 +495,18 @@ def baseline(source: str, language: str) -> Iterator[None]:
 
 
 def parser_only(source: str, language: str, found: list) -> tuple[list, str]:
-    """tree-sitter's problems ``found`` in a C or C++ ``source`` that no compiler
-    answered for (none here, or it timed out), without those an unknown macro
-    explains, and the note that says so; other languages' as they are."""
-    if language not in _PROJECT_LANGUAGES:
-        return found, ""
-    return unresolved.parser_only(found, source), unresolved.NOTE
+    """tree-sitter's problems ``found`` in a ``source`` that no tool of its language
+    answered for (none here, or it timed out): those that remain once what the language
+    allows and its grammar does not is blanked (``grammar_gaps``); in C or C++, without
+    those an unknown macro explains, and the note that says so."""
+    text = grammar_gaps.blanked(source, language)
+    if text != source:
+        from ..check import tree_sitter_problems
+
+        found = tree_sitter_problems(text, language)
+    if language in _PROJECT_LANGUAGES:
+        return unresolved.parser_only(found, text), unresolved.NOTE
+    return found, ""
 
 
 def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:

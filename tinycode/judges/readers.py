@@ -25,7 +25,8 @@ _GCC_SYNTAX = re.compile(
     r"parameter name omitted|two or more data types|multiple types in one declaration|"
     r"macro names must be identifiers|no macro name given|unknown type name|version control conflict marker|"
     r"a label can only be part of a statement|a function-definition is not allowed here|"
-    r"invalid storage class|expected unqualified-id|expected primary-expression)")
+    r"invalid storage class|expected unqualified-id|expected primary-expression|"
+    r"token \"[^\"]*\" is not valid in preprocessor expressions)")
 # clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
 _CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")
 _MISSING_HEADER = re.compile(r"^(?:'([^']+)' file not found|([^:]+): No such file or directory)")

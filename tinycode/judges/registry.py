@@ -53,12 +53,16 @@ class _Family:
     label: str  # "{exe}" is replaced by the executable's name
 
 
+ERROR_LIMIT = 50  # a compiler's errors before it stops reading
+
+
 def _cc_args(clang: bool) -> Callable[[str], tuple[str, ...]]:
     def args(language: str) -> tuple[str, ...]:
         dialect = ("-x", "c++", "-std=gnu++20") if language == "cpp" else ("-x", "c", "-std=gnu17")
         plain = (("-fno-caret-diagnostics", "-fdiagnostics-show-category=name", "-fno-color-diagnostics")
                  if clang else ("-fno-diagnostics-show-caret", "-fdiagnostics-color=never"))
-        return ("-fsyntax-only", "-w", "-fmax-errors=50" if not clang else "-ferror-limit=50") + plain \
+        limit = f"-fmax-errors={ERROR_LIMIT}" if not clang else f"-ferror-limit={ERROR_LIMIT}"
+        return ("-fsyntax-only", "-w", limit) + plain \
             + dialect + ("{file}",)
     return args
 

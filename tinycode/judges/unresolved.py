@@ -27,7 +27,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Iterable
 
+from . import grammar_gaps
 from .base import Diagnostic
+from .registry import ERROR_LIMIT
 from .readers import missing_header
 
 if TYPE_CHECKING:
@@ -47,7 +49,10 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |#include expects 
                       r"#\w+ without #if|#else after #else|#elif after #else|invalid preprocessing directive|"
                       r"stray '[^']*' in program|empty character constant|"
                       r"macro names must be identifiers|no macro name given|expected ',' or '\)', found |"
-                      r"expected parameter name, found |'#' is not followed by a macro parameter)")
+                      r"expected parameter name, found |'#' is not followed by a macro parameter|"
+                      r"token \"[^\"]*\" is not valid in preprocessor expressions|"
+                      # (said of a name it knows as a namespace or class: no unknown type's doing)
+                      r"found ':' in nested-name-specifier)")
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
 
@@ -98,13 +103,16 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
         above = lines[line - 2] if 1 < line <= len(lines) + 1 else ""
         return _lone_word(above, known) or _beside_unknown_macro(row, column, message, known)
 
-    parsed = parser_only(tree_sitter_problems(text, language), text)
+    # (the file's own specifier macros blanked: tree-sitter would not expand them)
+    parsed = parser_only(tree_sitter_problems(grammar_gaps.blanked(text, language), language), text)
     # An ERROR node can span a whole function: its first lines are where it went wrong.
     spans = [(p.line - NEAR, max(p.line, min(p.end_line, p.line + 2)) + NEAR) for p in parsed]
 
     def seen_by_parser(line: int) -> bool:
         return any(start <= line <= end for start, end in spans)
 
+    stopped = _stopped_at(diagnostics) or len(lines) + 1
+    skipped = _skipped_bodies(diagnostics, lines)
     out: list[Diagnostic] = []
     said: list[int] = []  # lines with an error of the compiler's that no unknown macro explains
     last_explained = False  # the compiler's previous message was an unknown macro's doing
@@ -123,12 +131,58 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
         out.append(d)
     covered = {d.line for d in out if d.syntax}
     for p, (start, end) in zip(parsed, spans):
-        if any(start <= line <= end for line in said) \
+        if (any(start <= line <= end for line in said) or p.line > stopped
+                or any(start <= p.line <= end for start, end in skipped)) \
                 and not any(abs(p.line - line) <= NEAR for line in covered):
             out.append(Diagnostic(p.line, p.column, p.message, True))
             covered.add(p.line)
     out.sort(key=lambda d: (d.line, d.column))
     return out
+
+
+def _skipped_bodies(diagnostics: list[Diagnostic], lines: list[str]) -> list[tuple[int, int]]:
+    """The lines of each function body the compiler did not read: a definition that
+    starts with a type it does not know ("'T' does not name a type" at the line's first
+    word) is skipped up to its closing brace, so tree-sitter's problems there count as
+    they are, as where no compiler ran."""
+    bodies = []
+    for d in diagnostics:
+        row = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+        if not _NOT_A_TYPE.match(d.message) or d.column != len(row) - len(row.lstrip()) + 1:
+            continue
+        body = _body_after(lines, d.line)
+        if body is not None:
+            bodies.append(body)
+    return bodies
+
+
+def _body_after(lines: list[str], line: int) -> tuple[int, int] | None:
+    """(first, last) line of the braces of the definition that starts on ``line``;
+    None where a ';' comes first (a declaration) or the braces never close."""
+    depth, first = 0, None
+    for number in range(line, len(lines) + 1):
+        for char in lines[number - 1]:
+            if char == ";" and first is None:
+                return None
+            if char == "{":
+                depth += 1
+                first = number if first is None else first
+            elif char == "}" and first is not None:
+                depth -= 1
+                if depth == 0:
+                    return first, number
+    return None
+
+
+_NOT_A_TYPE = re.compile(r"^'[^']+' (?:in namespace '[^']+' )?does not name a type")
+
+
+def _stopped_at(diagnostics: list[Diagnostic]) -> int | None:
+    """The line past which the compiler read nothing, when it stopped at its error limit
+    (an unknown type on every line of a long table): the rest of the file is as unread
+    as where no compiler ran, and tree-sitter's problems there count as they are."""
+    told = [d for d in diagnostics if not missing_header(d.message)]
+    return max(d.line for d in told) + NEAR if len(told) >= ERROR_LIMIT else None
 
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
