@@ -211,3 +211,25 @@ def test_an_inserted_word_is_spaced_as_a_person_types_it(text, col, new, expecte
     from tinycode.engine.grammar_space import _line_edit, _spaced
 
     assert _line_edit(1, text, col, "", _spaced(text, col, new), "insert").new_lines == [expected]
+
+
+@pytest.mark.parametrize("text, col, old, expected", [
+    ("    return total total", 17, "total", "    return total"),  # no blank left at the end
+    ("  a b c", 4, "b", "  a c"),  # one blank, not two
+    ("x = = 1", 4, "=", "x = 1"),
+    ("run  run(a)", 5, "run", "run(a)"),  # none before an opening bracket
+])
+def test_a_deleted_token_leaves_the_blanks_a_person_would(text, col, old, expected):
+    from tinycode.engine.grammar_space import _delete
+
+    assert _delete(1, text, col, old, "delete").new_lines == [expected]
+
+
+def test_a_mark_is_inserted_spaced_as_the_file_spaces_it():
+    from tinycode.engine.grammar_space import Spacing, _inserts, vocabulary
+
+    lines = ["const first = 1;", "const second = 2;", "const third 3;"]
+    spacing = Spacing(lines, vocabulary("javascript")[1])
+    assert spacing.spaced("=") == (True, True) and spacing.spaced(";") == (False, False)
+    texts = [e.new_lines[0] for e in _inserts(3, lines[2], len("const third"), "=", spacing)]
+    assert texts[0] == "const third = 3;"

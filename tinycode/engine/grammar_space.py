@@ -192,7 +192,9 @@ def _delete(line_no: int, text: str, col: int, old: str, what: str) -> Edit:
         start -= 1
     while end < len(text) and text[end] in " \t":
         end += 1
-    if start == 0 or end == len(text) or (start == col and end == col + len(old)):
+    if end == len(text) and start > 0:  # the line's last token: no blank left at its end
+        return Edit(line_no, 1, [text[:start]], f"line {line_no}: {what}", 1, start + 1, start)
+    if start == 0 or (start == col and end == col + len(old)):  # indentation stays
         return _line_edit(line_no, text, col, old, "", what)
     right = text[end]
     gap = "" if right in ")]},;.(" or start == col or end == col + len(old) and right in ":" else " "
