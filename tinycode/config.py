@@ -132,7 +132,7 @@ def _language_list(value: object) -> list[str]:
 
 
 def _judges(value: object) -> dict[str, str]:
-    from .judges.registry import parse_commands
+    from .languages.commands import parse_commands
 
     return parse_commands(value)
 
@@ -649,15 +649,6 @@ def _from_text(entry: Setting, text: object) -> object:
         except ValueError:
             raise ValueError(f"expected a number of seconds, got {value!r}") from None
     return value
-
-
-# --- native judges -------------------------------------------------------------------
-
-def configure_judges(settings: Settings) -> None:
-    """Make ``settings``' choice of judges the one ``check()`` uses in this process."""
-    from . import judges
-
-    judges.configure(settings.judges, settings.judge_timeout)
 
 
 # --- exclude globs ------------------------------------------------------------------

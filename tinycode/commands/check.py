@@ -14,7 +14,7 @@ import sys
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from ..check import check, render
-from ..config import configure_judges
+from ..judges import configure_from
 from ..errors import UsageError
 from ..judges.table import judges_table
 from .display import printable
@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
     settings = RunSettings(setting_overrides(args, "check"))
     # A bad config stops the run before any output; the judges are chosen once per run.
     judged_by = settings.first(paths, args.stdin_filename)
-    configure_judges(judged_by)
+    configure_from(judged_by)
     if args.verbose and not args.quiet:
         print(judges_table(), file=sys.stderr)
     streaming = args.output_format == "text" and not args.statistics
@@ -165,7 +165,7 @@ def _job(item: Input) -> tuple[str, str, str | None] | None:
 
 
 def _worker_start(settings: Settings) -> None:
-    configure_judges(settings)
+    configure_from(settings)
 
 
 def _check_batch(jobs: list[tuple[str, str, str | None] | None]) -> list[CheckResult | None]:

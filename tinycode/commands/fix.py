@@ -61,7 +61,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from ..config import configure_judges
+    from ..judges import configure_from
     from ..errors import UsageError
     from ..llm.loader import model_options
     from .inputs import RunSettings, default_paths, iter_inputs, resolve_language, setting_overrides
@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--diff goes with --output-format text or json, not {args.output_format}")
     run_settings = RunSettings(setting_overrides(args, "fix"))
     settings = run_settings.first(paths, args.stdin_filename)
-    configure_judges(settings)  # the judges are chosen once per run
+    configure_from(settings)  # the judges are chosen once per run
     if args.trace:  # checked before anything is opened or repaired
         refused = unsafe_output(args.trace, paths)
         if refused:
@@ -304,11 +304,11 @@ _worker_model: FileModel | None = None
 def _worker_start(settings: Settings, options: dict[str, Any], load: Callable[..., Any]) -> None:
     """Once per worker process: the run's judges, and a model loaded on first use."""
     global _worker_model
-    from ..config import configure_judges
+    from ..judges import configure_from
     from ..llm import loader
     from ..llm.loader import LazyLLM
 
-    configure_judges(settings)
+    configure_from(settings)
     loader.load_llm = load  # the parent's own loader (the same function, but in tests)
     _worker_model = FileModel(LazyLLM(**options))
 

@@ -29,14 +29,13 @@ import threading
 from collections import Counter, OrderedDict
 from typing import Iterator, Mapping, NamedTuple, Sequence
 
-from ..config import from_environment, toml_parser
+from ..config import Settings, from_environment, toml_parser
 from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
 from ..languages import LanguageSpec, spec
 from . import headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
-
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
-           "calls", "judge_name", "in_process_only", "located"]
+           "calls", "configure_from", "judge_name", "in_process_only", "located"]
 
 _CACHE_SIZE = 256
 _MAX_HEADER_RETRIES = 4  # headers blanked out one by one when the compiler cannot find them
@@ -138,6 +137,11 @@ def configure(commands: Mapping[str, str] | None = None, timeout: float | None =
     _state.tools.clear()
     _state.hung.clear()
     _state.headers = precompiled.Cache()
+
+
+def configure_from(settings: Settings) -> None:
+    """Make ``settings``' choice of judges the one ``check()`` uses in this process."""
+    configure(settings.judges, settings.judge_timeout)
 
 
 def calls() -> int:

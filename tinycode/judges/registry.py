@@ -12,7 +12,6 @@ would let a cloned repository run programs (see ``config.py``).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 from dataclasses import dataclass
@@ -20,11 +19,12 @@ from typing import Callable, Mapping
 
 from ..config import toml_parser
 from ..languages import spec
-from ..languages.bash import SHELLS
+from ..languages.commands import OFF, family, parse_commands
 from . import readers
 from .base import Tool
 
-OFF = "off"
+__all__ = ["OFF", "built_in", "family", "find_tool", "in_process", "in_process_available", "parse_commands",
+           "run_cost", "tools_for"]
 
 
 def run_cost(language: str) -> int:
@@ -84,59 +84,6 @@ _FAMILIES: dict[str, _Family] = {
 }
 
 
-def family(executable: str) -> str | None:
-    """The kind of tool an executable is, from its name (``gcc-12`` is gcc, ``clang++`` clang)."""
-    name = os.path.basename(executable).lower()
-    name = re.sub(r"(\.exe)?$", "", name)
-    stem = re.sub(r"[-.]?\d+(\.\d+)*$", "", name)  # version suffixes
-    if stem in ("gcc", "g++", "cc", "c++") or stem.endswith(("-gcc", "-g++")):
-        return "gcc"
-    if stem in ("clang", "clang++"):
-        return "clang"
-    if stem in ("node", "nodejs"):
-        return "node"
-    if stem in SHELLS:
-        return "shell"
-    if stem in ("gofmt", "rustfmt", "ruby", "php", "swiftc"):
-        return stem
-    return None
-
-
-def parse_commands(value: object) -> dict[str, str]:
-    """``"c=clang,bash=off"`` or a mapping -> {language: command or "off"}; ``"off"``
-    alone turns every judge off (the key ``*``)."""
-    from ..languages import normalize
-
-    if isinstance(value, str):
-        text = value.strip()
-        if text.lower() in (OFF, "none", "false", "0"):
-            return {"*": OFF}
-        items: list[tuple[str, str]] = []
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            if "=" not in part:
-                raise ValueError(f"expected LANGUAGE=COMMAND or LANGUAGE=off, got {part!r}")
-            key, _, command = part.partition("=")
-            items.append((key, command))
-    elif isinstance(value, Mapping):
-        items = list(value.items())
-    else:
-        raise ValueError(f"expected a table of language = command, got {value!r}")
-    out: dict[str, str] = {}
-    for key, command in items:
-        if not isinstance(key, str) or not key.strip() or not isinstance(command, str) or not command.strip():
-            raise ValueError(f"expected language = command, got {key!r} = {command!r}")
-        language = "*" if key.strip() == "*" else normalize(key)
-        command = command.strip()
-        if command.lower() in (OFF, "none", "false"):
-            out[language] = OFF
-            continue
-        if family(shlex.split(command)[0]) is None:
-            raise ValueError(f"{command!r} is not a judge tinycode knows how to read "
-                             f"(known: gcc, clang, node, gofmt, rustfmt, bash, sh, ruby, php, swiftc)")
-        out[language] = command
-    return out
-
-
 def tools_for(language: str, source: str) -> tuple[str, ...]:
     """The tools that may judge ``source`` in ``language``, the preferred first (a
     script's shell is the one its "#!" line names)."""
@@ -164,9 +111,9 @@ def _tool(executable: str, language: str, extra: tuple[str, ...]) -> Tool | None
     kind = family(executable)
     if kind is None:
         return None
-    spec = _FAMILIES[kind]
-    label = spec.label.format(exe=os.path.basename(executable))
-    return Tool(label, executable, extra + spec.args(language), spec.filename(language), spec.read)
+    how = _FAMILIES[kind]
+    label = how.label.format(exe=os.path.basename(executable))
+    return Tool(label, executable, extra + how.args(language), how.filename(language), how.read)
 
 
 def in_process_available(language: str) -> bool:
