@@ -64,14 +64,15 @@ def run(args: argparse.Namespace) -> int:
     from ..judges import configure_from
     from ..errors import UsageError
     from ..llm.loader import model_options
-    from .inputs import RunSettings, default_paths, iter_inputs, resolve_language, setting_overrides
+    from ..config import RunSettings
+    from .inputs import default_paths, iter_inputs, resolve_language, say_note, setting_overrides
 
     lang = resolve_language(args.lang)
     paths = default_paths(args.files, args.stdin_filename)
     args.json = args.output_format != "text"  # stdout holds the report, not diffs or sources
     if args.json and args.diff and args.output_format != "json":
         raise UsageError(f"--diff goes with --output-format text or json, not {args.output_format}")
-    run_settings = RunSettings(setting_overrides(args, "fix"))
+    run_settings = RunSettings(setting_overrides(args, "fix"), say_note)
     settings = run_settings.first(paths, args.stdin_filename)
     configure_from(settings)  # the judges are chosen once per run
     if args.trace:  # checked before anything is opened or repaired

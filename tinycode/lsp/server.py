@@ -27,8 +27,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import judges, languages
+from ..config import RunSettings
 from ..check import CheckResult, check
-from ..commands.inputs import RunSettings
 from ..errors import TinycodeError
 from ..version import __version__
 from .positions import UTF16, apply_edits, invalid_position, problem_range, split_lines, text_edits
