@@ -337,8 +337,8 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
         found = [d for d in found if not readers.missing_header(d.message)]
     if output.returncode != 0 and not found and not extra:
         return None  # it failed without saying where: not a verdict
-    if node and found and _looks_like_jsx(source):
-        return None  # node cannot read JSX; tree-sitter-javascript can
+    if found and record is not None and record.beyond_judge is not None and record.beyond_judge(source):
+        return None  # syntax the grammar reads and the judge does not (JSX for node)
     diagnostics = extra + found
     if _project(language) and unresolved.types_unknown(diagnostics, source):
         return Verdict(tool.name, tuple(unresolved.agreed(diagnostics, source, language)), unresolved.NOTE)
@@ -392,20 +392,6 @@ _MODULE_HINTS = re.compile(r"import statement outside a module|Unexpected token 
 
 def _needs_module(message: str) -> bool:
     return bool(_MODULE_HINTS.search(message))
-
-
-def _looks_like_jsx(source: str) -> bool:
-    if not re.search(r"<[A-Za-z>/]", source):
-        return False
-    from ..languages import get_parser
-
-    stack = [get_parser("javascript").parse(source.encode("utf-8", "surrogatepass")).root_node]
-    while stack:
-        node = stack.pop()
-        if node.type.startswith("jsx_"):
-            return True
-        stack.extend(node.children)
-    return False
 
 
 def _in_process(source: str, language: str) -> Verdict | None:

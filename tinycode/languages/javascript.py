@@ -16,9 +16,24 @@ def judge_filename(source: str, filename: str) -> str:
     return "input.mjs" if filename.endswith(".js") and MODULE_SYNTAX.search(source) else filename
 
 
+def has_jsx(source: str) -> bool:
+    """The text has JSX, which node cannot read and tree-sitter-javascript can."""
+    if not re.search(r"<[A-Za-z>/]", source):
+        return False
+    from . import get_parser
+
+    stack = [get_parser("javascript").parse(source.encode("utf-8", "surrogatepass")).root_node]
+    while stack:
+        node = stack.pop()
+        if node.type.startswith("jsx_"):
+            return True
+        stack.extend(node.children)
+    return False
+
+
 LANGUAGE = LanguageSpec(
     "javascript", wheel("tree_sitter_javascript"), (".js", ".mjs", ".cjs", ".jsx"),
     aliases=("js", "node", "jsx"), interpreters=("node", "nodejs"), comment="//",
     words=("javascript", "js", "node", "nodejs", "ecmascript", "jsx"),
-    judges=("node", "nodejs"), judge_filename=judge_filename,
+    judges=("node", "nodejs"), judge_filename=judge_filename, beyond_judge=has_jsx,
 )
