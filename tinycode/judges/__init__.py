@@ -31,7 +31,7 @@ from typing import Iterator, Mapping, NamedTuple, Sequence
 
 from ..config import Settings, from_environment, toml_parser
 from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
-from ..languages import LanguageSpec, spec
+from ..languages import LanguageSpec, get_parser, spec
 from . import headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
@@ -337,7 +337,8 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
         found = [d for d in found if not readers.missing_header(d.message)]
     if output.returncode != 0 and not found and not extra:
         return None  # it failed without saying where: not a verdict
-    if found and record is not None and record.beyond_judge is not None and record.beyond_judge(source):
+    if found and record is not None and record.beyond_judge is not None \
+            and record.beyond_judge(source, get_parser(language)):
         return None  # syntax the grammar reads and the judge does not (JSX for node)
     diagnostics = extra + found
     if _project(language) and unresolved.types_unknown(diagnostics, source):

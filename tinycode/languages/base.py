@@ -83,9 +83,9 @@ class LanguageSpec:
     snippet: Callable[[str], tuple[str, str] | None] | None = None
     # The judge's input file name for this text (a JavaScript module is a .mjs).
     judge_filename: Callable[[str, str], str] | None = None
-    # The text has syntax its grammar reads and its judge does not (JSX for node): then
-    # the judge's complaints are no verdict.
-    beyond_judge: Callable[[str], bool] | None = None
+    # The text (read with the language's parser) has syntax its grammar reads and its
+    # judge does not (JSX for node): then the judge's complaints are no verdict.
+    beyond_judge: Callable[[str, "tree_sitter.Parser"], bool] | None = None
 
     def tools_for(self, source: str) -> tuple[str, ...]:
         """The external judges to look for, for ``source``."""

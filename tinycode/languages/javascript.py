@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .base import LanguageSpec, wheel
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 # An import or export statement at a line's start (not a dynamic ``import(...)``).
 MODULE_SYNTAX = re.compile(r"^[ \t]*(?:import[ \t]*[\w{*'\"]|export[ \t]+[\w{*])", re.MULTILINE)
@@ -16,13 +20,11 @@ def judge_filename(source: str, filename: str) -> str:
     return "input.mjs" if filename.endswith(".js") and MODULE_SYNTAX.search(source) else filename
 
 
-def has_jsx(source: str) -> bool:
-    """The text has JSX, which node cannot read and tree-sitter-javascript can."""
+def has_jsx(source: str, parser: "tree_sitter.Parser") -> bool:
+    """The text has JSX, which node cannot read and tree-sitter-javascript (``parser``) can."""
     if not re.search(r"<[A-Za-z>/]", source):
         return False
-    from . import get_parser
-
-    stack = [get_parser("javascript").parse(source.encode("utf-8", "surrogatepass")).root_node]
+    stack = [parser.parse(source.encode("utf-8", "surrogatepass")).root_node]
     while stack:
         node = stack.pop()
         if node.type.startswith("jsx_"):
