@@ -153,13 +153,13 @@ def test_jobs_must_be_a_positive_number(capsys):
 
 
 def test_ctrl_c_stops_the_run_and_leaves_every_file_whole(capsys, tmp_path, fake_model, monkeypatch):
-    from tinycode.commands import fix
+    from tinycode import sourcefile
 
     folder = tmp_path / "t"
     folder.mkdir()
     for n in range(8):
         (folder / f"f{n}.py").write_text(NEEDS_AGENT.format(n=n))
-    real_write = fix._write_back
+    real_write = sourcefile.write_back
     written = []
 
     def write_then_interrupt(source, text, *, backup):  # noqa: ANN001, ANN202
@@ -168,7 +168,7 @@ def test_ctrl_c_stops_the_run_and_leaves_every_file_whole(capsys, tmp_path, fake
         written.append(source.path)
         return real_write(source, text, backup=backup)
 
-    monkeypatch.setattr(fix, "_write_back", write_then_interrupt)
+    monkeypatch.setattr(sourcefile, "write_back", write_then_interrupt)
     cwd = os.getcwd()
     os.chdir(folder)
     try:

@@ -1,45 +1,24 @@
 """code_check: every syntax problem in a source text, as data; and its rendering.
 
-tree-sitter finds ERROR and MISSING nodes in any language. For Python, CPython's
-own ``compile()`` is the judge (tree-sitter-python accepts Python 2 ``print x``),
-and for JSON the ``json`` module is; for other languages the language's own tool,
-where installed (``judges``: gcc, node, bash -n, ...). Their verdict comes first and
-tree-sitter's problems on other lines are kept, so several errors show at once.
+tree-sitter finds ERROR and MISSING nodes in any language. A language whose record
+has an in-process judge of its own (CPython's ``compile()`` for Python, the ``json``
+module for JSON) is judged by it; other languages by their own tool, where installed
+(``judges``: gcc, node, bash -n, ...). Their verdict comes first and tree-sitter's
+problems on other lines are kept, so several errors show at once.
 """
 
 from __future__ import annotations
 
 import contextlib
-import json
-import warnings
-from functools import lru_cache
-from typing import NamedTuple
 from dataclasses import asdict, dataclass, field, replace
 
 from .foreign import foreign_text
-from .languages import get_parser, normalize
+from .problems import _MAX_TEXT, MAX_PROBLEMS, Problem, tree_problems, tree_sitter_problems
+from .languages import NoVerdict, normalize, spec
+from .languages.python import CompileError, compile_error
 
-# A file may have thousands of ERROR nodes; past this the rest is noise.
-MAX_PROBLEMS = 50
-_MAX_TEXT = 40  # characters of offending text kept per problem
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One syntax problem. Lines and columns are 1-based and count characters."""
-
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    message: str
-    text: str = ""
-    kind: str = "error"  # "error" (unexpected text), "missing" (token absent), "compiler"
-    source: str = "tree-sitter"  # who found it: "tree-sitter", "python", "json", or a tool ("gcc -fsyntax-only")
-
-    def to_dict(self) -> dict[str, object]:
-        return asdict(self)
-
+__all__ = ["CheckResult", "CompileError", "Problem", "check", "compile_error", "number_lines", "render",
+           "shadowed", "source_lines", "tree_sitter_problems"]
 
 @dataclass(frozen=True)
 class CheckResult:
@@ -64,7 +43,7 @@ class CheckResult:
 
 
 def check(source: str, language: str, path: str | None = None) -> CheckResult:
-    """All syntax problems of ``source`` in ``language`` (a name from languages.py).
+    """All syntax problems of ``source`` in ``language`` (a name from ``languages``).
     ``path``: the file it is (a C or C++ compiler then reads its project's headers). A
     failing file's merge-conflict markers, or the prose of a chat answer around its code,
     are reported as such (kinds "conflict" and "chat"), not as syntax to repair."""
@@ -84,18 +63,20 @@ def check(source: str, language: str, path: str | None = None) -> CheckResult:
 
 
 def _syntax(source: str, language: str, path: str | None) -> CheckResult:
+    record = spec(language)
+    own = record.own_judge if record is not None else None
     judge: Problem | None = None
     try:
-        if language == "python":
-            judge = _python_problem(source)
-        elif language == "json":
-            judge = _json_problem(source)
-        if language in ("python", "json") and judge is None:
+        found = own(source) if own is not None else None
+        if own is not None and found is None:
             return CheckResult(language, judge=language)  # the language's own judge accepts it
-    except _NoVerdict:
+        if found is not None:
+            judge = Problem(found.line, found.column, found.end_line, found.end_column, found.message,
+                            found.text[:_MAX_TEXT], "compiler", language)
+    except NoVerdict:
         pass  # the judge gave up (pathological nesting): tree-sitter alone decides
     spoke = judge.source if judge is not None else "tree-sitter"
-    spoken = _native_problems(source, language, path) if language not in ("python", "json") else None
+    spoken = _native_problems(source, language, path) if own is None else None
     native: list[Problem] = []
     note = ""
     if spoken is not None:
@@ -105,7 +86,7 @@ def _syntax(source: str, language: str, path: str | None) -> CheckResult:
     # Where the types are unknown, the judge already took the tree-sitter errors it
     # corroborates; the others are as likely an unknown macro's doing.
     problems = tree_sitter_problems(source, language) if not note else []
-    if spoken is None and problems and language not in ("python", "json"):
+    if spoken is None and problems and own is None:
         from . import judges
 
         problems, note = judges.parser_only(source, language, problems)
@@ -131,161 +112,6 @@ def shadowed(source: str, result: CheckResult) -> tuple[Problem, ...]:
 
 def _same_place(a: Problem, b: Problem) -> bool:
     return a.line == b.line or (a.line <= b.line <= a.end_line and a.kind == "error")
-
-
-# --- tree-sitter ------------------------------------------------------------
-
-def tree_sitter_problems(source: str, language: str) -> list[Problem]:
-    data = source.encode("utf-8", "surrogatepass")
-    return _tree_problems(get_parser(language).parse(data), data)
-
-
-def _tree_problems(tree, data: bytes) -> list[Problem]:
-    """The ERROR and MISSING nodes of a parsed ``tree`` of ``data``, in document order."""
-    root = tree.root_node
-    if not root.has_error:
-        return []
-    lines = data.split(b"\n")
-    problems: list[Problem] = []
-    stack = [root]
-    # Depth-first in document order, descending only where has_error says to look.
-    while stack and len(problems) < MAX_PROBLEMS:
-        node = stack.pop()
-        if node.is_missing:
-            problems.append(_missing_problem(node, lines))
-        elif node.is_error:
-            problems.append(_error_problem(node, data, lines))
-        elif node.has_error:
-            stack.extend(reversed(node.children))
-    problems.sort(key=lambda p: (p.line, p.column))
-    return problems
-
-
-def _char_column(lines: list[bytes], row: int, byte_col: int) -> int:
-    """1-based character column for a 0-based (row, byte column) position."""
-    if row >= len(lines):
-        return byte_col + 1
-    return len(lines[row][:byte_col].decode("utf-8", "replace")) + 1
-
-
-def _missing_problem(node, lines: list[bytes]) -> Problem:
-    row, col = node.start_point
-    what = node.type
-    column = _char_column(lines, row, col)
-    return Problem(row + 1, column, row + 1, column, f"missing {what!r}", "", "missing")
-
-
-def _error_problem(node, data: bytes, lines: list[bytes]) -> Problem:
-    node = _where_it_went_wrong(node, data)
-    (row, col), (end_row, end_col) = node.start_point, node.end_point
-    raw = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
-    first_line = raw.strip().split("\n", 1)[0].strip()
-    text = first_line[:_MAX_TEXT] + ("…" if len(first_line) > _MAX_TEXT else "")
-    message = f"unexpected {text!r}" if text else "syntax error"
-    return Problem(row + 1, _char_column(lines, row, col), end_row + 1,
-                   _char_column(lines, end_row, end_col), message, text, "error")
-
-
-def _where_it_went_wrong(error, data: bytes):
-    """The part of a many-line ERROR node where parsing actually failed.
-
-    tree-sitter's recovery often wraps everything from the last construct it could not
-    close (an HTML element, a C++ function) up to the end in one ERROR node, so its start
-    can be many lines before the mistake. Inside it, a nested ERROR or MISSING node, or
-    else the first loose token after the complete constructs it still recognised, is
-    where the text stopped making sense.
-    """
-    if error.start_point.row == error.end_point.row or not error.child_count:
-        return error
-    starts_loose = error.children[0].child_count == 0
-    stack = list(reversed(error.children))
-    while stack:  # the first nested ERROR/MISSING in document order
-        node = stack.pop()
-        if node.is_error or node.is_missing:
-            if starts_loose and _first_on_its_line(node, data):
-                # `for x := range xs` + newline + `body`: the body's first token is where
-                # the parser gave up, but the statement the ERROR starts with is at fault.
-                return error
-            return node
-        if node.has_error:
-            stack.extend(reversed(node.children))
-    if starts_loose:
-        return error
-    seen_complete = False
-    for child in error.children:
-        if child.child_count == 0 and seen_complete:
-            return child
-        seen_complete = seen_complete or (child.is_named and child.child_count > 0)
-    return error
-
-
-def _first_on_its_line(node, data: bytes) -> bool:
-    line_start = data.rfind(b"\n", 0, node.start_byte) + 1
-    return not data[line_start:node.start_byte].strip()
-
-
-# --- language judges ----------------------------------------------------------
-
-class CompileError(NamedTuple):
-    """CPython's first syntax error: where, and its message ("SyntaxError: ...")."""
-
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    message: str
-
-
-@lru_cache(maxsize=16)
-def compile_error(source: str) -> CompileError | None:
-    """CPython's verdict on ``source``: None when ``compile()`` accepts it. Remembered for
-    a few texts: a repair is verified once by the candidate search and again at the end,
-    and compiling a long file is the largest cost of a repair that needs no model."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # SyntaxWarnings are not our verdict
-            compile(source, "<tinycode>", "exec", dont_inherit=True)
-    except SyntaxError as exc:  # includes IndentationError and TabError
-        line = exc.lineno or 1
-        column = max(exc.offset or 1, 1)
-        end_line = exc.end_lineno or line
-        end_column = exc.end_offset if exc.end_offset and exc.end_offset > 0 else column
-        return CompileError(line, column, end_line, end_column, f"{type(exc).__name__}: {exc.msg}")
-    except ValueError as exc:  # NUL bytes in the source
-        return CompileError(1, 1, 1, 1, f"{type(exc).__name__}: {exc}")
-    except (MemoryError, RecursionError, OverflowError):
-        raise _NoVerdict from None
-    return None
-
-
-def _python_problem(source: str) -> Problem | None:
-    """CPython's verdict as a problem: None when ``compile()`` accepts the source."""
-    error = compile_error(source)
-    if error is None:
-        return None
-    line, column, end_line, end_column, message = error
-    line_text = _source_line(source, line)
-    if end_line != line or message.startswith("ValueError"):
-        text = ""
-    elif end_column > column:
-        text = line_text[column - 1:end_column - 1]
-    else:  # a point, not a span: show the character there
-        text = line_text[column - 1:column]
-    return Problem(line, column, end_line, max(end_column, column), message,
-                   text[:_MAX_TEXT], "compiler", "python")
-
-
-def _json_problem(source: str) -> Problem | None:
-    if not source.strip():
-        return None  # an empty file has nothing wrong with it
-    try:
-        json.loads(source)
-    except json.JSONDecodeError as exc:
-        return Problem(exc.lineno, exc.colno, exc.lineno, exc.colno,
-                       f"JSONDecodeError: {exc.msg}", "", "compiler", "json")
-    except RecursionError:
-        raise _NoVerdict from None
-    return None
 
 
 def _native_problems(source: str, language: str, path: str | None
@@ -319,15 +145,6 @@ def _native_problems(source: str, language: str, path: str | None
         column = max(d.column, 1)
         out.append(Problem(line, column, line, column, d.message, text, "compiler", judge))
     return judge, out, note
-
-
-class _NoVerdict(Exception):
-    """A language's own judge could not decide (it overflowed), so tree-sitter decides."""
-
-
-def _source_line(source: str, line: int) -> str:
-    lines = source.split("\n")
-    return lines[line - 1] if 0 < line <= len(lines) else ""
 
 
 # --- rendering ---------------------------------------------------------------

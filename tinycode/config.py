@@ -132,7 +132,7 @@ def _language_list(value: object) -> list[str]:
 
 
 def _judges(value: object) -> dict[str, str]:
-    from .judges.registry import parse_commands
+    from .languages.commands import parse_commands
 
     return parse_commands(value)
 
@@ -442,6 +442,44 @@ def load_settings(overrides: Mapping[str, object] | None = None, start: str | os
     return replace(settings, notes=tuple(notes))
 
 
+class RunSettings:
+    """The settings of one run, per project: each file gets the configuration nearest
+    to it (as ruff does), loaded once per folder. Project keys ignored for want of
+    trust are given to ``say`` once each."""
+
+    def __init__(self, overrides: Mapping[str, object], say: Callable[[str], None]) -> None:
+        self._overrides = dict(overrides)
+        self._by_folder: dict[str, Settings] = {}
+        self._said: set[str] = set()
+        self._say = say
+
+    def at(self, path: str) -> Settings:
+        """The settings for the file (or, for an existing folder, the files in) ``path``."""
+        absolute = os.path.abspath(path)
+        folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+        settings = self._by_folder.get(folder)
+        if settings is None:
+            settings = load_settings(self._overrides, start=folder)
+            self._by_folder[folder] = settings
+            for note in settings.notes:
+                if note not in self._said:
+                    self._said.add(note)
+                    self._say(note)
+        return settings
+
+    def first(self, paths: list[str], stdin_filename: str | None = None) -> Settings:
+        """The run's settings for what is chosen once (the model, the server): those of
+        the first path, or of ``--stdin-filename``, else of the current folder."""
+        named = [p for p in paths if p != "-"]
+        if stdin_filename and (not named or paths[0] == "-"):
+            return self.at(stdin_filename)
+        return self.at(named[0] if named else ".")
+
+    def skips_folder(self, path: str) -> bool:
+        """True if the configuration nearest ``path`` (a folder) excludes it."""
+        return self.at(os.path.dirname(os.path.abspath(path))).skips(path)
+
+
 def from_environment(name: str, environ: Mapping[str, str] | None = None, *, strict: bool = True) -> Any:
     """Setting ``name`` as its environment variable gives it (its default when unset or
     empty), for code that runs without a Settings object. A bad value raises
@@ -649,15 +687,6 @@ def _from_text(entry: Setting, text: object) -> object:
         except ValueError:
             raise ValueError(f"expected a number of seconds, got {value!r}") from None
     return value
-
-
-# --- native judges -------------------------------------------------------------------
-
-def configure_judges(settings: Settings) -> None:
-    """Make ``settings``' choice of judges the one ``check()`` uses in this process."""
-    from . import judges
-
-    judges.configure(settings.judges, settings.judge_timeout)
 
 
 # --- exclude globs ------------------------------------------------------------------

@@ -149,7 +149,7 @@ def resolve_model_path(name_or_path: str | None = None, *, offline: bool = False
     cached = cached_path(info)
     if cached is not None:
         return cached
-    report = _terminal_progress(info.name) if progress else None
+    report = terminal_progress(info.name) if progress else None
     if chunks_installed(info):
         return assemble(info, progress=report)
     if is_offline(offline):
@@ -449,7 +449,7 @@ def _exclusive_file(lock_path: Path, timeout: float) -> Iterator[None]:  # pragm
             lock_path.unlink()
 
 
-def _terminal_progress(label: str) -> Progress | None:
+def terminal_progress(label: str) -> Progress | None:
     """A one-line progress bar on stderr, only when stderr is a terminal."""
     if not sys.stderr.isatty():
         return None

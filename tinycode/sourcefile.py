@@ -166,6 +166,27 @@ def is_read_only(path: str) -> bool:
         return False
 
 
+def write_back(source: SourceFile, text: str, *, backup: bool) -> tuple[str, str]:
+    """Write the repaired ``text`` over ``source``'s file. Returns (the reason it was
+    not written, or ""; a note for the user, or "")."""
+    if changed_on_disk(source):
+        return "changed while being repaired; not written", ""
+    if is_read_only(source.path):
+        return "read-only file; not written", ""
+    note = ""
+    try:
+        if backup:
+            kept = write_backup(source)
+            if kept != source.path + ".orig":
+                note = f"{source.path}.orig exists; the backup is {kept}"
+        write_atomic(source.path, text, bom=source.bom)
+    except FileExistsError as exc:
+        return f"no free backup name ({exc.strerror}); the file is unchanged", ""
+    except OSError as exc:
+        return f"cannot write ({exc.strerror or exc}); the file is unchanged", ""
+    return "", note
+
+
 def write_atomic(path: str | os.PathLike[str], data: str | bytes, *, bom: bool = False,
                  mode: int | None = None, follow_symlinks: bool = True, exclusive: bool = False,
                  fsync: bool = True, mtime_ns: int | None = None) -> None:

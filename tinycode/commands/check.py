@@ -14,12 +14,13 @@ import sys
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from ..check import check, render
-from ..config import configure_judges
+from ..config import RunSettings
+from ..judges import configure_from
 from ..errors import UsageError
 from ..judges.table import judges_table
 from .display import printable
-from .inputs import (RunSettings, add_input_arguments, add_setting_arguments, default_paths, iter_inputs,
-                     jobs_count, resolve_language, setting_overrides)
+from .inputs import (add_input_arguments, add_setting_arguments, default_paths, iter_inputs,
+                     jobs_count, resolve_language, say_note, setting_overrides)
 from .output import add_output_arguments, render_report
 
 if TYPE_CHECKING:
@@ -58,10 +59,10 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--statistics goes with --output-format text or json")
     lang = resolve_language(args.lang)
     paths = default_paths(args.files, args.stdin_filename)
-    settings = RunSettings(setting_overrides(args, "check"))
+    settings = RunSettings(setting_overrides(args, "check"), say_note)
     # A bad config stops the run before any output; the judges are chosen once per run.
     judged_by = settings.first(paths, args.stdin_filename)
-    configure_judges(judged_by)
+    configure_from(judged_by)
     if args.verbose and not args.quiet:
         print(judges_table(), file=sys.stderr)
     streaming = args.output_format == "text" and not args.statistics
@@ -165,7 +166,7 @@ def _job(item: Input) -> tuple[str, str, str | None] | None:
 
 
 def _worker_start(settings: Settings) -> None:
-    configure_judges(settings)
+    configure_from(settings)
 
 
 def _check_batch(jobs: list[tuple[str, str, str | None] | None]) -> list[CheckResult | None]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 
 # C0 and C1 controls and DEL, except tab and newline; a CR only when it does not end a
 # CRLF line. Then the Unicode bidi embeddings, overrides and isolates (Trojan Source).
@@ -23,6 +24,15 @@ _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]"
 def printable(text: str) -> str:
     """``text`` with every control character shown as an escape (``\\x1b``, ``\\u202e``)."""
     return _UNSAFE.sub(_escape, text)
+
+
+def say(text: str) -> None:
+    """One message for people on stderr, control characters escaped (above the
+    progress bar, when one is shown)."""
+    from tqdm import tqdm  # only the commands that say something while a bar may show
+
+    tqdm.write(printable(text), file=sys.stderr)
+    sys.stderr.flush()
 
 
 def json_text(value: object) -> str:

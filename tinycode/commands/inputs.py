@@ -7,14 +7,15 @@ import argparse
 import os
 import sys
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from .. import languages
 from ..errors import InputError, TinycodeError, UnknownLanguageError
 from ..sourcefile import SourceFile, read_head, read_source, read_stdin
+from .display import printable
 
 if TYPE_CHECKING:
-    from ..config import Settings
+    from ..config import RunSettings, Settings
 
 
 @dataclass
@@ -108,48 +109,9 @@ def jobs_count(text: str) -> int:
     return value
 
 
-class RunSettings:
-    """The settings of one run, per project: each file gets the configuration nearest
-    to it (as ruff does), loaded once per folder. Project keys ignored for want of
-    trust are said once each, on stderr or to ``say``."""
-
-    def __init__(self, overrides: Mapping[str, object], say: Callable[[str], None] | None = None) -> None:
-        self._overrides = dict(overrides)
-        self._by_folder: dict[str, Settings] = {}
-        self._said: set[str] = set()
-        self._say = say
-
-    def at(self, path: str) -> Settings:
-        """The settings for the file (or, for an existing folder, the files in) ``path``."""
-        absolute = os.path.abspath(path)
-        folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
-        settings = self._by_folder.get(folder)
-        if settings is None:
-            from ..config import load_settings
-            from .display import printable
-
-            settings = load_settings(self._overrides, start=folder)
-            self._by_folder[folder] = settings
-            for note in settings.notes:
-                if note not in self._said:
-                    self._said.add(note)
-                    if self._say is not None:
-                        self._say(note)
-                    else:
-                        print(f"tinycode: note: {printable(note)}", file=sys.stderr)
-        return settings
-
-    def first(self, paths: list[str], stdin_filename: str | None = None) -> Settings:
-        """The run's settings for what is chosen once (the model, the server): those of
-        the first path, or of ``--stdin-filename``, else of the current folder."""
-        named = [p for p in paths if p != "-"]
-        if stdin_filename and (not named or paths[0] == "-"):
-            return self.at(stdin_filename)
-        return self.at(named[0] if named else ".")
-
-    def skips_folder(self, path: str) -> bool:
-        """True if the configuration nearest ``path`` (a folder) excludes it."""
-        return self.at(os.path.dirname(os.path.abspath(path))).skips(path)
+def say_note(note: str) -> None:
+    """A note about the configuration (a project key ignored for want of trust), on stderr."""
+    print(f"tinycode: note: {printable(note)}", file=sys.stderr)
 
 
 def default_paths(paths: list[str], stdin_filename: str | None) -> list[str]:
@@ -180,6 +142,7 @@ def iter_inputs(paths: list[str], lang: str | None, *, settings: RunSettings | S
     A file the settings exclude is skipped before it is read; a file over ``max_size``
     bytes (a number, or the name of the Settings field holding it) is an error, found
     before it is read. A file of unknown type found by a walk is skipped quietly."""
+    from ..config import RunSettings
     from ..walk import walk
 
     run = settings if isinstance(settings, RunSettings) else None

@@ -79,7 +79,7 @@ def _verify(name: str | None) -> int:
     for info in selected:
         found, verdict = models.verify(info)
         if found is None and verdict == "not downloaded" and models.chunks_installed(info):
-            models.assemble(info, progress=models._terminal_progress(info.name))
+            models.assemble(info, progress=models.terminal_progress(info.name))
             found, verdict = models.verify(info)
         if found is None and verdict == "not downloaded":
             verdict = f"not downloaded: {models.how_to_get(info)}"

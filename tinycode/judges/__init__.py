@@ -29,13 +29,13 @@ import threading
 from collections import Counter, OrderedDict
 from typing import Iterator, Mapping, NamedTuple, Sequence
 
-from ..config import from_environment, toml_parser
+from ..config import Settings, from_environment, toml_parser
 from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
+from ..languages import LanguageSpec, get_parser, spec
 from . import grammar_gaps, headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
-
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
-           "calls", "judge_name", "in_process_only", "located"]
+           "calls", "configure_from", "judge_name", "in_process_only", "located"]
 
 _CACHE_SIZE = 256
 _MAX_HEADER_RETRIES = 4  # headers blanked out one by one when the compiler cannot find them
@@ -101,8 +101,6 @@ _baseline: contextvars.ContextVar[_Baseline | None] = contextvars.ContextVar("ti
 _tools_off: contextvars.ContextVar[bool] = contextvars.ContextVar("tinycode_judge_tools_off", default=False)
 # The path of the file being judged, when there is one: its project's flags come with it.
 _location: contextvars.ContextVar[str | None] = contextvars.ContextVar("tinycode_judge_location", default=None)
-# Languages whose compiler is given the file's project (``project.py``).
-_PROJECT_LANGUAGES = ("c", "cpp")
 
 
 @contextlib.contextmanager
@@ -129,9 +127,15 @@ def located(path: str | None) -> Iterator[None]:
         _location.reset(token)
 
 
+def _project(language: str) -> bool:
+    """``language``'s compiler is given the file's project (``project.py``)."""
+    record = spec(language)
+    return record is not None and record.project
+
+
 def _project_flags(language: str) -> tuple[str, ...]:
     path = _location.get()
-    if language not in _PROJECT_LANGUAGES or not path:
+    if not _project(language) or not path:
         return ()
     return project.flags_for(path).flags
 
@@ -149,8 +153,13 @@ def configure(commands: Mapping[str, str] | None = None, timeout: float | None =
     _state.headers = precompiled.Cache()
 
 
+def configure_from(settings: Settings) -> None:
+    """Make ``settings``' choice of judges the one ``check()`` uses in this process."""
+    configure(settings.judges, settings.judge_timeout)
+
+
 def calls() -> int:
-    """The judge work spent, in runs weighted by ``registry.RUN_COST``: what searches
+    """The judge work spent, in runs weighted by each language's ``judge_cost``: what searches
     budget. Within ``account()``, every text the repair had judged counts once, whether
     or not this process remembered its verdict from before; outside it, the runs."""
     current = _account.get()
@@ -200,8 +209,7 @@ def _limit(tool: Tool) -> float:
 
 
 def _tool(language: str, source: str) -> Tool | None:
-    shell = registry.shell_of(source) if language == "bash" else ""
-    key = (language, shell)
+    key = (language, registry.tools_for(language, source))
     if key not in _state.tools:
         _state.tools[key] = registry.find_tool(language, source, _commands())
     tool = _state.tools[key]
@@ -210,11 +218,11 @@ def _tool(language: str, source: str) -> Tool | None:
 
 def judge_name(language: str, source: str = "") -> str | None:
     """Who judges ``language`` here (besides tree-sitter), or None."""
-    if language in registry.BUILT_IN:
-        return registry.BUILT_IN[language]
+    if registry.built_in(language):
+        return registry.built_in(language)
     off = _commands().get(language, _commands().get("*")) == registry.OFF
-    if language in registry.IN_PROCESS:
-        return None if off or not registry.in_process_available(language) else registry.IN_PROCESS[language]
+    if registry.in_process(language):
+        return None if off or not registry.in_process_available(language) else registry.in_process(language)
     tool = _tool(language, source)
     return tool.name if tool else None
 
@@ -223,7 +231,7 @@ def describe(languages: list[str]) -> dict[str, str]:
     """language -> its judge here (path included) or "tree-sitter only"; for ``check -v``."""
     out = {}
     for language in languages:
-        if language in registry.BUILT_IN or language in registry.IN_PROCESS:
+        if registry.built_in(language) or registry.in_process(language):
             out[language] = judge_name(language) or "tree-sitter only"
             continue
         tool = _tool(language, "")
@@ -234,7 +242,7 @@ def describe(languages: list[str]) -> dict[str, str]:
 def verdict(source: str, language: str) -> Verdict | None:
     """The native judge's verdict on ``source``, or None when there is no judge (or it
     could not decide: it timed out, or it crashed)."""
-    if language in registry.IN_PROCESS:
+    if registry.in_process(language):
         if judge_name(language) is None:
             return None
         key: tuple = (language, source)
@@ -250,9 +258,11 @@ def verdict(source: str, language: str) -> Verdict | None:
     tool = _tool(language, source)
     if tool is None:
         return None
-    if language == "c" and _CPP_ONLY.search(source):
-        # A C++ header named .h (llama.cpp's, googletest's): its C++ compiler judges it.
-        language, tool = "cpp", _tool("cpp", source)
+    record = spec(language)
+    other = record.judged_as(source) if record is not None and record.judged_as is not None else None
+    if other is not None:
+        # The text says another language's judge reads it (a C++ header named .h).
+        language, tool = other, _tool(other, source)
         if tool is None:
             return None
     flags = _project_flags(language)
@@ -277,13 +287,6 @@ def verdict(source: str, language: str) -> Verdict | None:
     return found
 
 
-# What only C++ has: a namespace, a template, a class with a body or bases, access
-# specifiers, std::, a standard header without .h.
-_CPP_ONLY = re.compile(r"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|"
-                       r"class[ \t]+\w+[ \t]*(?:final[ \t]*)?[:{]|using[ \t]+namespace[ \t]|extern[ \t]+\"C\+\+\"|"
-                       r"(?:public|private|protected)[ \t]*:|#[ \t]*include[ \t]*<[a-z_]+>)|\bstd::\w", re.MULTILINE)
-
-
 def _remembered(key: tuple) -> tuple[Verdict | None, int] | None:
     """(verdict, the work it cost) if this process has judged that text lately."""
     with _cache_lock:
@@ -304,36 +307,32 @@ def _remember(key: tuple, value: tuple[Verdict | None, int]) -> None:
 _cache_lock = threading.Lock()
 
 
-_GO_PACKAGE = re.compile(r"^\s*package\s", re.MULTILINE)
-_GO_DECLARATION = re.compile(r"(?:\s|//[^\n]*\n|/\*.*?\*/)*(?:func|type|var|const|import)\b|\s*$", re.DOTALL)
-_GO_PREFIX = "package p; "  # a snippet without a package clause gets one, on its first line
-
-
-def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[str, ...] = ()) -> Verdict | None:
+def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[str, ...] = (),
+         whole: bool = False) -> Verdict | None:
     """Run the tool (a compiler with the project's ``flags``); ``spent[0]`` grows by
-    each run's cost."""
+    each run's cost. ``whole``: ``source`` is a whole file, not a snippet."""
     text, filename, extra = source, tool.filename, []
-    if language in _PROJECT_LANGUAGES and registry.family(tool.executable) in ("gcc", "clang"):
+    record: LanguageSpec | None = spec(language)
+    node = registry.family(tool.executable) == "node"
+    if _project(language) and registry.family(tool.executable) in ("gcc", "clang"):
         text, extra = _without_unreachable_headers(text, flags, tool.executable, language)
-    if language == "javascript" and filename.endswith(".js") and _MODULE_SYNTAX.search(source):
-        # node --check passes a .js text with module syntax unread once it sees that
-        # syntax (node 20.19+ detects modules): the file is checked as a module.
-        filename = "input.mjs"
-    if language == "go" and not _GO_PACKAGE.search(source):
-        # A snippet: declarations get a package clause, statements a function around them.
-        prefix = _GO_PREFIX if _GO_DECLARATION.match(source) else _GO_PREFIX + "func _() { "
-        # ("go-file": run as a whole file, without coming back here.)
-        found = _run(tool, prefix + source + ("" if prefix == _GO_PREFIX else "\n}"), "go-file", spent)
+    if record is not None and record.judge_filename is not None:
+        filename = record.judge_filename(source, filename)
+    wrap = record.snippet(source) if record is not None and record.snippet is not None and not whole else None
+    if wrap is not None:
+        # A snippet: the language's record says what makes it a file for the judge.
+        prefix, suffix = wrap
+        found = _run(tool, prefix + source + suffix, language, spent, whole=True)
         if found is None:
             return None
         shift = len(prefix)
         return Verdict(found.judge, tuple(Diagnostic(d.line, max(1, d.column - shift) if d.line == 1 else d.column,
                                                      d.message, d.syntax) for d in found.diagnostics))
     for _ in range(_MAX_HEADER_RETRIES + 1):
-        spent[0] += registry.RUN_COST.get(language, 1)
+        spent[0] += registry.run_cost(language)
         output = _output(tool, text, language, filename, flags)
         found = tool.read(output, filename, text)
-        if language == "javascript" and found and _needs_module(found[0].message) and filename.endswith(".js"):
+        if node and found and _needs_module(found[0].message) and filename.endswith(".js"):
             filename = "input.mjs"  # ES module syntax: node decides by the extension
             continue
         header = next((d for d in found if readers.missing_header(d.message)), None)
@@ -352,10 +351,11 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
         found = [d for d in found if not readers.missing_header(d.message)]
     if output.returncode != 0 and not found and not extra:
         return None  # it failed without saying where: not a verdict
-    if language == "javascript" and found and _looks_like_jsx(source):
-        return None  # node cannot read JSX; tree-sitter-javascript can
+    if found and record is not None and record.beyond_judge is not None \
+            and record.beyond_judge(source, get_parser(language)):
+        return None  # syntax the grammar reads and the judge does not (JSX for node)
     diagnostics = extra + found
-    if language in _PROJECT_LANGUAGES and unresolved.types_unknown(diagnostics, source):
+    if _project(language) and unresolved.types_unknown(diagnostics, source):
         return Verdict(tool.name, tuple(unresolved.agreed(diagnostics, source, language)), unresolved.NOTE)
     return Verdict(tool.name, tuple(diagnostics))
 
@@ -377,7 +377,7 @@ def _without_unreachable_headers(text: str, flags: tuple[str, ...], executable: 
 def _output(tool: Tool, text: str, language: str, filename: str, flags: tuple[str, ...] = ()) -> Output:
     """One run of the tool on ``text``; node's runs go to its worker where it can say."""
     argv, limit = _argv(tool, text, language, flags), _limit(tool)
-    if language == "javascript" and _state.runner is run_tool:
+    if registry.family(tool.executable) == "node" and _state.runner is run_tool:
         from . import node_worker  # only a repair of JavaScript needs it, not every check's start-up
 
         found = node_worker.output(argv, text, filename, limit)
@@ -394,7 +394,7 @@ def _argv(tool: Tool, text: str, language: str, flags: tuple[str, ...] = ()) -> 
     if flags:
         at = argv.index("{file}")
         argv = argv[:at] + flags + argv[at:]
-    if (language not in ("c", "cpp") or _state.runner is not run_tool
+    if (not _project(language) or _state.runner is not run_tool
             or registry.family(tool.executable) != "gcc"):
         return argv
     header = _state.headers.include_for(argv, language, precompiled.header_block(text), _limit(tool))
@@ -405,30 +405,12 @@ _MODULE_HINTS = re.compile(r"import statement outside a module|Unexpected token 
                            r"top level bodies of modules|import\.meta|Cannot use 'import\.meta'")
 
 
-# An import or export statement at a line's start (not a dynamic ``import(...)``).
-_MODULE_SYNTAX = re.compile(r"^[ \t]*(?:import[ \t]*[\w{*'\"]|export[ \t]+[\w{*])", re.MULTILINE)
-
-
 def _needs_module(message: str) -> bool:
     return bool(_MODULE_HINTS.search(message))
 
 
-def _looks_like_jsx(source: str) -> bool:
-    if not re.search(r"<[A-Za-z>/]", source):
-        return False
-    from ..languages import get_parser
-
-    stack = [get_parser("javascript").parse(source.encode("utf-8", "surrogatepass")).root_node]
-    while stack:
-        node = stack.pop()
-        if node.type.startswith("jsx_"):
-            return True
-        stack.extend(node.children)
-    return False
-
-
 def _in_process(source: str, language: str) -> Verdict | None:
-    if language == "yaml":
+    if registry.in_process(language) == "PyYAML":
         import yaml
 
         try:
@@ -501,10 +483,10 @@ def parser_only(source: str, language: str, found: list) -> tuple[list, str]:
     those an unknown macro explains, and the note that says so."""
     text = grammar_gaps.blanked(source, language)
     if text != source:
-        from ..check import tree_sitter_problems
+        from ..problems import tree_sitter_problems
 
         found = tree_sitter_problems(text, language)
-    if language in _PROJECT_LANGUAGES:
+    if _project(language):
         return unresolved.parser_only(found, text), unresolved.NOTE
     return found, ""
 

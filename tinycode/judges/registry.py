@@ -1,5 +1,8 @@
 """Which tool judges which language on this machine, and how it is called.
 
+Each language's record (``languages/``) names its tools, the preferred first, and what
+a run costs; this module knows how each kind of tool is called and read.
+
 A language's judge is the first of its default tools found on PATH, unless the user
 named another (``TINYCODE_JUDGES="c=clang,bash=off"``, a flag, the user's settings).
 A repository's own config may only turn judges off: choosing the executable that runs
@@ -9,40 +12,38 @@ would let a cloned repository run programs (see ``config.py``).
 from __future__ import annotations
 
 import os
-import re
 import shlex
 import shutil
 from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from ..config import toml_parser
+from ..languages import spec
+from ..languages.commands import OFF, family, parse_commands
 from . import readers
 from .base import Tool
 
-OFF = "off"
+__all__ = ["OFF", "built_in", "family", "find_tool", "in_process", "in_process_available", "parse_commands",
+           "run_cost", "tools_for"]
 
-# A language's tools, the preferred first. Shell scripts pick theirs by shebang.
-DEFAULT_TOOLS: dict[str, tuple[str, ...]] = {
-    "c": ("gcc", "clang", "cc"),
-    "cpp": ("g++", "clang++", "c++"),
-    "javascript": ("node", "nodejs"),
-    "go": ("gofmt",),
-    "rust": ("rustfmt",),
-    "bash": ("bash",),
-    "ruby": ("ruby",),
-    "php": ("php",),
-    "swift": ("swiftc",),
-}
-# What one run costs in the searches' judge budgets (``judges.calls``), where it is more
-# than one: a C++ compiler reads the standard library's headers on every run (about a
-# second here), several times a C compiler's or node's work.
-RUN_COST: dict[str, int] = {"cpp": 4}
-# Languages judged in process by a Python parser, when it can be imported.
-IN_PROCESS: dict[str, str] = {"yaml": "PyYAML", "toml": "tomllib"}
-# Judged in check.py itself, as before there were external judges.
-BUILT_IN: dict[str, str] = {"python": "CPython compile()", "json": "json module"}
-SHELLS = ("bash", "sh", "dash", "zsh", "ksh", "mksh", "busybox")
-_SHEBANG = re.compile(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?([A-Za-z]+)")
+
+def run_cost(language: str) -> int:
+    """What one run of ``language``'s judge costs in the searches' judge budgets
+    (``judges.calls``): its record's ``judge_cost``."""
+    record = spec(language)
+    return record.judge_cost if record is not None else 1
+
+
+def in_process(language: str) -> str:
+    """The in-process Python parser that judges ``language`` ("PyYAML"), or ""."""
+    record = spec(language)
+    return record.in_process if record is not None else ""
+
+
+def built_in(language: str) -> str:
+    """The judge ``check()`` itself runs for ``language`` ("CPython compile()"), or ""."""
+    record = spec(language)
+    return record.own_judge_label if record is not None and record.own_judge is not None else ""
 
 
 @dataclass(frozen=True)
@@ -58,7 +59,8 @@ ERROR_LIMIT = 50  # a compiler's errors before it stops reading
 
 def _cc_args(clang: bool) -> Callable[[str], tuple[str, ...]]:
     def args(language: str) -> tuple[str, ...]:
-        dialect = ("-x", "c++", "-std=gnu++20") if language == "cpp" else ("-x", "c", "-std=gnu17")
+        record = spec(language)
+        dialect = record.dialect if record is not None and record.dialect else ("-x", "c", "-std=gnu17")
         plain = (("-fno-caret-diagnostics", "-fdiagnostics-show-category=name", "-fno-color-diagnostics")
                  if clang else ("-fno-diagnostics-show-caret", "-fdiagnostics-color=never"))
         limit = f"-fmax-errors={ERROR_LIMIT}" if not clang else f"-ferror-limit={ERROR_LIMIT}"
@@ -68,7 +70,8 @@ def _cc_args(clang: bool) -> Callable[[str], tuple[str, ...]]:
 
 
 def _cc_file(language: str) -> str:
-    return "input.cpp" if language == "cpp" else "input.c"
+    record = spec(language)
+    return record.judge_input if record is not None and record.judge_input else "input.c"
 
 
 _FAMILIES: dict[str, _Family] = {
@@ -85,64 +88,11 @@ _FAMILIES: dict[str, _Family] = {
 }
 
 
-def family(executable: str) -> str | None:
-    """The kind of tool an executable is, from its name (``gcc-12`` is gcc, ``clang++`` clang)."""
-    name = os.path.basename(executable).lower()
-    name = re.sub(r"(\.exe)?$", "", name)
-    stem = re.sub(r"[-.]?\d+(\.\d+)*$", "", name)  # version suffixes
-    if stem in ("gcc", "g++", "cc", "c++") or stem.endswith(("-gcc", "-g++")):
-        return "gcc"
-    if stem in ("clang", "clang++"):
-        return "clang"
-    if stem in ("node", "nodejs"):
-        return "node"
-    if stem in SHELLS:
-        return "shell"
-    if stem in ("gofmt", "rustfmt", "ruby", "php", "swiftc"):
-        return stem
-    return None
-
-
-def parse_commands(value: object) -> dict[str, str]:
-    """``"c=clang,bash=off"`` or a mapping -> {language: command or "off"}; ``"off"``
-    alone turns every judge off (the key ``*``)."""
-    from ..languages import normalize
-
-    if isinstance(value, str):
-        text = value.strip()
-        if text.lower() in (OFF, "none", "false", "0"):
-            return {"*": OFF}
-        items: list[tuple[str, str]] = []
-        for part in filter(None, (p.strip() for p in text.split(","))):
-            if "=" not in part:
-                raise ValueError(f"expected LANGUAGE=COMMAND or LANGUAGE=off, got {part!r}")
-            key, _, command = part.partition("=")
-            items.append((key, command))
-    elif isinstance(value, Mapping):
-        items = list(value.items())
-    else:
-        raise ValueError(f"expected a table of language = command, got {value!r}")
-    out: dict[str, str] = {}
-    for key, command in items:
-        if not isinstance(key, str) or not key.strip() or not isinstance(command, str) or not command.strip():
-            raise ValueError(f"expected language = command, got {key!r} = {command!r}")
-        language = "*" if key.strip() == "*" else normalize(key)
-        command = command.strip()
-        if command.lower() in (OFF, "none", "false"):
-            out[language] = OFF
-            continue
-        if family(shlex.split(command)[0]) is None:
-            raise ValueError(f"{command!r} is not a judge tinycode knows how to read "
-                             f"(known: gcc, clang, node, gofmt, rustfmt, bash, sh, ruby, php, swiftc)")
-        out[language] = command
-    return out
-
-
-def shell_of(source: str) -> str:
-    """The shell a script's ``#!`` line names (bash when none)."""
-    match = _SHEBANG.match(source[:200])
-    name = match.group(1).lower() if match else "bash"
-    return name if name in SHELLS else "bash"
+def tools_for(language: str, source: str) -> tuple[str, ...]:
+    """The tools that may judge ``source`` in ``language``, the preferred first (a
+    script's shell is the one its "#!" line names)."""
+    record = spec(language)
+    return record.tools_for(source) if record is not None else ()
 
 
 def find_tool(language: str, source: str, commands: Mapping[str, str]) -> Tool | None:
@@ -154,14 +104,7 @@ def find_tool(language: str, source: str, commands: Mapping[str, str]) -> Tool |
         words = shlex.split(chosen)
         executable, extra = shutil.which(words[0]), tuple(words[1:])
         return _tool(executable, language, extra) if executable else None
-    names = DEFAULT_TOOLS.get(language, ())
-    if language == "bash":
-        shell = shell_of(source)
-        if shell in ("zsh", "ksh", "mksh", "busybox"):
-            names = (shell,)  # bash -n would reject their own syntax: only their own judge
-        elif shell in ("sh", "dash"):
-            names = ("sh", "dash")
-    for name in names:
+    for name in tools_for(language, source):
         executable = shutil.which(name)
         if executable:
             return _tool(executable, language, ())
@@ -172,16 +115,18 @@ def _tool(executable: str, language: str, extra: tuple[str, ...]) -> Tool | None
     kind = family(executable)
     if kind is None:
         return None
-    spec = _FAMILIES[kind]
-    label = spec.label.format(exe=os.path.basename(executable))
-    return Tool(label, executable, extra + spec.args(language), spec.filename(language), spec.read)
+    how = _FAMILIES[kind]
+    label = how.label.format(exe=os.path.basename(executable))
+    return Tool(label, executable, extra + how.args(language), how.filename(language), how.read)
 
 
 def in_process_available(language: str) -> bool:
-    if language == "yaml":
+    """The Python parser that judges ``language`` in process can be imported here."""
+    parser = in_process(language)
+    if parser == "PyYAML":
         try:
             import yaml  # noqa: F401
         except ImportError:
             return False
         return True
-    return language == "toml" and toml_parser() is not None
+    return parser == "tomllib" and toml_parser() is not None

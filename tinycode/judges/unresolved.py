@@ -33,7 +33,7 @@ from .registry import ERROR_LIMIT
 from .readers import missing_header
 
 if TYPE_CHECKING:
-    from ..check import Problem
+    from ..problems import Problem
 
 NOTE = "types unknown: checked by the parser only"
 # A compiler's message that it cannot resolve a name (gcc, g++, clang).
@@ -93,7 +93,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
     syntax problems that tree-sitter corroborates or that are lexical marked as syntax;
     tree-sitter's own errors next to a compiler error are added, as syntax problems.
     Neither counts where an unknown macro explains it (``_beside_unknown_macro``)."""
-    from ..check import tree_sitter_problems
+    from ..problems import tree_sitter_problems
 
     lines = text.split("\n")
     defined = set(_DEFINE.findall(text))

@@ -84,7 +84,7 @@ class LazyLLM:
 
     def _get(self) -> LLM:
         if self._llm is None:
-            from . import load_llm as load  # looked up at call time, so tests can substitute it
+            load = load_llm  # looked up at call time, so tests can substitute it
 
             try:
                 self._llm = load(**self._options)

@@ -27,8 +27,8 @@ from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
 
 from .. import judges, languages
+from ..config import RunSettings
 from ..check import CheckResult, check
-from ..commands.inputs import RunSettings
 from ..errors import TinycodeError
 from ..version import __version__
 from .positions import UTF16, apply_edits, invalid_position, problem_range, split_lines, text_edits
@@ -102,11 +102,11 @@ class TinycodeServer(LanguageServer):
     def start_session(self, root: str) -> None:
         """At ``initialize``: the judges and the model are chosen once, from the
         configuration of the workspace's root (as ``fix`` does from its first path)."""
-        from ..config import configure_judges
+        from ..judges import configure_from
         from ..llm.loader import model_options
 
         settings = self.settings_at(root)
-        configure_judges(settings)
+        configure_from(settings)
         self.repairs = Repairs(model_options(settings))
 
     # -- documents ----------------------------------------------------------------

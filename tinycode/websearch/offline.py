@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
+from ..languages import normalize, records
 from .base import SearchResult
 from .format import NEWLINE_MARK
 
@@ -30,20 +31,18 @@ _REWRITES = (("c++", " cpp "), ("g++", " cpp "), ("c#", " csharp "), ("f#", " fs
 _LABEL_COLON = re.compile(r"(?<=[a-z0-9_]):(?=\s|$)")  # "SyntaxError: ...": a label, not code
 PHRASE_BOOST = 2.0  # the query holds one of an entry's messages whole, or lies within one
 
+
+
+def _language_words() -> dict[str, str]:
+    """Words in a query that name a language -> the knowledge base's language name
+    (each language's record lists its words)."""
+    return {word: record.name for record in records() for word in record.words}
+
+
 # Words in a query that name a language -> the knowledge base's language name.
-LANGUAGE_WORDS = {
-    "python": "python", "python3": "python", "py": "python", "cpython": "python",
-    "javascript": "javascript", "js": "javascript", "node": "javascript", "nodejs": "javascript",
-    "ecmascript": "javascript", "jsx": "javascript",
-    "typescript": "typescript", "ts": "typescript", "tsc": "typescript", "tsx": "tsx",
-    "go": "go", "golang": "go", "rust": "rust", "rustc": "rust", "java": "java", "javac": "java",
-    "c": "c", "gcc": "c", "clang": "c", "cpp": "cpp", "csharp": "csharp", "ruby": "ruby",
-    "php": "php", "bash": "bash", "sh": "bash", "shell": "bash", "zsh": "bash",
-    "json": "json", "css": "css", "html": "html", "yaml": "yaml", "yml": "yaml", "toml": "toml",
-}
+LANGUAGE_WORDS = _language_words()
 # Languages whose entries also serve a close relative.
-FAMILY = {"tsx": ("typescript", "javascript"), "typescript": ("javascript",),
-          "cpp": ("c",), "c": ("cpp",)}
+FAMILY = {record.name: record.relatives for record in records() if record.relatives}
 
 
 @dataclass(frozen=True)
@@ -170,8 +169,6 @@ def _phrase_match(query: list[str], message: list[str]) -> bool:
 def _language(name: str | None) -> str | None:
     if not name:
         return None
-    from ..languages import normalize
-
     key = normalize(name)
     return LANGUAGE_WORDS.get(key, key)
 

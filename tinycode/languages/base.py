@@ -1,0 +1,102 @@
+"""The record every language fills in: the same few fields for each.
+
+A record is data and a few small functions of the text; it imports nothing of
+tinycode above it, so every other module may read it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, NamedTuple
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+# Loads a language's tree-sitter grammar (offline, only when first needed).
+GrammarLoader = Callable[[], "tree_sitter.Language"]
+
+
+def wheel(module: str, function: str = "language") -> GrammarLoader:
+    """The grammar of an official per-language wheel: ``module.function()`` is its pointer."""
+
+    def load() -> "tree_sitter.Language":
+        import tree_sitter
+
+        return tree_sitter.Language(getattr(importlib.import_module(module), function)())
+
+    return load
+
+
+class OwnVerdict(NamedTuple):
+    """The first error a language's own in-process judge found (1-based, characters)."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+    text: str = ""  # the offending text, where the judge points at some
+
+
+class NoVerdict(Exception):
+    """A language's own judge could not decide (it overflowed), so tree-sitter decides."""
+
+
+def always() -> bool:
+    return True
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    """The record of one language: everything that differs by language."""
+
+    name: str
+    grammar: GrammarLoader
+    extensions: tuple[str, ...] = ()
+    filenames: tuple[str, ...] = ()  # whole file names: Makefile, Gemfile, .bashrc
+    aliases: tuple[str, ...] = ()  # other names users give it: py, golang, c++
+    interpreters: tuple[str, ...] = ()  # names on a "#!" line that mean this language
+    comment: str = "#"  # line-comment marker ("" when it has none)
+    words: tuple[str, ...] = ()  # words in a web-search query that name it
+    relatives: tuple[str, ...] = ()  # languages whose knowledge also serves it
+    available: Callable[[], bool] = always  # its grammar can be loaded here
+    # Judged in process by CPython itself (check.py): the verdict, and its label.
+    own_judge: Callable[[str], OwnVerdict | None] | None = None
+    own_judge_label: str = ""
+    # Judged in process by a Python parser when importable: its label ("PyYAML").
+    in_process: str = ""
+    # External judges, the preferred first (the first on PATH is used).
+    judges: tuple[str, ...] = ()
+    judge_cost: int = 1  # one run's cost in the judge budgets (a C++ compiler's is more)
+    # The tools to look for instead, from the text (a script's "#!" line picks its shell).
+    judges_for: Callable[[str], tuple[str, ...]] | None = None
+    # What a compiler that reads several languages is told, and the input's name.
+    dialect: tuple[str, ...] = ()
+    judge_input: str = ""
+    # The judge reads the file as its project compiles it (include folders, macros).
+    project: bool = False
+    # Another language whose judge should read this text, when it says so (a C++ header named .h).
+    judged_as: Callable[[str], str | None] | None = None
+    # (prefix, suffix) that make a snippet a whole file for the judge, or None: a file already.
+    snippet: Callable[[str], tuple[str, str] | None] | None = None
+    # The judge's input file name for this text (a JavaScript module is a .mjs).
+    judge_filename: Callable[[str, str], str] | None = None
+    # The text (read with the language's parser) has syntax its grammar reads and its
+    # judge does not (JSX for node): then the judge's complaints are no verdict.
+    beyond_judge: Callable[[str, "tree_sitter.Parser"], bool] | None = None
+
+    def tools_for(self, source: str) -> tuple[str, ...]:
+        """The external judges to look for, for ``source``."""
+        return self.judges_for(source) if self.judges_for is not None else self.judges
+
+
+# The interpreter a "#!" line names: "/usr/bin/env -S python3.11 -u" -> "python".
+_SHEBANG = re.compile(r"^#!\s*(?:\S*/)?(?:env\s+(?:-\S+\s+)*)?([A-Za-z_+.-]+?)(?:[0-9.]*)(?:\s|$)")
+
+
+def interpreter(first_line: str) -> str | None:
+    """The interpreter named on a ``#!`` line, lower case, without its version."""
+    match = _SHEBANG.match(first_line)
+    return match.group(1).lower() if match else None

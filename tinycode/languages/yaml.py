@@ -1,0 +1,8 @@
+"""YAML: PyYAML judges it in process where installed."""
+
+from __future__ import annotations
+
+from .base import LanguageSpec, wheel
+
+LANGUAGE = LanguageSpec("yaml", wheel("tree_sitter_yaml"), (".yaml", ".yml"), aliases=("yml",),
+                        words=("yaml", "yml"), in_process="PyYAML")

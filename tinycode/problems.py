@@ -1,0 +1,122 @@
+"""A syntax problem, and those tree-sitter's parse of a text shows: its ERROR and
+MISSING nodes, placed where a person would look. Below the judges and the checker,
+which both report them."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from .languages import get_parser
+
+# A file may have thousands of ERROR nodes; past this the rest is noise.
+MAX_PROBLEMS = 50
+_MAX_TEXT = 40  # characters of offending text kept per problem
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One syntax problem. Lines and columns are 1-based and count characters."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    message: str
+    text: str = ""
+    kind: str = "error"  # "error" (unexpected text), "missing" (token absent), "compiler"
+    source: str = "tree-sitter"  # who found it: "tree-sitter", "python", "json", or a tool ("gcc -fsyntax-only")
+
+    def to_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+def tree_sitter_problems(source: str, language: str) -> list[Problem]:
+    data = source.encode("utf-8", "surrogatepass")
+    return tree_problems(get_parser(language).parse(data), data)
+
+
+def tree_problems(tree, data: bytes) -> list[Problem]:
+    """The ERROR and MISSING nodes of a parsed ``tree`` of ``data``, in document order."""
+    root = tree.root_node
+    if not root.has_error:
+        return []
+    lines = data.split(b"\n")
+    problems: list[Problem] = []
+    stack = [root]
+    # Depth-first in document order, descending only where has_error says to look.
+    while stack and len(problems) < MAX_PROBLEMS:
+        node = stack.pop()
+        if node.is_missing:
+            problems.append(_missing_problem(node, lines))
+        elif node.is_error:
+            problems.append(_error_problem(node, data, lines))
+        elif node.has_error:
+            stack.extend(reversed(node.children))
+    problems.sort(key=lambda p: (p.line, p.column))
+    return problems
+
+
+def _char_column(lines: list[bytes], row: int, byte_col: int) -> int:
+    """1-based character column for a 0-based (row, byte column) position."""
+    if row >= len(lines):
+        return byte_col + 1
+    return len(lines[row][:byte_col].decode("utf-8", "replace")) + 1
+
+
+def _missing_problem(node, lines: list[bytes]) -> Problem:
+    row, col = node.start_point
+    what = node.type
+    column = _char_column(lines, row, col)
+    return Problem(row + 1, column, row + 1, column, f"missing {what!r}", "", "missing")
+
+
+def _error_problem(node, data: bytes, lines: list[bytes]) -> Problem:
+    node = _where_it_went_wrong(node, data)
+    (row, col), (end_row, end_col) = node.start_point, node.end_point
+    raw = data[node.start_byte:node.end_byte].decode("utf-8", "replace")
+    first_line = raw.strip().split("\n", 1)[0].strip()
+    text = first_line[:_MAX_TEXT] + ("…" if len(first_line) > _MAX_TEXT else "")
+    message = f"unexpected {text!r}" if text else "syntax error"
+    return Problem(row + 1, _char_column(lines, row, col), end_row + 1,
+                   _char_column(lines, end_row, end_col), message, text, "error")
+
+
+def _where_it_went_wrong(error, data: bytes):
+    """The part of a many-line ERROR node where parsing actually failed.
+
+    tree-sitter's recovery often wraps everything from the last construct it could not
+    close (an HTML element, a C++ function) up to the end in one ERROR node, so its start
+    can be many lines before the mistake. Inside it, a nested ERROR or MISSING node, or
+    else the first loose token after the complete constructs it still recognised, is
+    where the text stopped making sense.
+    """
+    if error.start_point.row == error.end_point.row or not error.child_count:
+        return error
+    starts_loose = error.children[0].child_count == 0
+    stack = list(reversed(error.children))
+    while stack:  # the first nested ERROR/MISSING in document order
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            if starts_loose and _first_on_its_line(node, data):
+                # `for x := range xs` + newline + `body`: the body's first token is where
+                # the parser gave up, but the statement the ERROR starts with is at fault.
+                return error
+            return node
+        if node.has_error:
+            stack.extend(reversed(node.children))
+    if starts_loose:
+        return error
+    seen_complete = False
+    for child in error.children:
+        if child.child_count == 0 and seen_complete:
+            return child
+        seen_complete = seen_complete or (child.is_named and child.child_count > 0)
+    return error
+
+
+def _first_on_its_line(node, data: bytes) -> bool:
+    line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+    return not data[line_start:node.start_byte].strip()
+
+
+# --- language judges ----------------------------------------------------------
