@@ -92,7 +92,7 @@ def _syntax(source: str, language: str, path: str | None) -> CheckResult:
             judge = _json_problem(source)
         if language in ("python", "json") and judge is None:
             return CheckResult(language, judge=language)  # the language's own judge accepts it
-    except _NoVerdict:
+    except NoVerdict:
         pass  # the judge gave up (pathological nesting): tree-sitter alone decides
     spoke = judge.source if judge is not None else "tree-sitter"
     spoken = _native_problems(source, language, path) if language not in ("python", "json") else None
@@ -137,10 +137,10 @@ def _same_place(a: Problem, b: Problem) -> bool:
 
 def tree_sitter_problems(source: str, language: str) -> list[Problem]:
     data = source.encode("utf-8", "surrogatepass")
-    return _tree_problems(get_parser(language).parse(data), data)
+    return tree_problems(get_parser(language).parse(data), data)
 
 
-def _tree_problems(tree, data: bytes) -> list[Problem]:
+def tree_problems(tree, data: bytes) -> list[Problem]:
     """The ERROR and MISSING nodes of a parsed ``tree`` of ``data``, in document order."""
     root = tree.root_node
     if not root.has_error:
@@ -254,7 +254,7 @@ def compile_error(source: str) -> CompileError | None:
     except ValueError as exc:  # NUL bytes in the source
         return CompileError(1, 1, 1, 1, f"{type(exc).__name__}: {exc}")
     except (MemoryError, RecursionError, OverflowError):
-        raise _NoVerdict from None
+        raise NoVerdict from None
     return None
 
 
@@ -284,7 +284,7 @@ def _json_problem(source: str) -> Problem | None:
         return Problem(exc.lineno, exc.colno, exc.lineno, exc.colno,
                        f"JSONDecodeError: {exc.msg}", "", "compiler", "json")
     except RecursionError:
-        raise _NoVerdict from None
+        raise NoVerdict from None
     return None
 
 
@@ -321,7 +321,7 @@ def _native_problems(source: str, language: str, path: str | None
     return judge, out, note
 
 
-class _NoVerdict(Exception):
+class NoVerdict(Exception):
     """A language's own judge could not decide (it overflowed), so tree-sitter decides."""
 
 

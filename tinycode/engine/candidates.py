@@ -23,10 +23,11 @@ from dataclasses import dataclass, replace
 from typing import Iterable, Sequence
 
 from ..deadline import expired
-from ..check import (CheckResult, Problem, _NoVerdict, _tree_problems, check, compile_error, source_lines,
+from ..check import (CheckResult, NoVerdict, Problem, check, compile_error, source_lines, tree_problems,
                      tree_sitter_problems)
 from .edits import BRACKETS, WHOLE_LINE, Edit, changed_hunks, code_tokens, differing_span, original_line, token_distance
-from .proposals import HEADER_SCAN, block_header, open_strings, opener_at_end, proposals, unmatched_brackets
+from .layout import HEADER_SCAN, block_header, open_strings, unmatched_brackets
+from .proposals import opener_at_end, proposals
 from .. import judges
 from ..judges import judge_name
 from ..languages import get_parser
@@ -502,7 +503,7 @@ class _TreeJudge:
         self.blind = False  # tree-sitter sees nothing where the judge reports its error
         self.tree_spans: list[tuple[int, int]] = []
         if self.native:
-            seen = _tree_problems(self.tree, self.data)
+            seen = tree_problems(self.tree, self.data)
             self.tree_before = {(p.line, p.message) for p in seen}
             # Errors over several lines: what tree-sitter finds inside one once it is
             # gone was hidden by it, not added by the edit (macros it cannot expand
@@ -530,7 +531,7 @@ class _TreeJudge:
                   start_point=(edit.line - 1, 0), old_end_point=(end_index, 0),
                   new_end_point=(edit.line - 1 + len(edit.new_lines), 0))
         after = self.parser.parse(data, tree)
-        problems = self.seen[_key(edit)] = tuple(_tree_problems(after, data))
+        problems = self.seen[_key(edit)] = tuple(tree_problems(after, data))
         if self.native:
             return FIXED if edit.direct else self._filter(problems, edit)
         if not problems:
@@ -745,7 +746,7 @@ def _compile_error(text: str) -> tuple[int, int, str] | None:
     """(line, column, message) of CPython's first error, or None when ``text`` compiles."""
     try:
         error = compile_error(text)
-    except _NoVerdict:  # too deep or too large for CPython: not a verdict either way
+    except NoVerdict:  # too deep or too large for CPython: not a verdict either way
         return (1, 0, "RecursionError")
     return None if error is None else (error.line, error.column, error.message)
 
