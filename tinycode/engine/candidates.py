@@ -27,7 +27,8 @@ from ..check import CheckResult, Problem, check, compile_error, source_lines, tr
 from ..languages import NoVerdict
 from ..problems import tree_problems
 from .edits import BRACKETS, WHOLE_LINE, Edit, changed_hunks, code_tokens, differing_span, original_line, token_distance
-from .proposals import HEADER_SCAN, block_header, open_strings, opener_at_end, proposals, unmatched_brackets
+from .layout import HEADER_SCAN, block_header, open_strings, unmatched_brackets
+from .proposals import opener_at_end, proposals
 from .. import judges
 from ..judges import judge_name
 from ..languages import get_parser

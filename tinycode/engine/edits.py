@@ -187,3 +187,17 @@ def original_line(line: int, hunks: list[tuple[int, list[str], list[str]]]) -> i
             return first
         shift += len(new) - len(old)
     return line - shift
+
+
+def insert(text: str, line_no: int, col: int, token: str) -> Edit:
+    col = max(0, min(col, len(text)))
+    return Edit(line_no, 1, [text[:col] + token + text[col:]], f"line {line_no}: insert {token!r}",
+                1, col + 1, col)
+
+
+def replace_token(text: str, line_no: int, col: int, old: str, new: str) -> Edit:
+    if not new:
+        return Edit(line_no, 1, [text[:col] + text[col + len(old):]], f"line {line_no}: delete {old!r}",
+                    1, col, col)
+    return Edit(line_no, 1, [text[:col] + new + text[col + len(old):]],
+                f"line {line_no}: replace {old!r} with {new.strip()!r}", 1, col + len(new), col)

@@ -19,6 +19,7 @@ from ..check import Problem, source_lines
 from ..languages import comment_prefix
 from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
+from .layout import HEADER_SCAN, misplaced_closers
 from .progress import UNCLOSED
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS
 
@@ -147,8 +148,6 @@ def _drops_doubled_closer(hunk: tuple[int, list[str], list[str]], spans: list[tu
     line of closers (``}}``), closing an opener on a line indented less than its own
     (``misplaced_closers``). The block it ended too early is noticed only where that
     block goes on, lines below."""
-    from .proposals import HEADER_SCAN, misplaced_closers
-
     first, old, new = hunk
     if len(old) != 1 or len(new) != 1 or not any(first < a for a, _ in spans):
         return False

@@ -9,47 +9,26 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import replace
-from functools import lru_cache
 from typing import Iterator
 
 from ..check import Problem
 from ..languages import comment_prefix
-from .edits import BRACKETS, Edit
+from .edits import BRACKETS, Edit, insert, replace_token
 from .grammar_space import early_edits, late_edits
+from .layout import (HEADER_SCAN, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
+                     misplaced_closers, open_strings, tokens, unmatched_brackets)
 from .progress import named_line
+from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
+from .shell_proposals import shell_edits
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
 REPLACEABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", "=", "==", ".")
-# Habits from other languages that Python spells differently.
-PYTHON_ALTERNATIVES = {
-    "&&": ("and", "&"), "||": ("or", "|"), "!": ("not ",), "//": ("#",), "===": ("==",),
-    "!==": ("!=",), "<>": ("!=",), "++": (" += 1",), "--": (" -= 1",), "catch": ("except",),
-    "true": ("True",), "false": ("False",), "null": ("None",), "nil": ("None",),
-    "elseif": ("elif",), "elsif": ("elif",), "function": ("def",), "=": ("==", ":"), ":=": ("=",),
-}
-_TOKEN = re.compile(r"""\s+|[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?"""
-                    r"""|===|!==|\.\.\.|\*\*=?|//=?|<<|>>|==|!=|<=|>=|<>|->|=>|::|:=|&&|\|\||\+\+|--"""
-                    r"""|[-+*/%&|^@]=|<br\s*/?>|.""")
 _WORD_END = re.compile(r"[^\s\"'(){}\[\],;:<>]+(?=[\s(){}\[\],;:<>]|$)")  # "<>": markup
 QUOTE_LINES_BEFORE = 30  # lines before a problem searched for a dropped closing quote
-INNER_LINES = 16  # a multi-line problem up to this size has each of its lines tried
 BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched bracket
-HEADER_SCAN = 400  # lines above a closer searched for the line that began its block
 # gcc, clang, gofmt: "expected ';' before 'x'", "expected ';', ',' or ')' before 'int'", "expected ')'"
 _EXPECTED = re.compile(r"^(?:SyntaxError: )?expected ((?:'[^'\s]{1,2}'(?:, | or |, or )?)+)(?: before| after|,|$)")
 _QUOTED = re.compile(r"'([^'\s]{1,2})'")
-
-
-def open_strings(text: str) -> int:
-    """Quotes on ``text`` that start a string the line does not close."""
-    return sum(1 for _, tok in tokens(text) if tok[0] in "\"'" and (len(tok) == 1 or tok[-1] != tok[0]))
-
-
-@lru_cache(maxsize=4096)
-def tokens(text: str) -> tuple[tuple[int, str], ...]:
-    """(column, token) pairs of one line, whitespace included. Remembered: the search
-    asks about the same few lines thousands of times."""
-    return tuple((m.start(), m.group()) for m in _TOKEN.finditer(text))
 
 
 def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
@@ -59,13 +38,9 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         return
     problems = problems[:3]
     python = language == "python"
-    if python:
-        from .python_proposals import block_indent_edits, late_python_edits, python_edits
     if language == "bash":
         # The shell reports a missing then/fi/done lines after it, where a token named
         # missing would also parse: the script's own block structure says where it was.
-        from .shell_proposals import shell_edits
-
         yield from shell_edits(lines, problems)
     if problems and not python:  # the layout says where a closer was lost: before the parser's guess
         yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
@@ -273,7 +248,7 @@ def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iter
             yield opener_at_end(lines, header, next(o for o, c in BRACKETS.items() if c == bracket))
     # Or a closer that begins its line is indented deeper than the opener it closes:
     # the block it was meant for, between the two, lost its opener.
-    for line_no, col, bracket in _deeper_closers(lines, first, min(last, problem.line + BRACKET_SCAN), comment):
+    for line_no, col, bracket in deeper_closers(lines, first, min(last, problem.line + BRACKET_SCAN), comment):
         header = block_header(lines, line_no, col)
         if header and header <= problem.line <= line_no:
             yield opener_at_end(lines, header, next(o for o, c in BRACKETS.items() if c == bracket))
@@ -317,135 +292,6 @@ def _lost_closer_edits(lines: list[str], problem: Problem, comment: str) -> Iter
                 yield replace(replace_token(lines[line_no - 1], line_no, len(code) - 1, code[-1], ""), direct=True)
 
 
-def lost_closers(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, str, int]]:
-    """(line, closer, opener's line) for each opener that ends a line on lines
-    ``first..last`` whose body is indented deeper, when a line indented no deeper than
-    the opener's line comes before its closer and is not itself a closer or a label
-    (``case 1:``, ``public:``): the closer belongs before that line. The nearest to
-    ``last`` first."""
-    stack: list[tuple[int, str, int, bool]] = []  # (line, opener, indent, body seen) of open brackets
-    found: list[tuple[int, str, int]] = []
-    for line_no in range(first, last + 1):
-        text = lines[line_no - 1]
-        code = text.strip()
-        if not code or (comment and code.startswith(comment)):
-            continue
-        indent = len(indent_of(text))
-        if stack and stack[-1][3] is not None:
-            header, opener, depth, body = stack[-1]
-            if indent > depth:
-                stack[-1] = (header, opener, depth, True)
-            elif body and code[0] not in _CLOSERS and not code.endswith(":"):
-                found.append((line_no, BRACKETS[opener], header))
-                stack.pop()  # closed here, as its body says
-        words = _code_words(text, comment)
-        for index, (col, tok) in enumerate(words):
-            if tok in BRACKETS:
-                ends_line = index == len(words) - 1
-                stack.append((line_no, tok, indent, False if ends_line else None))
-            elif tok in _CLOSERS and stack and BRACKETS[stack[-1][1]] == tok:
-                stack.pop()
-    return found[::-1]
-
-
-_CLOSERS = frozenset(BRACKETS.values())
-
-
-@lru_cache(maxsize=8192)
-def _code_words(text: str, comment: str) -> tuple[tuple[int, str], ...]:
-    """(column, token) of one line's tokens before a line comment, whitespace left out.
-    Remembered: the search walks the same lines for every edit."""
-    found = []
-    for col, tok in tokens(text):
-        if tok.isspace():
-            continue
-        if comment and text.startswith(comment, col) and (col == 0 or text[col - 1].isspace()):
-            break  # a comment (a "#" inside a word, as in bash's ${#x}, is not one)
-        found.append((col, tok))
-    return tuple(found)
-
-
-@lru_cache(maxsize=8192)
-def _line_brackets(text: str, comment: str) -> tuple[tuple[int, str], ...]:
-    """(column, bracket) of one line's brackets outside strings and a line comment."""
-    return tuple((col, tok) for col, tok in _code_words(text, comment) if tok in BRACKETS or tok in _CLOSERS)
-
-
-def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
-    """(line, column, bracket) of brackets on lines ``first..last`` that have no partner
-    there, strings and line comments skipped: closers that close nothing or the wrong
-    opener, then openers never closed (the innermost first)."""
-    stack: list[tuple[int, int, str]] = []
-    stray: list[tuple[int, int, str]] = []
-    for line_no in range(first, last + 1):
-        for col, tok in _line_brackets(lines[line_no - 1], comment):
-            if tok in BRACKETS:
-                stack.append((line_no, col, tok))
-            elif stack and BRACKETS[stack[-1][2]] == tok:
-                stack.pop()
-            else:
-                stray.append((line_no, col, tok))
-    return stray + stack[::-1]
-
-
-def block_header(lines: list[str], line_no: int, col: int) -> int | None:
-    """For a closer that begins its line: the nearest line above it indented as
-    deeply, when the line after that one is indented deeper (the block's first line).
-    A block whose opener was lost is still laid out as one."""
-    text = lines[line_no - 1]
-    if text[:col].strip():
-        return None
-    indent = len(indent_of(text))
-    for n in range(line_no - 1, max(0, line_no - 1 - HEADER_SCAN), -1):
-        above = lines[n - 1]
-        if not above.strip() or len(indent_of(above)) > indent:
-            continue
-        if len(indent_of(above)) < indent or n + 1 >= line_no:
-            return None
-        following = next((t for t in lines[n:line_no - 1] if t.strip()), "")
-        if above.rstrip().endswith(tuple(BRACKETS)):
-            return None  # it has its opener: the closer is one too many
-        return n if len(indent_of(following)) > indent else None
-    return None
-
-
-def misplaced_closers(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
-    """(line, column, bracket) of closers on lines ``first..last`` that begin a line of
-    closers (``}}``) and close an opener on a line indented less than theirs: the
-    closer typed twice, which tree-sitter and compilers only notice where the block
-    it ended too early should have gone on."""
-    return [(line_no, col, tok) for line_no, col, tok, first_on_line in _closers_under_shallower(lines, first, last, comment)
-            if not first_on_line]
-
-
-def _deeper_closers(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:
-    """(line, column, bracket) of closers that begin their line and close an opener on
-    a line indented less than theirs: a block between the two lost its opener, and
-    this closer, meant for it, now closes the block around."""
-    return [(line_no, col, tok) for line_no, col, tok, first_on_line in _closers_under_shallower(lines, first, last, comment)
-            if first_on_line]
-
-
-def _closers_under_shallower(lines: list[str], first: int, last: int, comment: str
-                             ) -> Iterator[tuple[int, int, str, bool]]:
-    """(line, column, bracket, first on its line) of the closers a line begins with
-    (``}``, ``}}``, ``} else {``'s ``}``) that close an opener on a line indented less
-    than theirs."""
-    stack: list[tuple[int, int, str]] = []
-    for line_no in range(first, last + 1):
-        text = lines[line_no - 1]
-        indent = len(text) - len(text.lstrip())
-        leading = True  # still among the closers the line begins with
-        for col, tok in _code_words(text, comment):
-            if tok in BRACKETS:
-                stack.append((line_no, col, tok))
-            elif tok in BRACKETS.values() and stack and BRACKETS[stack[-1][2]] == tok:
-                opener_line = lines[stack.pop()[0] - 1]
-                if leading and len(opener_line) - len(opener_line.lstrip()) < indent:
-                    yield line_no, col, tok, col == indent
-            leading = leading and tok in BRACKETS.values()
-
-
 def _yaml_unexpected_indents(lines: list[str], problem: Problem) -> list[int]:
     """Lines near the problem indented deeper than the line before them although that
     line opens no block (it does not end with ':', '|' or '>', nor start a '- ' item
@@ -480,24 +326,6 @@ def _inner_lines(problems: tuple[Problem, ...], total: int, anchors: list[int]) 
         if p.end_line - p.line <= INNER_LINES:
             out += [n for n in range(p.line + 1, min(p.end_line, total + 1)) if n not in anchors and n not in out]
     return out
-
-
-def insert(text: str, line_no: int, col: int, token: str) -> Edit:
-    col = max(0, min(col, len(text)))
-    return Edit(line_no, 1, [text[:col] + token + text[col:]], f"line {line_no}: insert {token!r}",
-                1, col + 1, col)
-
-
-def replace_token(text: str, line_no: int, col: int, old: str, new: str) -> Edit:
-    if not new:
-        return Edit(line_no, 1, [text[:col] + text[col + len(old):]], f"line {line_no}: delete {old!r}",
-                    1, col, col)
-    return Edit(line_no, 1, [text[:col] + new + text[col + len(old):]],
-                f"line {line_no}: replace {old!r} with {new.strip()!r}", 1, col + len(new), col)
-
-
-def indent_of(text: str) -> str:
-    return text[: len(text) - len(text.lstrip())]
 
 
 def _indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:

@@ -9,11 +9,17 @@ from dataclasses import replace
 from typing import Iterator
 
 from ..check import Problem
-from .edits import BRACKETS, Edit
+from .edits import BRACKETS, Edit, insert, replace_token
 from .guard import MAX_CHANGED_LINES
-from .proposals import (HEADER_SCAN, INNER_LINES, PYTHON_ALTERNATIVES, indent_of, insert, replace_token, tokens,
-                        unmatched_brackets)
+from .layout import HEADER_SCAN, INNER_LINES, indent_of, tokens, unmatched_brackets
 
+# Habits from other languages that Python spells differently.
+PYTHON_ALTERNATIVES = {
+    "&&": ("and", "&"), "||": ("or", "|"), "!": ("not ",), "//": ("#",), "===": ("==",),
+    "!==": ("!=",), "<>": ("!=",), "++": (" += 1",), "--": (" -= 1",), "catch": ("except",),
+    "true": ("True",), "false": ("False",), "null": ("None",), "nil": ("None",),
+    "elseif": ("elif",), "elsif": ("elif",), "function": ("def",), "=": ("==", ":"), ":=": ("=",),
+}
 _STRAY = {",", ":", ";", ")", "]", "}", ".", "`", "$", "?", "\\"}  # deleted first where CPython points
 MAX_BLOCK_LINES = 50  # a block shift longer than this is never a small repair
 _PROMPT = re.compile(r"^(>>> ?|\.\.\. ?|> |\$ )")  # interactive prompts, quoted lines
