@@ -100,11 +100,12 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
 
     hunks = changed_hunks(before, after)
     spans = [(p.line, max(p.line, p.end_line)) for p in problems]
-    # Where a language's own judge reported, tree-sitter's error there says how far the
-    # damage runs (an ``#ifdef`` reported unterminated at its start, which lost its
-    # ``#endif`` at the end of what tree-sitter could not parse).
+    # Where a compiler reported, tree-sitter's error there says how far the damage runs
+    # (an ``#ifdef`` reported unterminated at its start, which lost its ``#endif`` at
+    # the end of what tree-sitter could not parse). CPython points at its errors itself.
+    compiled = [p.line for p in problems if p.kind == "compiler" and p.source != "python"]
     spans += [(p.line, p.end_line) for p in tree_sitter_problems(before, language)
-              if p.end_line > p.line and any(abs(p.line - a) <= max_distance for a, _ in spans)]
+              if p.end_line > p.line and any(abs(p.line - a) <= max_distance for a in compiled)]
     # A construct a compiler reports unclosed where it opens lost its closer anywhere
     # below. (CPython's "'(' was never closed" is left as it is: its fix lies at the
     # bracket, and the search for Python is tuned to that.)
