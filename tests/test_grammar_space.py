@@ -233,3 +233,9 @@ def test_a_mark_is_inserted_spaced_as_the_file_spaces_it():
     assert spacing.spaced("=") == (True, True) and spacing.spaced(";") == (False, False)
     texts = [e.new_lines[0] for e in _inserts(3, lines[2], len("const third"), "=", spacing)]
     assert texts[0] == "const third = 3;"
+
+
+def test_a_stray_mark_before_a_blank_leaves_the_blank():
+    from tinycode.engine.grammar_space import _delete
+
+    assert _delete(1, "  -$ *location", 3, "$", "delete").new_lines == ["  - *location"]

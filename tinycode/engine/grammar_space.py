@@ -185,8 +185,10 @@ def _inserts(line_no: int, text: str, col: int, new: str, spacing: Spacing) -> I
 
 
 def _delete(line_no: int, text: str, col: int, old: str, what: str) -> Edit:
-    """``old`` deleted at ``col`` with the blank it leaves doubled or before a closer
-    or separator (``f (x)`` after a repeated name): one blank, or none."""
+    """``old`` deleted at ``col`` with the blanks around it as a person leaves them:
+    one where it stood between blanks, none before a closer or separator, nor between
+    a name and its opening bracket (``f (x)`` after a repeated name), none at the
+    line's end; the indentation stays."""
     start, end = col, col + len(old)
     while start > 0 and text[start - 1] in " \t":
         start -= 1
@@ -194,10 +196,11 @@ def _delete(line_no: int, text: str, col: int, old: str, what: str) -> Edit:
         end += 1
     if end == len(text) and start > 0:  # the line's last token: no blank left at its end
         return Edit(line_no, 1, [text[:start]], f"line {line_no}: {what}", 1, start + 1, start)
-    if start == 0 or (start == col and end == col + len(old)):  # indentation stays
+    if start == 0 or (start == col and end == col + len(old)):
         return _line_edit(line_no, text, col, old, "", what)
+    left_blank, right_blank = start < col, end > col + len(old)
     right = text[end]
-    gap = "" if right in ")]},;.(" or start == col or end == col + len(old) and right in ":" else " "
+    gap = "" if right in ")]},;." or (right == "(" and left_blank and not right_blank) else " "
     return Edit(line_no, 1, [text[:start] + gap + text[end:]], f"line {line_no}: {what}", 1, start + 1, start)
 
 

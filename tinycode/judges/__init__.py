@@ -249,7 +249,7 @@ def verdict(source: str, language: str) -> Verdict | None:
         remembered = _remembered(key)
         ran = remembered is None
         if remembered is None:
-            remembered = (_in_process(source, language), 1)
+            remembered = (_in_process(source, language), registry.run_cost(language))
             _remember(key, remembered)
         _charge(key, remembered[1], ran)
         return remembered[0]

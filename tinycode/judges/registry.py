@@ -29,8 +29,12 @@ __all__ = ["OFF", "built_in", "family", "find_tool", "in_process", "in_process_a
 
 def run_cost(language: str) -> int:
     """What one run of ``language``'s judge costs in the searches' judge budgets
-    (``judges.calls``): its record's ``judge_cost``."""
+    (``judges.calls``): its record's ``judge_cost``, and nothing for a parser that runs
+    in this process (PyYAML, tomllib), which costs no more than a re-parse: the
+    search's own work budget bounds it."""
     record = spec(language)
+    if record is not None and record.in_process:
+        return 0
     return record.judge_cost if record is not None else 1
 
 
