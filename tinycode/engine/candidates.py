@@ -40,9 +40,14 @@ PYTHON_BEAM = 5  # CPython shows one error at a time: more partial repairs look 
 MAX_SURVIVORS = 12  # window-verified complete fixes checked as whole files, per level
 MAX_PARTIAL = 6  # partial repairs checked as whole files, per level
 # Checks (a window compile, an incremental re-parse, a whole-file check) one search
-# may make: at 20-100 microseconds each, about 0.5-2 s of CPU; most searches need
-# a few hundred.
+# may make. A Python window compiles in 20-100 microseconds; a tree-sitter re-parse
+# re-reads more of a longer text, and costs one check per REPARSE_UNIT bytes of it
+# (a 400-line file, about 1 ms a re-parse, four). Measured on 150 real Python errors
+# and 74 real one-error files of 15 languages: every complete fix came within 15,065
+# checks in Python (median 401) and 3,254 re-parses elsewhere (median 357), while a
+# search that finds none spends the whole budget.
 WORK_BUDGET = 20_000
+REPARSE_UNIT = 4096
 LOOK_FURTHER = 400  # proposals tried for alternatives after the first complete fix,
 ALTERNATIVES_WORK = 1_500  # and checks spent on them at most
 FIXED, PROGRESS = "fixed", "progress"
@@ -140,8 +145,8 @@ class _Budget:
         self.left = checks
         self.favourites = JUDGE_FAVOURITES  # judge runs beyond the search's own, for tree-sitter's favourites
 
-    def take(self) -> None:
-        self.left -= 1
+    def take(self, units: int = 1) -> None:
+        self.left -= units
 
     def spent(self) -> bool:
         return self.left <= 0 or expired()
@@ -206,7 +211,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         seen.add(key)
         if language != "python" and _opens_strings(node, edit):
             continue
-        budget.take()
+        budget.take(judge.cost)
         verdict = judge.verdict(edit)
         if verdict is None and isinstance(judge, _TreeJudge):
             judge.note_rejected(rank, edit)
@@ -350,6 +355,8 @@ _BAD_TOKEN = re.compile(r"invalid (?:non-printable )?character|invalid \w+ liter
 class _PythonJudge:
     """CPython reports one error at a time: an edit helps when the file then compiles,
     or when the first error moved past both the edit and the old error."""
+
+    cost = 1  # budget units of one window compile
 
     def __init__(self, node: _Node) -> None:
         self.node = node
@@ -515,6 +522,7 @@ class _TreeJudge:
             self.blind = first is not None and not any(
                 p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
         self.unjudged: list[tuple[int, Edit, list[str]]] = []  # (rank, edit, lines) the judge's runs ran out for
+        self.cost = 1 + len(self.data) // REPARSE_UNIT  # budget units of one re-parse
         # Edits tree-sitter did not pass to the judge that it may be wrong about, for
         # the judge's spare runs (``second_looks``).
         self.second_chances: list[tuple[int, Edit]] = []
