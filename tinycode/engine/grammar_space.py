@@ -305,44 +305,54 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
 
 def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """Every deletion, insertion and substitution of one grammar token (or a name of
-    the file) among the tokens nearest the error."""
+    the file) among the tokens nearest the error. The few swaps and deletions of every
+    row come before the many insertions: a token too many on the line above is as
+    likely as one too few on the error's own."""
     if not problems or not lines:
         return
     keywords, symbols = vocabulary(language)
     problem = problems[0]
     spacing, vocab = habits("\n".join(lines), language)
+    rows = []
     for line_no in _rows(lines, problem, language):
         text = lines[line_no - 1]
         toks = _tokens(text, symbols)
-        column = problem.column - 1 if line_no == problem.line else len(text)
-        near = _near(toks, column)
+        near = _near(toks, problem.column - 1 if line_no == problem.line else len(text))
+        rows.append((line_no, text, toks, near))
+    for line_no, text, toks, near in rows:
         for i in near[:-1]:
             (c1, t1), (c2, t2) = toks[i], toks[i + 1]
             if t1 != t2 and not (_grammar_token(t1, keywords, symbols) and _grammar_token(t2, keywords, symbols)):
                 yield _swap(line_no, text, c1, t1, c2, t2)
         # The file's own names and literals are its data: a repair that deletes or
         # overwrites one "parses" by throwing code away (``[1 2 3]`` -> ``[1 , 3]``).
-        grammar = [i for i in near if _grammar_token(toks[i][1], keywords, symbols)]
         # A stray mark may lie anywhere on the line: every one is deleted, nearest first.
         marks = sorted((i for i, (_, tok) in enumerate(toks) if _grammar_token(tok, keywords, symbols)
                         and not _WORD.fullmatch(tok)), key=lambda i: (i not in near, i))
-        for i in list(dict.fromkeys([i for i in grammar if i in near] + marks)):
+        grammar = [i for i in near if _grammar_token(toks[i][1], keywords, symbols)]
+        for i in dict.fromkeys(grammar + marks):
             col, tok = toks[i]
             yield _delete(line_no, text, col, tok, f"delete {tok!r}")
-        boundaries = sorted({toks[i][0] for i in near} | {toks[i][0] + len(toks[i][1]) for i in near})
-        for col in boundaries:
+    for line_no, text, toks, near in rows:
+        for col in _boundaries(toks, near):
             for new in vocab:
                 yield from _inserts(line_no, text, col, new, spacing)
-        for i in grammar:  # a word for a word, a mark for a mark
+        for i in near:  # a word for a word, a mark for a mark
             col, tok = toks[i]
-            for new in (keywords if _WORD.fullmatch(tok) else symbols):
-                if new != tok:
-                    yield _line_edit(line_no, text, col, tok, new, f"replace {tok!r} with {new!r}")
+            if _grammar_token(tok, keywords, symbols):
+                for new in (keywords if _WORD.fullmatch(tok) else symbols):
+                    if new != tok:
+                        yield _line_edit(line_no, text, col, tok, new, f"replace {tok!r} with {new!r}")
         # A value or name left out is most often one the lines around it use too
         # (``= true`` on the line below a ``=`` that lost it).
-        for col in boundaries:
+        for col in _boundaries(toks, near):
             for new in _nearby_values(lines, line_no, keywords, symbols):
                 yield from _inserts(line_no, text, col, new, spacing)
+
+
+def _boundaries(toks: list[tuple[int, str]], near: list[int]) -> list[int]:
+    """The columns before and after each of the ``near`` tokens."""
+    return sorted({toks[i][0] for i in near} | {toks[i][0] + len(toks[i][1]) for i in near})
 
 
 @lru_cache(maxsize=4)
