@@ -488,3 +488,14 @@ def test_of_the_edits_that_make_progress_those_that_unmatch_a_bracket_in_the_fil
     assert [n.lines for n in _balanced(nodes, root, "php")] == [inserted]
     assert _balanced(nodes, root, "python") == nodes  # CPython names its brackets itself
     assert _balanced(nodes[:1], root, "php") == nodes[:1]  # nothing better to keep
+
+
+def test_a_re_parse_costs_the_search_by_the_length_of_the_text():
+    from tinycode.engine.candidates import REPARSE_UNIT, _Node, _TreeJudge
+
+    def judge(lines: list[str]) -> _TreeJudge:
+        return _TreeJudge(_Node(lines, True, check("\n".join(lines) + "\n", "css").problems, (), 0), "css")
+
+    short = ["a { color: red; }", "b { color: blue }}"]
+    long = [f".rule-{n} {{ color: red; }}" for n in range(REPARSE_UNIT // 10)] + short
+    assert judge(short).cost == 1 and judge(long).cost > 1

@@ -580,3 +580,15 @@ def test_a_verdict_belongs_to_its_edit_not_to_a_later_one_at_the_same_address(mo
     judge = candidates._TreeJudge(node, "javascript", judges.calls() + 100)
     assert judge.judged(Edit(2, 1, ["  return a + 1;"], "line 2: insert '1'"), lines) == candidates.FIXED
     assert judge.judged(Edit(2, 1, ["  return a +; // still"], "line 2: a comment"), lines) is None
+
+
+@needs_gcc
+def test_a_parser_in_this_process_costs_no_judge_runs():
+    # PyYAML costs what a re-parse does: the search's work budget bounds it, and its
+    # judge runs stay for compilers.
+    with judges.account():
+        judges.verdict("key: 1\n", "yaml")
+        judges.verdict("key: [1\n", "yaml")
+        assert judges.calls() == 0
+        judges.verdict("int main(void) { return 0; }\n", "c")
+        assert judges.calls() == 1
