@@ -239,3 +239,13 @@ def test_a_stray_mark_before_a_blank_leaves_the_blank():
     from tinycode.engine.grammar_space import _delete
 
     assert _delete(1, "  -$ *location", 3, "$", "delete").new_lines == ["  - *location"]
+
+
+def test_a_string_closed_with_the_other_quote_is_looked_for_where_it_opened():
+    # tree-sitter notices lines below, where the next quote ends what the wrong one began
+    lines = ["<?php", "class T {", "  function a() {", "    $this->fail('Failed\", Api::FAILED);", "  }",
+             "", "  function b() {", "    $this->fail('NotFound', Api::NOT_FOUND);", "  }", "}"]
+    problems = tuple(check("\n".join(lines) + "\n", "php").problems)
+    assert problems[0].line > 4
+    fixed = [e for e in early_edits(lines, problems, "php") if e.line == 4 and e.new_lines[0].count("'") == 2]
+    assert fixed and fixed[0].new_lines == ["    $this->fail('Failed', Api::FAILED);"]

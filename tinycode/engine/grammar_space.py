@@ -20,6 +20,7 @@ from typing import Iterator, Sequence
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language
 from .edits import Edit
+from .layout import open_strings
 from .progress import UNCLOSED
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -237,6 +238,20 @@ def _rows(lines: list[str], problem: Problem, language: str) -> list[int]:
     return rows + [n for n in dict.fromkeys(ends) if n not in rows]
 
 
+QUOTE_REACH = 12  # lines above an error in a string's text where the string may have opened
+
+
+def _string_left_open(lines: list[str], problem: Problem) -> list[int]:
+    """The nearest line above an error the parser reports in a string's text (``unexpected
+    "Name'"``) that leaves a string open: a string closed with the other quote runs on
+    to the next quote, lines below, where the parser notices."""
+    if not any(q in problem.text for q in "\"'`"):
+        return []
+    top = max(1, problem.line - QUOTE_REACH)
+    return next(([n] for n in range(min(problem.line, len(lines)) - 1, top - 1, -1)
+                 if open_strings(lines[n - 1])), [])
+
+
 def _near(tokens: list[tuple[int, str]], column: int) -> list[int]:
     """Indexes of the tokens within NEAR_TOKENS of the one at ``column`` (0-based)."""
     if not tokens:
@@ -273,7 +288,8 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
                 # (Touching tokens whose swap spells one of the grammar's: ``endif#``.)
                 yield _swap(line_no, text, c1, t1, c2, t2)
     quotes = [q for q in symbols if q in ("\"", "'", "`")]
-    for line_no in rows[:SPELLING_LINES]:  # a string opened or closed with the wrong quote
+    for line_no in rows[:SPELLING_LINES] + _string_left_open(lines, problem):
+        # a string opened or closed with the wrong quote
         text = lines[line_no - 1]
         for col, ch in enumerate(text):  # any quote typed, for one of the grammar's
             if ch in "\"'`":
@@ -334,8 +350,9 @@ def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -
             col, tok = toks[i]
             yield _delete(line_no, text, col, tok, f"delete {tok!r}")
     for line_no, text, toks, near in rows:
-        for col in _boundaries(toks, near):
-            for new in vocab:
+        boundaries = _boundaries(toks, near)
+        for new in vocab:  # the tokens the file uses most, at every place, first
+            for col in boundaries:
                 yield from _inserts(line_no, text, col, new, spacing)
         for i in near:  # a word for a word, a mark for a mark
             col, tok = toks[i]
@@ -357,24 +374,17 @@ def _boundaries(toks: list[tuple[int, str]], near: list[int]) -> list[int]:
 
 @lru_cache(maxsize=4)
 def habits(text: str, language: str) -> tuple[Spacing, list[str]]:
-    """How the file spaces its marks, and the grammar's tokens, those it uses most first
-    (a search asks again for each text it reaches)."""
+    """How the file spaces its marks, and the grammar's tokens, those the file uses most
+    first, marks and keywords alike (the token left out is likelier one its author types
+    than one they never do), then the rest in the grammar's order, marks first. A
+    search asks again for each text it reaches."""
     keywords, symbols = vocabulary(language)
     lines = text.split("\n")
     spacing = Spacing(lines, symbols)
-    return spacing, _by_use(lines, symbols, spacing) + _by_use(lines, keywords, spacing)
-
-
-def _by_use(lines: Sequence[str], tokens: Sequence[str], spacing: Spacing) -> list[str]:
-    """``tokens`` (the grammar's, in its order), those the file uses most first: the
-    token left out is likelier one its author types than one they never do."""
-    if not tokens:
-        return []
-    if _WORD.fullmatch(tokens[0]):
-        used = Counter(w for text in lines for w in _WORD.findall(text))
-    else:
-        used = spacing.seen
-    return sorted(tokens, key=lambda t: -used[t])
+    words = Counter(w for line in lines for w in _WORD.findall(line))
+    used = {**{t: spacing.seen[t] for t in symbols}, **{t: words[t] for t in keywords}}
+    order = {t: i for i, t in enumerate(list(symbols) + list(keywords))}
+    return spacing, sorted(order, key=lambda t: (-used[t], order[t]))
 
 
 NEARBY_LINES = 3  # lines either side of the error whose names and literals may be inserted
