@@ -342,13 +342,12 @@ def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -
                 yield _swap(line_no, text, c1, t1, c2, t2)
         # The file's own names and literals are its data: a repair that deletes or
         # overwrites one "parses" by throwing code away (``[1 2 3]`` -> ``[1 , 3]``).
-        # A stray mark may lie anywhere on the line: every one is deleted, nearest first.
-        marks = sorted((i for i, (_, tok) in enumerate(toks) if _grammar_token(tok, keywords, symbols)
-                        and not _WORD.fullmatch(tok)), key=lambda i: (i not in near, i))
-        grammar = [i for i in near if _grammar_token(toks[i][1], keywords, symbols)]
-        for i in dict.fromkeys(grammar + marks):
+        # (Marks farther along the line are not deleted: that gave the model ways to
+        # quiet a compiler, ``(i%2==0)?-d;d`` -> ``(i%2==0)-d;d``, not repairs.)
+        for i in near:
             col, tok = toks[i]
-            yield _delete(line_no, text, col, tok, f"delete {tok!r}")
+            if _grammar_token(tok, keywords, symbols):
+                yield _delete(line_no, text, col, tok, f"delete {tok!r}")
     for line_no, text, toks, near in rows:
         boundaries = _boundaries(toks, near)
         for new in vocab:  # the tokens the file uses most, at every place, first
