@@ -241,6 +241,8 @@ def serve(fd: int) -> None:
             interrupted.clear()  # a signal meant for the call before this one
             with until(end), cancellable(interrupted):
                 conn.send(("ok", getattr(llm, method)(*call_args, **call_kwargs)))
+        except (BrokenPipeError, ConnectionResetError, EOFError):
+            break  # the parent is gone (ended or killed): nobody to answer, nothing to report
         except (TinycodeError, ScoringUnsupported) as exc:
             conn.send(("raise", exc))
         except Exception:  # noqa: BLE001
