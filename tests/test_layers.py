@@ -4,6 +4,7 @@ too): no import cycles between sibling modules, no import up the layers."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -80,3 +81,14 @@ def _cycles(graph) -> list[list[str]]:  # noqa: ANN001 - a grimp ImportGraph
                 if len(component) > 1:
                     found.append(sorted(component))
     return found
+
+
+def test_only_the_language_records_test_a_language_by_name():
+    """What differs by language is a field of its record: no module outside
+    ``languages/`` compares a language with a name."""
+    name_test = re.compile(r"language (==|!=|in|not in) [\"'(]")
+    found = [f"{path.relative_to(ROOT)}:{number}" for path in sorted((ROOT / "tinycode").rglob("*.py"))
+             if "languages" not in path.relative_to(ROOT / "tinycode").parts[:1]
+             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if name_test.search(line)]
+    assert found == []

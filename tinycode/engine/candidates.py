@@ -31,7 +31,7 @@ from .layout import HEADER_SCAN, block_header, open_strings, unmatched_brackets
 from .proposals import opener_at_end, proposals
 from .. import judges
 from ..judges import judge_name
-from ..languages import get_parser
+from ..languages import get_parser, spec
 from .grammar_space import habits
 from .progress import REGION, TREE_SITTER, made_progress, near, reported_line
 
@@ -54,7 +54,6 @@ FIXED, PROGRESS = "fixed", "progress"
 # Above this many lines a Python file is judged on a window around the error.
 WINDOW_FROM = 40
 _WINDOW_ABOVE, _WINDOW_BELOW = 40, 80
-_OWN_JUDGE = ("json",)  # languages whose checker adds a verdict of its own to tree-sitter's
 _DEDUPE_WHOLE = 400  # files up to this many lines are compared whole for duplicates
 # Runs of a native judge (gcc, node, ...) one search may make: each costs a process.
 MAX_JUDGE_CALLS = 60
@@ -66,7 +65,22 @@ JUDGE_FAVOURITES = 3
 MAX_SECOND_LOOKS = 40  # edits kept for a judge's run after tree-sitter's first guesses
 FIRST_PROPOSALS = 16  # the likeliest proposals, which the judge may see whatever tree-sitter says
 BRACKET_REACH = 40  # lines either side of an edit where its brackets may find their partners
-_INDENTED = ("python", "yaml", "haskell", "make", "nim", "elm", "fsharp")  # indentation is syntax
+
+
+def _one_error_at_a_time(language: str) -> bool:
+    record = spec(language)
+    return record is not None and record.one_error_at_a_time
+
+
+def _indentation_is_syntax(language: str) -> bool:
+    record = spec(language)
+    return record is not None and record.indentation_is_syntax
+
+
+def _own_judge(language: str) -> bool:
+    """The checker adds a verdict of its own to tree-sitter's."""
+    record = spec(language)
+    return record is not None and record.own_judge is not None
 
 
 @dataclass(frozen=True)
@@ -107,7 +121,7 @@ def suggest(source: str, language: str, *, limit: int = 5, work: int = WORK_BUDG
             break
         found.sort(key=_Node.order)
         partial = partial or found
-        beam = found[:PYTHON_BEAM if language == "python" else BEAM]
+        beam = found[:PYTHON_BEAM if _one_error_at_a_time(language) else BEAM]
         if not beam:
             break
     chosen = _balanced(_tree_sitter_agrees(complete, language) or partial, root, language)
@@ -119,7 +133,7 @@ def _balanced(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:
     were, when there are any: deleting a block's closer far from its opener may quiet
     the judge here, but the opener it leaves is the next error. (CPython names
     brackets itself: Python keeps them all.)"""
-    if language == "python" or len(nodes) < 2:
+    if _one_error_at_a_time(language) or len(nodes) < 2:
         return nodes
     limit = _unmatched(root.lines)
     kept = [n for n in nodes if _unmatched(n.lines) <= limit]
@@ -131,7 +145,7 @@ def _tree_sitter_agrees(complete: list[_Node], language: str) -> list[_Node]:
     language's own judge decides, but where tree-sitter sees an error the judge reports
     lines later (a block that lost its opener, which the judge notices at its closer),
     a fix tree-sitter still objects to is likelier the wrong one of two."""
-    if language == "python" or len(complete) < 2:
+    if _one_error_at_a_time(language) or len(complete) < 2:
         return complete
     clean = [n for n in complete if not tree_sitter_problems(n.text, language)]
     return clean or complete
@@ -189,7 +203,7 @@ class _Node:
 def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -> list[_Node]:
     """The single edits of ``node`` that fix it, or failing that the best few that
     make progress, as nodes checked on the whole file."""
-    judge = _PythonJudge(node) if language == "python" else _TreeJudge(node, language, judge_limit)
+    judge = _PythonJudge(node) if _one_error_at_a_time(language) else _TreeJudge(node, language, judge_limit)
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
@@ -209,7 +223,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         if (edit.whole_repair_only and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
             continue
         seen.add(key)
-        if language != "python" and _opens_strings(node, edit):
+        if not _one_error_at_a_time(language) and _opens_strings(node, edit):
             continue
         budget.take(judge.cost)
         verdict = judge.verdict(edit)
@@ -270,7 +284,7 @@ def _error_repeats(node: _Node, problems: tuple[Problem, ...], language: str, ed
     if not problems or not node.problems:
         return 0
     old, new = node.problems[0], problems[0]
-    if language == "python":
+    if _one_error_at_a_time(language):
         return int(new.line > old.line)
     on_its_line = edit.line <= old.line < edit.line + max(edit.span, 1)
     return int(on_its_line and new.message == old.message and new.line > old.line)
@@ -553,7 +567,7 @@ class _TreeJudge:
         it sees a new one or the edit only re-indents a language that ignores indentation.
         Where it sees nothing near the judge's error, every edit that adds no problem is
         the judge's to decide."""
-        if self.language not in _INDENTED and _only_indentation(self.node.lines, edit):
+        if not _indentation_is_syntax(self.language) and _only_indentation(self.node.lines, edit):
             return None
         delta = len(edit.new_lines) - edit.span
         shifted = {(line + delta if line > edit.line else line, message) for line, message in self.tree_before}
@@ -636,7 +650,7 @@ class _TreeJudge:
         the likeliest proposals: where the file's macros and directives confuse
         tree-sitter (an ``#endif`` put back uncovers code it cannot parse), the judge
         may still accept it."""
-        if self.native and rank < FIRST_PROPOSALS and not (self.language not in _INDENTED
+        if self.native and rank < FIRST_PROPOSALS and not (not _indentation_is_syntax(self.language)
                                            and _only_indentation(self.node.lines, edit)):
             self._second_chance(rank, edit)
 
@@ -661,7 +675,7 @@ class _TreeJudge:
             return self.judged_problems[_key(edit)]
         if self.native and judges.calls() >= self.judge_limit:
             return None  # the judge's budget for this search is spent
-        if self.native or self.language in _OWN_JUDGE or _key(edit) not in self.seen:
+        if self.native or _own_judge(self.language) or _key(edit) not in self.seen:
             problems = check(text, self.language).problems
         else:  # the incremental re-parse already saw the whole file
             problems = self.seen[_key(edit)]
@@ -685,7 +699,7 @@ def paired_fixes(source: str, language: str, result: CheckResult, reach: int) ->
     problems elsewhere), that together leave fewer problems and no new one. Tried
     likeliest first, within PAIR_JUDGE_CALLS whole-file checks. Not for Python: CPython
     reports one error at a time, and the loop's single steps see the next as it surfaces."""
-    if language == "python" or len(result.problems) < 2:
+    if _one_error_at_a_time(language) or len(result.problems) < 2:
         return []
     lines = source_lines(source)
     node = _Node(lines, source.endswith("\n"), result.problems, (), 0)
@@ -743,7 +757,7 @@ def _clearing_edits(node: _Node, judge: _TreeJudge, problem: Problem, language: 
 def native_judge(language: str, source: str) -> bool:
     """True when a judge other than tree-sitter decides ``language`` here (not Python,
     whose own judge is built into the search)."""
-    return language != "python" and judge_name(language, source) is not None
+    return not _one_error_at_a_time(language) and judge_name(language, source) is not None
 
 
 def _only_indentation(lines: list[str], edit: Edit) -> bool:
@@ -829,6 +843,6 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
 
 
 def _count(node: _Node, text: str, language: str) -> int:
-    if node.fixed or language != "python":
+    if node.fixed or not _one_error_at_a_time(language):
         return len(node.problems)
     return max(1, len(check(text, language).problems))  # nodes carry CPython's first error only

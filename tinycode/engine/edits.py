@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from ..check import source_lines
+from ..languages import spec
 
 _WORDS_AND_SYMBOLS = r"""[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|\n[ \t]*|==|!=|<=|>=|->|=>|::|\*\*|//|&&|\|\||\S"""
 # A quote that never closes is one token and lexing goes on after it, as Python's own
@@ -124,7 +125,7 @@ def changed_lines(before: str, after: str) -> list[int]:
 def code_tokens(source: str, language: str = "python", *, strings: bool = True) -> list[str]:
     """Tokens of ``source`` for measuring edit size: Python's tokenizer for Python
     (indentation counts), a small lexer otherwise or when the tokenizer gives up."""
-    if language == "python":
+    if _python_tokens(language):
         try:
             skip = (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER)
             return [t.string if t.type != tokenize.DEDENT else "<dedent>"
@@ -140,9 +141,14 @@ def token_distance(a: str, b: str, language: str = "python", cap: int = 50) -> i
     """Levenshtein distance between the token lists of ``a`` and ``b`` (capped at ``cap``),
     both lexed the same way so that the measure is fair on broken code."""
     ta, tb = code_tokens(a, language), code_tokens(b, language)
-    if language == "python" and (_lexed_by_fallback(a) != _lexed_by_fallback(b)):
+    if _python_tokens(language) and (_lexed_by_fallback(a) != _lexed_by_fallback(b)):
         ta, tb = code_tokens(a, "other"), code_tokens(b, "other")
     return _levenshtein(ta, tb, cap)
+
+
+def _python_tokens(language: str) -> bool:
+    record = spec(language)
+    return record is not None and record.python_tokens
 
 
 def _lexed_by_fallback(source: str) -> bool:

@@ -16,7 +16,7 @@ import re
 from typing import Iterable, Sequence
 
 from ..check import Problem, source_lines
-from ..languages import comment_prefix
+from ..languages import comment_prefix, spec
 from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers
@@ -165,7 +165,8 @@ def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, ab
     closing quote above the line where the string that runs on from it is noticed.
     Such lines may gain those characters and words only."""
     closers, openers = set(BRACKETS.values()), set(BRACKETS.keys()) | set(QUOTES)
-    if language == "bash":
+    record = spec(language)
+    if record is not None and record.edit_family == "shell":  # the shell's block words
         closers |= CLOSING_WORDS
         openers |= OPENING_WORDS | {";"}
     return (below or above) and _only_adds(old, new, closers) or above and _only_adds(old, new, openers)

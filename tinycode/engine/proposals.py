@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Iterator
 
 from ..check import Problem
-from ..languages import comment_prefix
+from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
 from .grammar_space import early_edits, late_edits
 from .layout import (HEADER_SCAN, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
@@ -31,14 +31,20 @@ _EXPECTED = re.compile(r"^(?:SyntaxError: )?expected ((?:'[^'\s]{1,2}'(?:, | or 
 _QUOTED = re.compile(r"'([^'\s]{1,2})'")
 
 
+def _edit_family(language: str) -> str:
+    """The family of edit proposals ``language`` has of its own ("python", "shell"), or ""."""
+    record = spec(language)
+    return record.edit_family if record is not None else ""
+
+
 def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """Edits to try for ``problems`` (the first three), likeliest first."""
     total = len(lines)
     if not total:
         return
     problems = problems[:3]
-    python = language == "python"
-    if language == "bash":
+    python = _edit_family(language) == "python"
+    if _edit_family(language) == "shell":
         # The shell reports a missing then/fi/done lines after it, where a token named
         # missing would also parse: the script's own block structure says where it was.
         yield from shell_edits(lines, problems)
@@ -72,7 +78,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     # The grammar's own small-edit neighbourhood: typos of words and of token order first.
     yield from early_edits(lines, problems, language)
     anchors = _anchor_lines(lines, problems)
-    if language == "yaml" and problems:  # tree-sitter-yaml reports such a mistake lines earlier
+    record = spec(language)
+    if record is not None and record.deep_indent_reported_early and problems:  # tree-sitter-yaml reports such a mistake lines earlier
         anchors += [n for n in _yaml_unexpected_indents(lines, problems[0]) if n not in anchors]
     if python:
         yield from python_edits(lines, problems, anchors)

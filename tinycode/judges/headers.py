@@ -16,6 +16,8 @@ import re
 import subprocess
 from typing import Sequence
 
+from ..languages import spec
+
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^<>\n]+)>)')
 _CONDITION = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b")
 _GUARD_OPEN = re.compile(r"^[ \t]*#[ \t]*ifndef[ \t]+(\w+)[ \t]*$")
@@ -100,13 +102,20 @@ def _folders(flags: Sequence[str]) -> tuple[list[str], list[str], tuple[str, ...
 _system: dict[tuple[str, str], tuple[str, ...]] = {}
 
 
+def compiler_language(language: str) -> str:
+    """What a compiler's ``-x`` calls ``language``, as its record's dialect says ("c++"); "c" otherwise."""
+    record = spec(language)
+    dialect = record.dialect if record is not None else ()
+    return dialect[dialect.index("-x") + 1] if "-x" in dialect else "c"
+
+
 def system_folders(executable: str, language: str, timeout: float) -> tuple[str, ...]:
     """Where ``executable`` finds <standard headers> for ``language``, as it says itself
     (``-E -v``: about 15 ms, once per process); () when it does not say."""
     key = (executable, language)
     if key in _system:
         return _system[key]
-    kind = "c++" if language == "cpp" else "c"
+    kind = compiler_language(language)
     try:
         done = subprocess.run([executable, "-x", kind, "-E", "-v", os.devnull], stdin=subprocess.DEVNULL,
                               capture_output=True, timeout=timeout, check=False,

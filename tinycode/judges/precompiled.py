@@ -26,6 +26,8 @@ import tempfile
 import threading
 from typing import Sequence
 
+from .headers import compiler_language
+
 # Runs of the same header block before it is precompiled. Building costs a few judge
 # runs' time, and a check of one clean file runs the judge once or twice: only a
 # repair's search reaches this.
@@ -88,7 +90,7 @@ class Cache:
         header = os.path.join(self._folder, f"block{number}.h")
         with open(header, "w", encoding="utf-8", errors="surrogatepass", newline="") as handle:
             handle.write(block)
-        kind = "c++-header" if language == "cpp" else "c-header"
+        kind = f"{compiler_language(language)}-header"
         command: list[str] = []
         for part in argv:
             if part == "-fsyntax-only" or part.startswith("-fmax-errors"):

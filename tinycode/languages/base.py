@@ -86,6 +86,18 @@ class LanguageSpec:
     # The text (read with the language's parser) has syntax its grammar reads and its
     # judge does not (JSX for node): then the judge's complaints are no verdict.
     beyond_judge: Callable[[str, "tree_sitter.Parser"], bool] | None = None
+    # Its judge reports one error at a time (CPython): the search sees only the first,
+    # and checks that need the whole list of problems do not apply.
+    one_error_at_a_time: bool = False
+    # Python's own tokenize module lexes it, indentation included, for edit sizes.
+    python_tokens: bool = False
+    # Indentation is syntax: re-indenting a line changes what the text means.
+    indentation_is_syntax: bool = False
+    # Its grammar reports a line indented too deep lines before it (tree-sitter-yaml),
+    # so such lines near the problem are worth an edit too.
+    deep_indent_reported_early: bool = False
+    # The family of edit proposals of its own ("python", "shell"), or "" for none.
+    edit_family: str = ""
 
     def tools_for(self, source: str) -> tuple[str, ...]:
         """The external judges to look for, for ``source``."""

@@ -28,4 +28,5 @@ LANGUAGE = LanguageSpec(
     filenames=(".bashrc", ".zshrc", ".profile"), aliases=("sh", "shell", "zsh"),
     interpreters=("bash", "sh", "zsh", "ksh", "dash"),
     words=("bash", "sh", "shell", "zsh"), judges=("bash",), judges_for=judges_for,
+    edit_family="shell",
 )
