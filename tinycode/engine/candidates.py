@@ -650,8 +650,8 @@ class _TreeJudge:
         the likeliest proposals: where the file's macros and directives confuse
         tree-sitter (an ``#endif`` put back uncovers code it cannot parse), the judge
         may still accept it."""
-        if self.native and rank < FIRST_PROPOSALS and not (not _indentation_is_syntax(self.language)
-                                           and _only_indentation(self.node.lines, edit)):
+        if self.native and rank < FIRST_PROPOSALS and (_indentation_is_syntax(self.language)
+                                                       or not _only_indentation(self.node.lines, edit)):
             self._second_chance(rank, edit)
 
     def _second_chance(self, rank: int, edit: Edit) -> None:
