@@ -342,8 +342,8 @@ def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -
                 yield _swap(line_no, text, c1, t1, c2, t2)
         # The file's own names and literals are its data: a repair that deletes or
         # overwrites one "parses" by throwing code away (``[1 2 3]`` -> ``[1 , 3]``).
-        # (Marks farther along the line are not deleted: that gave the model ways to
-        # quiet a compiler, ``(i%2==0)?-d;d`` -> ``(i%2==0)-d;d``, not repairs.)
+        # Only the grammar's tokens near the error are deleted: the neighbourhood stays
+        # where the error is.
         for i in near:
             col, tok = toks[i]
             if _grammar_token(tok, keywords, symbols):
