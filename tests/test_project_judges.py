@@ -96,6 +96,13 @@ def clean_with_types_unknown(folder: Path, stem: str, text: str, language: str) 
     return path
 
 
+def broken_lines(folder: Path, stem: str, text: str, language: str, old: str, new: str) -> list[int]:
+    """The lines reported in ``text`` with ``old`` made ``new``, checked where the clean
+    ``text`` (its types unknown) was."""
+    path = clean_with_types_unknown(folder, stem, text, language)
+    return [p.line for p in check(text.replace(old, new), language, str(path)).problems]
+
+
 @pytest.mark.parametrize("language", ["c", "cpp"])
 def test_a_clean_file_whose_headers_are_missing_is_not_reported_broken(tmp_path, language):
     alone = clean_with_types_unknown(tmp_path, "ops", GGML_LIKE, language)
@@ -347,9 +354,7 @@ def test_past_the_compilers_error_limit_the_parser_still_sees_an_unclosed_string
     table = "".join(f"extern module_t *init_{n}(void);\n" for n in range(70))
     entries = "".join(f'    {{"m{n}", init_{n}}},\n' for n in range(70))
     source = f'#include "modules.h"\n{table}\nstruct entry entries[] = {{\n{entries}    {{0, 0}}\n}};\n'
-    path = clean_with_types_unknown(tmp_path, "config", source, "c")
-    broken = source.replace('{"m60", init_60}', '{"m60, init_60}')
-    assert 60 + 74 in [p.line for p in check(broken, "c", str(path)).problems]
+    assert 60 + 74 in broken_lines(tmp_path, "config", source, "c", '{"m60", init_60}', '{"m60, init_60}')
 
 
 def test_a_colon_lost_beside_a_macro_the_compiler_knows_is_reported(tmp_path):
@@ -357,9 +362,7 @@ def test_a_colon_lost_beside_a_macro_the_compiler_knows_is_reported(tmp_path):
     # library opens (the compiler knows it from <new>, tree-sitter does not)
     source = ('#include <cstddef>\n#include <new>\n#include "lib_config.h"\n'
               "_GLIBCXX_NODISCARD void* allocate(std::size_t, std::align_val_t);\n")
-    path = clean_with_types_unknown(tmp_path, "alloc", source, "cpp")
-    broken = source.replace("(std::size_t", "(std:size_t")
-    assert [p.line for p in check(broken, "cpp", str(path)).problems] == [4]
+    assert broken_lines(tmp_path, "alloc", source, "cpp", "(std::size_t", "(std:size_t") == [4]
 
 
 def test_a_quote_lost_in_a_continued_if_is_reported():
@@ -373,6 +376,4 @@ def test_an_error_in_the_body_of_a_function_of_an_unknown_type_is_reported(tmp_p
     # g++ skips the whole definition once its return type names nothing it knows
     source = ('#include "missing.h"\n\nmy_type_t f(int g2) {\n    int x = g(g2, NULL);\n'
               "    return x;\n}\n")
-    path = clean_with_types_unknown(tmp_path, "body", source, "cpp")
-    broken = source.replace("g(g2, NULL)", "g(g2 NULL, NULL)")
-    assert [p.line for p in check(broken, "cpp", str(path)).problems] == [4]
+    assert broken_lines(tmp_path, "body", source, "cpp", "g(g2, NULL)", "g(g2 NULL, NULL)") == [4]
