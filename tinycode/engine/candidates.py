@@ -32,7 +32,7 @@ from .proposals import opener_at_end, proposals
 from .. import judges
 from ..judges import judge_name
 from ..languages import get_parser, spec
-from .grammar_space import habits
+from .grammar_space import contexts_of, habits
 from .progress import REGION, TREE_SITTER, made_progress, near, reported_line
 
 BEAM = 3  # partial repairs extended per level
@@ -125,7 +125,22 @@ def suggest(source: str, language: str, *, limit: int = 5, work: int = WORK_BUDG
         if not beam:
             break
     chosen = _balanced(_tree_sitter_agrees(complete, language) or partial, root, language)
-    return _candidates(source, language, sorted(chosen, key=_Node.order), limit)
+    return _candidates(source, language, _familiar_first(chosen, root, language), limit)
+
+
+def _familiar_first(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:
+    """``nodes`` in their order, except that of two as good by it up to the kind of
+    edit, the one whose new lines put tokens among neighbours the file has them among
+    elsewhere comes first (``Contexts``)."""
+    contexts = contexts_of("\n".join(root.lines), language)
+    if not contexts.enough:
+        return sorted(nodes, key=_Node.order)
+
+    def key(node: _Node) -> tuple[int, ...]:
+        start, end_before, end_after = differing_span(root.lines, node.lines)
+        order = node.order()
+        return (*order[:4], contexts.unseen(node.lines[start:end_after], start, end_before), *order[4:])
+    return sorted(nodes, key=key)
 
 
 def _balanced(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:

@@ -319,6 +319,141 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
             yield Edit(line, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line}: split before column {col + 1}", 1)
 
 
+FAMILIAR_EDITS = 12  # insertions and substitutions the file's own token contexts rank first
+# Trigrams a file needs before its contexts order the repairs: a 10-line snippet has
+# `else` nowhere but where it was misspelt.
+FAMILIAR_FROM = 200
+FAMILIAR_NAMES = 8  # names tried where the file has a name between the same two tokens
+
+
+class Contexts:
+    """The file's own token trigrams: each token with the one before and the one after
+    it on its line, names and literals as their kind. An edit whose tokens sit among
+    neighbours the file already has them among (``$obj->pb getTime()`` gets ``->``,
+    which this file puts between names a hundred times, not ``.``) is likelier the
+    author's than one that makes a context nowhere else in it. The lines being
+    edited are left out of the counts."""
+
+    def __init__(self, lines: Sequence[str], language: str) -> None:
+        self.keywords, self.symbols = vocabulary(language)
+        self.per_line = [self._trigrams(text) for text in lines]
+        self.total: Counter = Counter()
+        self.pairs: Counter = Counter()  # two tokens side by side on a line
+        self.touching: Counter = Counter()  # of those, the times they touch (``->getTime``)
+        for grams in self.per_line:
+            self.total.update(grams)
+        for text in lines:
+            toks = _tokens(text, self.symbols)
+            for (c1, a), (c2, b) in zip(toks, toks[1:]):
+                self.pairs[a, b] += 1
+                self.touching[a, b] += c2 == c1 + len(a)
+
+    def kind(self, token: str) -> str:
+        if token in self.keywords or token in self.symbols:
+            return token
+        if _WORD.fullmatch(token):
+            return _NAME_KIND
+        if token[0].isdigit():
+            return "0"
+        return '"' if token[0] in "\"'`" else token
+
+    def _trigrams(self, text: str) -> Counter:
+        kinds = ["^"] + [self.kind(t) for _, t in _tokens(text, self.symbols)] + ["$"]
+        return Counter(zip(kinds, kinds[1:], kinds[2:]))
+
+    @property
+    def enough(self) -> bool:
+        """Whether the file is long enough for its contexts to be habits, not chance."""
+        return sum(self.total.values()) >= FAMILIAR_FROM
+
+    def unseen(self, new_lines: Sequence[str], start: int, end: int) -> int:
+        """The trigrams of ``new_lines``, put for the file's lines ``start..end``
+        (0-based, end excluded), that the file has nowhere else."""
+        outside = self.total.copy()
+        for grams in self.per_line[start:end]:
+            outside.subtract(grams)
+        return sum(1 for text in new_lines for gram in self._trigrams(text) if outside[gram] <= 0)
+
+    def blank(self, first: str, second: str, otherwise: bool) -> bool:
+        """Whether the file mostly puts a blank between ``first`` and ``second``
+        (``otherwise`` when it never has them side by side)."""
+        n = self.pairs[first, second]
+        return 2 * self.touching[first, second] < n if n else otherwise
+
+    def seen(self, before: str, token_kind: str, after: str, line_no: int) -> int:
+        """How often the file, the line ``line_no`` aside, has ``token_kind`` between
+        tokens of the kinds ``before`` and ``after``."""
+        key = (before, token_kind, after)
+        return self.total[key] - self.per_line[line_no - 1][key]
+
+
+_NAME_KIND = "N"
+
+
+def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """The one-token insertions and substitutions near the error that put a token
+    between neighbours the file has it between elsewhere, the most often seen first:
+    a grammar token, or for a name the file's names that follow the same token."""
+    if not problems or not lines:
+        return
+    contexts = contexts_of("\n".join(lines), language)
+    spacing = habits("\n".join(lines), language)[0]
+    problem = problems[0]
+    scored: list[tuple[int, int, int, str, str]] = []  # (-seen, row, column, old, new)
+    for order, line_no in enumerate(_error_lines(lines, problem)[:SPELLING_LINES]):
+        text = lines[line_no - 1]
+        toks = _tokens(text, contexts.symbols)
+        near = _near(toks, problem.column - 1 if line_no == problem.line else len(text))
+        kinds = ["^"] + [contexts.kind(t) for _, t in toks] + ["$"]
+        places = sorted({i for i in near} | {i + 1 for i in near}) if toks else [0]
+        for i in places:  # an insertion before token i (i == len(toks): at the end)
+            before, after = kinds[i], kinds[i + 1]
+            for new in contexts.keywords + contexts.symbols:
+                n = contexts.seen(before, new, after, line_no)
+                if n:
+                    scored.append((-n, order, i, "", new))
+            if contexts.seen(before, _NAME_KIND, after, line_no) and i > 0:
+                raw = toks[i - 1][1]
+                names = [(c, w) for (a, w), c in contexts.pairs.items() if a == raw and contexts.kind(w) == _NAME_KIND]
+                for c, name in sorted(names, key=lambda x: (-x[0], x[1]))[:FAMILIAR_NAMES]:
+                    scored.append((-c, order, i, "", name))
+        for i in near:  # a grammar token for another
+            col, tok = toks[i]
+            if not _grammar_token(tok, contexts.keywords, contexts.symbols):
+                continue
+            before, after = kinds[i], kinds[i + 2]
+            for new in (contexts.keywords if _WORD.fullmatch(tok) else contexts.symbols):
+                n = contexts.seen(before, new, after, line_no) if new != tok else 0
+                if n:
+                    scored.append((-n, order, i, tok, new))
+    for _, order, i, old, new in sorted(scored)[:FAMILIAR_EDITS]:
+        line_no = _error_lines(lines, problem)[order]
+        text = lines[line_no - 1]
+        toks = _tokens(text, contexts.symbols)
+        if old:
+            yield _line_edit(line_no, text, toks[i][0], old, new, f"replace {old!r} with {new!r}")
+            continue
+        # Between the two tokens, blanks as the file has them around the new one.
+        start = toks[i - 1][0] + len(toks[i - 1][1]) if i else len(text) - len(text.lstrip())
+        end = toks[i][0] if i < len(toks) else len(text)
+        if _WORD.fullmatch(new):
+            left = not _spaced(text, start, new).startswith(new)
+            right = _spaced(text, end, new).endswith(" ")
+        else:
+            left, right = spacing.spaced(new)
+        if i:
+            left = contexts.blank(toks[i - 1][1], new, left)
+        if i < len(toks):
+            right = contexts.blank(new, toks[i][1], right)
+        placed = text[:start] + " " * (left and 0 < i) + new + " " * (right and i < len(toks)) + text[end:]
+        yield Edit(line_no, 1, [placed], f"line {line_no}: insert {new!r}", 1, start + len(new) + 2, start)
+
+
+@lru_cache(maxsize=4)
+def contexts_of(text: str, language: str) -> Contexts:
+    return Contexts(text.split("\n"), language)
+
+
 def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """Every deletion, insertion and substitution of one grammar token (or a name of
     the file) among the tokens nearest the error. The few swaps and deletions of every

@@ -14,7 +14,7 @@ from typing import Iterator
 from ..check import Problem
 from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
-from .grammar_space import early_edits, late_edits
+from .grammar_space import early_edits, familiar_edits, late_edits
 from .layout import (HEADER_SCAN, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
 from .progress import named_line
@@ -77,6 +77,7 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from _lost_opener_edits(lines, problems[0], comment_prefix(language))
     # The grammar's own small-edit neighbourhood: typos of words and of token order first.
     yield from early_edits(lines, problems, language)
+    yield from familiar_edits(lines, problems, language)
     anchors = _anchor_lines(lines, problems)
     record = spec(language)
     if record is not None and record.deep_indent_reported_early and problems:  # tree-sitter-yaml reports such a mistake lines earlier
