@@ -249,3 +249,40 @@ def test_a_string_closed_with_the_other_quote_is_looked_for_where_it_opened():
     assert problems[0].line > 4
     fixed = [e for e in early_edits(lines, problems, "php") if e.line == 4 and e.new_lines[0].count("'") == 2]
     assert fixed and fixed[0].new_lines == ["    $this->fail('Failed', Api::FAILED);"]
+
+
+def _php_class(broken_line: str) -> str:
+    """A PHP class of thirty methods that reach their fields through ``->``, with
+    ``broken_line`` in the middle one."""
+    methods = [f"  public function get{n}() {{\n    return $this->pb->get{n}();\n  }}\n" for n in range(30)]
+    methods[15] = f"  public function getTime() {{\n{broken_line}\n  }}\n"
+    return "<?php\nclass Timer {\n" + "".join(methods) + "}\n"
+
+
+def test_familiar_edits_put_the_token_the_file_has_between_the_same_neighbours_first():
+    from tinycode.engine.grammar_space import familiar_edits
+
+    source = _php_class("    return $this->pb getTime();")
+    lines = source_lines(source)
+    problems = tuple(check(source, "php").problems)
+    first = next(familiar_edits(lines, problems, "php"))
+    assert first.new_lines == ["    return $this->pb->getTime();"]  # blanks as the file has them
+    css = "".join(f".c{n} {{\n  font-weight: bold;\n  margin-top: {n}px;\n}}\n" for n in range(20))
+    css += ".x {\n  font style: normal;\n}\n"
+    problems = tuple(check(css, "css").problems)
+    first = next(familiar_edits(source_lines(css), problems, "css"))
+    assert first.new_lines == ["  font-style: normal;"]
+
+
+def test_of_complete_repairs_the_one_in_the_files_own_contexts_comes_first():
+    source = _php_class("    return $this->pb getTime();")
+    found = [c for c in suggest(source, "php", limit=10) if c.fixes_all]
+    assert len(found) > 1  # `;`, `.` and `->` all parse
+    assert found[0].source_after == _php_class("    return $this->pb->getTime();")
+
+
+def test_a_short_snippet_has_no_habits_to_rank_by():
+    from tinycode.engine.grammar_space import contexts_of
+
+    assert not contexts_of("def f(x):\n    if x:\n        return x\n", "python").enough
+    assert contexts_of(_php_class("    return 1;"), "php").enough

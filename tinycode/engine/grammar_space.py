@@ -270,7 +270,10 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     names = Counter(_WORD.findall("\n".join(lines)))
     problem = problems[0]
     rows = _rows(lines, problem, language)
-    for line_no in rows:
+    # A misspelt word where any of the parsers reports (tree-sitter often nearer the
+    # typo than a judge that notices at the block's end) or on the lines around.
+    spelt = rows + [n for p in problems[1:3] for n in _error_lines(lines, p) if n not in rows]
+    for line_no in dict.fromkeys(spelt):
         text = lines[line_no - 1]
         for col, tok in _tokens(text, symbols):
             if _WORD.fullmatch(tok) and tok not in keywords and names[tok] <= 1:
