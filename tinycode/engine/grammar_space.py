@@ -338,6 +338,7 @@ class Contexts:
     edited are left out of the counts."""
 
     def __init__(self, lines: Sequence[str], language: str) -> None:
+        self.language = language
         self.keywords, self.symbols = vocabulary(language)
         self.per_line = [self._trigrams(text) for text in lines]
         self.total: Counter = Counter()
@@ -383,10 +384,10 @@ class Contexts:
         n = self.pairs[first, second]
         return 2 * self.touching[first, second] < n if n else otherwise
 
-    def seen(self, before: str, token_kind: str, after: str, line_no: int) -> int:
-        """How often the file, the line ``line_no`` aside, has ``token_kind`` between
-        tokens of the kinds ``before`` and ``after``."""
-        key = (before, token_kind, after)
+    def seen(self, before: str, kind: str, after: str, line_no: int) -> int:
+        """How often the file, the line ``line_no`` aside, has a token of ``kind``
+        between tokens of the kinds ``before`` and ``after``."""
+        key = (before, kind, after)
         return self.total[key] - self.per_line[line_no - 1][key]
 
 
@@ -394,62 +395,78 @@ _NAME_KIND = "N"
 
 
 def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
-    """The one-token insertions and substitutions near the error that put a token
-    between neighbours the file has it between elsewhere, the most often seen first:
-    a grammar token, or for a name the file's names that follow the same token."""
+    """The one-token edits near the error after which every token around the change
+    sits between neighbours the file has it between elsewhere, the most familiar
+    first: a grammar token inserted or put for another, a token deleted, two swapped;
+    for a name, the names the file has after the same token."""
     if not problems or not lines:
         return
     contexts = contexts_of("\n".join(lines), language)
-    spacing = habits("\n".join(lines), language)[0]
     problem = problems[0]
-    scored: list[tuple[int, int, int, str, str]] = []  # (-seen, row, column, old, new)
-    for order, line_no in enumerate(_error_lines(lines, problem)[:SPELLING_LINES]):
+    rows = _error_lines(lines, problem)[:SPELLING_LINES]
+    scored: list[tuple[tuple[int, int], int, tuple]] = []  # (familiarity, row, edit)
+    for order, line_no in enumerate(rows):
         text = lines[line_no - 1]
         toks = _tokens(text, contexts.symbols)
         near = _near(toks, problem.column - 1 if line_no == problem.line else len(text))
         kinds = ["^"] + [contexts.kind(t) for _, t in toks] + ["$"]
+
+        def rate(changed: list[str], at: int, width: int) -> tuple[int, int]:
+            # the trigrams that hold a changed token: the least seen, then all of them
+            counts = [contexts.seen(*changed[j:j + 3], line_no) for j in range(max(0, at - 2), at + width)
+                      if j + 3 <= len(changed)]
+            return (min(counts), sum(counts)) if counts else (0, 0)
+
         places = sorted({i for i in near} | {i + 1 for i in near}) if toks else [0]
         for i in places:  # an insertion before token i (i == len(toks): at the end)
-            before, after = kinds[i], kinds[i + 1]
             for new in contexts.keywords + contexts.symbols:
-                n = contexts.seen(before, new, after, line_no)
-                if n:
-                    scored.append((-n, order, i, "", new))
-            if contexts.seen(before, _NAME_KIND, after, line_no) and i > 0:
+                scored.append((rate(kinds[:i + 1] + [new] + kinds[i + 1:], i + 1, 1), order, ("insert", i, new)))
+            named = rate(kinds[:i + 1] + [_NAME_KIND] + kinds[i + 1:], i + 1, 1)
+            if i and named[0]:  # which name: those the file has after the same token
                 raw = toks[i - 1][1]
                 names = [(c, w) for (a, w), c in contexts.pairs.items() if a == raw and contexts.kind(w) == _NAME_KIND]
-                for c, name in sorted(names, key=lambda x: (-x[0], x[1]))[:FAMILIAR_NAMES]:
-                    scored.append((-c, order, i, "", name))
-        for i in near:  # a grammar token for another
-            col, tok = toks[i]
+                for _, name in sorted(names, key=lambda x: (-x[0], x[1]))[:FAMILIAR_NAMES]:
+                    scored.append((named, order, ("insert", i, name)))
+        for i in near:
+            tok = toks[i][1]
+            if i + 1 < len(toks) and tok != toks[i + 1][1]:
+                swapped = kinds[:i + 1] + [kinds[i + 2], kinds[i + 1]] + kinds[i + 3:]
+                scored.append((rate(swapped, i + 1, 2), order, ("swap", i, "")))
             if not _grammar_token(tok, contexts.keywords, contexts.symbols):
                 continue
-            before, after = kinds[i], kinds[i + 2]
+            scored.append((rate(kinds[:i + 1] + kinds[i + 2:], i + 1, 0), order, ("delete", i, "")))
             for new in (contexts.keywords if _WORD.fullmatch(tok) else contexts.symbols):
-                n = contexts.seen(before, new, after, line_no) if new != tok else 0
-                if n:
-                    scored.append((-n, order, i, tok, new))
-    for _, order, i, old, new in sorted(scored)[:FAMILIAR_EDITS]:
-        line_no = _error_lines(lines, problem)[order]
-        text = lines[line_no - 1]
-        toks = _tokens(text, contexts.symbols)
-        if old:
-            yield _line_edit(line_no, text, toks[i][0], old, new, f"replace {old!r} with {new!r}")
-            continue
-        # Between the two tokens, blanks as the file has them around the new one.
-        start = toks[i - 1][0] + len(toks[i - 1][1]) if i else len(text) - len(text.lstrip())
-        end = toks[i][0] if i < len(toks) else len(text)
-        if _WORD.fullmatch(new):
-            left = not _spaced(text, start, new).startswith(new)
-            right = _spaced(text, end, new).endswith(" ")
-        else:
-            left, right = spacing.spaced(new)
-        if i:
-            left = contexts.blank(toks[i - 1][1], new, left)
-        if i < len(toks):
-            right = contexts.blank(new, toks[i][1], right)
-        placed = text[:start] + " " * (left and 0 < i) + new + " " * (right and i < len(toks)) + text[end:]
-        yield Edit(line_no, 1, [placed], f"line {line_no}: insert {new!r}", 1, start + len(new) + 2, start)
+                if new != tok:
+                    scored.append((rate(kinds[:i + 1] + [new] + kinds[i + 2:], i + 1, 1), order, ("replace", i, new)))
+    scored = [s for s in scored if s[0][0] > 0]
+    scored.sort(key=lambda s: (-s[0][0], -s[0][1], s[1]))
+    for _, order, (what, i, new) in scored[:FAMILIAR_EDITS]:
+        yield _familiar_edit(lines, rows[order], contexts, what, i, new)
+
+
+def _familiar_edit(lines: list[str], line_no: int, contexts: Contexts, what: str, i: int, new: str) -> Edit:
+    text = lines[line_no - 1]
+    toks = _tokens(text, contexts.symbols)
+    if what == "swap":
+        return _swap(line_no, text, *toks[i], *toks[i + 1])
+    if what == "delete":
+        return _delete(line_no, text, toks[i][0], toks[i][1], f"delete {toks[i][1]!r}")
+    if what == "replace":
+        return _line_edit(line_no, text, toks[i][0], toks[i][1], new, f"replace {toks[i][1]!r} with {new!r}")
+    # Inserted between two tokens, with blanks as the file has them around the new one.
+    start = toks[i - 1][0] + len(toks[i - 1][1]) if i else len(text) - len(text.lstrip())
+    end = toks[i][0] if i < len(toks) else len(text)
+    if _WORD.fullmatch(new):
+        left = not _spaced(text, start, new).startswith(new)
+        right = _spaced(text, end, new).endswith(" ")
+    else:
+        left, right = habits("\n".join(lines), contexts.language)[0].spaced(new)
+    if i:
+        left = contexts.blank(toks[i - 1][1], new, left)
+    if i < len(toks):
+        right = contexts.blank(new, toks[i][1], right)
+    placed = text[:start] + " " * (left and 0 < i) + new + " " * (right and i < len(toks)) + text[end:]
+    return Edit(line_no, 1, [placed], f"line {line_no}: insert {new!r}", 1, start + len(new) + 2, start)
 
 
 @lru_cache(maxsize=4)
