@@ -63,3 +63,25 @@ def test_ranking_stops_at_the_scored_token_budget(monkeypatch):
     monkeypatch.setattr(fastpath, "MAX_SCORED_TOKENS", 1)  # two are always kept
     fast = try_fast_repair(SEVERAL, "python", None, llm)
     assert len(offered) == 2 and fast is not None and fast.alternatives == 1
+
+
+def _php_class(body_line: str) -> str:
+    methods = [f"  public function get{n}() {{\n    return $this->pb->get{n}();\n  }}\n" for n in range(30)]
+    methods[15] = f"  public function getTime() {{\n{body_line}\n  }}\n"
+    return "<?php\nclass Timer {\n" + "".join(methods) + "}\n"
+
+
+def test_a_fix_far_more_at_home_in_the_file_needs_no_model():
+    # `;`, `.` and `->` all parse; only `->` puts the tokens among neighbours the
+    # file has them among, by a wide lead: no scoring pass.
+    source = _php_class("    return $this->pb getTime();")
+    fast = try_fast_repair(source, "php", None, _never)
+    assert fast is not None and not fast.scored and fast.alternatives >= 1
+    assert fast.source_after == _php_class("    return $this->pb->getTime();")
+
+
+def test_without_a_clear_lead_the_model_still_chooses():
+    # A 3-line snippet has no habits to go by: the model is asked.
+    llm = FakeLLM(scorer=lambda prompt, text: 0.0 if "sum(values)\n" in text else -9.0)
+    fast = try_fast_repair(SEVERAL, "python", None, llm)
+    assert fast is not None and fast.scored

@@ -91,6 +91,9 @@ class Candidate:
     edit: Edit
     problems_after: int
     source_after: str
+    # Trigrams of its new lines that the file has nowhere else (``Contexts``); None
+    # when the file is too short to have habits.
+    unfamiliar: int | None = None
 
     @property
     def fixes_all(self) -> bool:
@@ -831,6 +834,7 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
     out: dict[tuple[str, ...], Candidate] = {}
     original = source_lines(source)
     spacing = habits(source, language)[0]
+    contexts = contexts_of("\n".join(original), language)
     offbeat: dict[tuple[str, ...], int] = {}  # blanks against the file's habit, of the candidate kept
     for node in nodes:
         text = node.text
@@ -853,7 +857,8 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
                               "\n".join(node.lines[start:end_after]), language, cap=50)
         change = Edit(start + 1, end_before - start, node.lines[start:end_after],
                       "; ".join(e.description for e in node.edits), max(size, 1))
-        out[key], offbeat[key] = Candidate(change, _count(node, text, language), text), unusual
+        unfamiliar = contexts.unseen(node.lines[start:end_after], start, end_before) if contexts.enough else None
+        out[key], offbeat[key] = Candidate(change, _count(node, text, language), text, unfamiliar), unusual
     return list(out.values())[:limit]
 
 

@@ -373,10 +373,9 @@ class Contexts:
     def unseen(self, new_lines: Sequence[str], start: int, end: int) -> int:
         """The trigrams of ``new_lines``, put for the file's lines ``start..end``
         (0-based, end excluded), that the file has nowhere else."""
-        outside = self.total.copy()
-        for grams in self.per_line[start:end]:
-            outside.subtract(grams)
-        return sum(1 for text in new_lines for gram in self._trigrams(text) if outside[gram] <= 0)
+        edited = self.per_line[start:end]
+        return sum(1 for text in new_lines for gram in self._trigrams(text)
+                   if self.total[gram] - sum(grams[gram] for grams in edited) <= 0)
 
     def blank(self, first: str, second: str, otherwise: bool) -> bool:
         """Whether the file mostly puts a blank between ``first`` and ``second``
