@@ -286,3 +286,16 @@ def test_a_short_snippet_has_no_habits_to_rank_by():
 
     assert not contexts_of("def f(x):\n    if x:\n        return x\n", "python").enough
     assert contexts_of(_php_class("    return 1;"), "php").enough
+
+
+def test_a_sentence_wrapped_out_of_its_comment_goes_back_into_it():
+    source = ("function f(x) {\n  // These urls are sometimes login urls so we have to\n"
+              "  turn off redaction to standard output\n  return x;\n}\n")
+    lines = source_lines(source)
+    problems = tuple(check(source, "javascript").problems)
+    joined = [e.new_lines for e in early_edits(lines, problems, "javascript") if "join" in e.description]
+    assert ["  // These urls are sometimes login urls so we have to turn off redaction to standard output"] in joined
+    code = "function f(x) {\n  // add one\n  x = x +\n  return x;\n}\n"  # code is never commented out
+    problems = tuple(check(code, "javascript").problems)
+    assert not any("//" in "".join(e.new_lines) and "x = x" in "".join(e.new_lines)
+                   for e in early_edits(source_lines(code), problems, "javascript") if "join" in e.description)

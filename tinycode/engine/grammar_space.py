@@ -308,8 +308,9 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     line = min(max(problem.line, 1), len(lines))
     for first in (line - 1, line):  # a line break lost or typed: join, or split at the error
         marker = comment_prefix(language)
-        if marker and marker in lines[first - 1 if 1 <= first else 0]:
-            continue  # joined to a comment, the code would be commented out
+        if marker and marker in lines[first - 1 if 1 <= first else 0] \
+                and not (first < len(lines) and _prose(lines[first], keywords, symbols)):
+            continue  # joined to a comment, the code would be commented out (prose is no code)
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
             left, right = lines[first - 1].rstrip(), lines[first].lstrip()
             yield Edit(first, 2, [left + " " + right], f"line {first}: join line {first + 1} to it", 1)
@@ -471,6 +472,25 @@ def _familiar_edit(lines: list[str], line_no: int, contexts: Contexts, what: str
 @lru_cache(maxsize=4)
 def contexts_of(text: str, language: str) -> Contexts:
     return Contexts(text.split("\n"), language)
+
+
+PROSE_RUN = 3  # names in a row, none the grammar's, that only a sentence has
+
+
+def _prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
+    """A line of words, not code: nothing but names and sentence marks, with a run of
+    names that are not the grammar's keywords (a comment's sentence wrapped by an
+    editor onto a line of its own)."""
+    run = longest = 0
+    for _, tok in _tokens(text, symbols):
+        if _WORD.fullmatch(tok) and tok not in keywords:
+            run += 1
+            longest = max(longest, run)
+        elif _WORD.fullmatch(tok) or tok in (",", ".", "'", "-", ":"):
+            run = 0
+        else:
+            return False
+    return longest >= PROSE_RUN
 
 
 def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
