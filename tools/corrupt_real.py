@@ -22,12 +22,15 @@ finds clean. Each corruption alone must make the checker reject the file; with
 from __future__ import annotations
 
 import argparse
+import functools
+import glob
 import hashlib
 import json
 import os
 import random
 import re
 import sys
+import zipfile
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -46,6 +49,8 @@ SEARCH_ROOTS = ("/usr/lib/python3.11", "/usr/lib/python3", "/work/venv/lib", "/u
                 "/root/.pyenv/versions", "/root/.rustup/toolchains", "/opt")
 SKIP_PARTS = ("/test/", "/tests/", "/invalid/", "/bad", "/fail", "/broken", "/badsyntax", "lib2to3/tests",
               "/site-packages/tinycode")
+# Archives of sources the OS installs (the JDK ships its library's Java sources so).
+SOURCE_ARCHIVES = ("/usr/lib/jvm/*/lib/src.zip",)
 CANDIDATES_PER_LANGUAGE = 300  # files considered per language (the first found, in sorted walk order)
 
 # Keywords by language (this module's own list; the engine never sees it).
@@ -385,6 +390,29 @@ def source_files(languages: set[str] | None = None) -> dict[str, list[tuple[Path
     """Clean-looking candidate files per language, in a fixed order."""
     found: dict[str, list[tuple[Path, str]]] = {}
     seen: set[str] = set()
+    for path, size, read in _installed_files():
+        language = detect(str(path))
+        if language is None or (languages and language not in languages):
+            continue
+        bucket = found.setdefault(language, [])
+        if len(bucket) >= CANDIDATES_PER_LANGUAGE or not 500 <= size <= 40_000:
+            continue
+        try:
+            text = read().decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        count = text.count("\n")
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        if not MIN_LINES <= count <= MAX_LINES or digest in seen or "\r" in text:
+            continue
+        seen.add(digest)
+        bucket.append((path, text))
+    return found
+
+
+def _installed_files() -> Iterator[tuple[Path, int, Callable[[], bytes]]]:
+    """(path, size, reader) of the files under SEARCH_ROOTS, then of the members of
+    SOURCE_ARCHIVES (a path inside the archive), in a fixed order."""
     for root in SEARCH_ROOTS:
         for folder, dirs, files in os.walk(root):
             dirs.sort()
@@ -395,25 +423,17 @@ def source_files(languages: set[str] | None = None) -> dict[str, list[tuple[Path
                 path = Path(folder) / name
                 if path.suffix.lower() in (".pyc", ".so", ".gz", ".png", ".o", ".a") or path.is_symlink():
                     continue
-                language = detect(str(path))
-                if language is None or (languages and language not in languages):
-                    continue
-                bucket = found.setdefault(language, [])
-                if len(bucket) >= CANDIDATES_PER_LANGUAGE:
-                    continue
                 try:
-                    if not 500 <= path.stat().st_size <= 40_000:
-                        continue
-                    text = path.read_text(encoding="utf-8")
-                except (OSError, UnicodeDecodeError):
+                    size = path.stat().st_size
+                except OSError:
                     continue
-                count = text.count("\n")
-                digest = hashlib.sha256(text.encode()).hexdigest()
-                if not MIN_LINES <= count <= MAX_LINES or digest in seen or "\r" in text or "\t" in text[:0]:
-                    continue
-                seen.add(digest)
-                bucket.append((path, text))
-    return found
+                yield path, size, path.read_bytes
+    archives = {os.path.realpath(p) for pattern in SOURCE_ARCHIVES for p in glob.glob(pattern)}
+    for archive in sorted(a for a in archives if os.path.isfile(a)):
+        with zipfile.ZipFile(archive) as zipped:
+            for info in sorted(zipped.infolist(), key=lambda i: i.filename):
+                if not info.is_dir() and not any(part in "/" + info.filename for part in SKIP_PARTS):
+                    yield Path(archive) / info.filename, info.file_size, functools.partial(zipped.read, info)
 
 
 def make_cases(per_language: int, errors: int, seed: int, languages: set[str] | None = None) -> list[dict]:
