@@ -323,7 +323,7 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
             yield Edit(line, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line}: split before column {col + 1}", 1)
 
 
-FAMILIAR_EDITS = 12  # insertions and substitutions the file's own token contexts rank first
+FAMILIAR_EDITS = 12  # one-token edits the file's own token contexts put first
 # Trigrams a file needs before its contexts order the repairs: a 10-line snippet has
 # `else` nowhere but where it was misspelt.
 FAMILIAR_FROM = 200
@@ -354,6 +354,7 @@ class Contexts:
                 self.touching[a, b] += c2 == c1 + len(a)
 
     def kind(self, token: str) -> str:
+        """A grammar token stands for itself; a name, a number or a string for its kind."""
         if token in self.keywords or token in self.symbols:
             return token
         if _WORD.fullmatch(token):
@@ -445,6 +446,7 @@ def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: st
 
 
 def _familiar_edit(lines: list[str], line_no: int, contexts: Contexts, what: str, i: int, new: str) -> Edit:
+    """The edit ``what`` (insert, replace, delete, swap) at token ``i`` of the line."""
     text = lines[line_no - 1]
     toks = _tokens(text, contexts.symbols)
     if what == "swap":
