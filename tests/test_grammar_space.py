@@ -299,3 +299,11 @@ def test_a_sentence_wrapped_out_of_its_comment_goes_back_into_it():
     problems = tuple(check(code, "javascript").problems)
     assert not any("//" in "".join(e.new_lines) and "x = x" in "".join(e.new_lines)
                    for e in early_edits(source_lines(code), problems, "javascript") if "join" in e.description)
+
+
+def test_a_python_string_closed_with_the_other_quote_gets_its_own_back():
+    # tree-sitter-python's lexer keeps its quotes to itself: the file's quotes are used.
+    source = 'def main():\n    pass\n\n\nif __name__ == "__main__\':\n    main()\n'
+    problems = tuple(check(source, "python").problems)
+    edits = [e.new_lines for e in early_edits(source_lines(source), problems, "python")]
+    assert ['if __name__ == "__main__":'] in edits

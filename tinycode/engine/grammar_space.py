@@ -290,7 +290,9 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
                     or (c2 == c1 + len(t1) and (t2 + t1 in symbols or t2 + t1 in keywords)):
                 # (Touching tokens whose swap spells one of the grammar's: ``endif#``.)
                 yield _swap(line_no, text, c1, t1, c2, t2)
-    quotes = [q for q in symbols if q in ("\"", "'", "`")]
+    # The grammar's quotes; where its lexer keeps them to itself (Python's strings), the
+    # quotes the file uses.
+    quotes = [q for q in symbols if q in ("\"", "'", "`")] or [q for q in "\"'" if q in "".join(lines)]
     for line_no in rows[:SPELLING_LINES] + _string_left_open(lines, problem):
         # a string opened or closed with the wrong quote
         text = lines[line_no - 1]
