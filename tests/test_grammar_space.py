@@ -307,3 +307,18 @@ def test_a_python_string_closed_with_the_other_quote_gets_its_own_back():
     problems = tuple(check(source, "python").problems)
     edits = [e.new_lines for e in early_edits(source_lines(source), problems, "python")]
     assert ['if __name__ == "__main__":'] in edits
+
+
+@pytest.mark.parametrize("line, kept", [
+    ('  // changed', None),
+    ('  "url": "http://example.com", // the mirror', '  "url": "http://example.com",'),
+    ('  "a": 1, /* one */', '  "a": 1,'),
+])
+def test_a_comment_in_a_language_without_comments_is_deleted(line, kept):
+    body = ['{', '  "name": "x",', line, '  "b": 2', '}']
+    source = "\n".join(body) + "\n"
+    problems = tuple(check(source, "json").problems)
+    assert problems
+    found = [e for e in early_edits(source_lines(source), problems, "json") if "comment" in e.description]
+    assert found and found[0].new_lines == ([] if kept is None else [kept])
+    assert check("\n".join(found[0].applied(source_lines(source))) + "\n", "json").ok

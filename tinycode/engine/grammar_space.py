@@ -307,6 +307,9 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
                     if other != tok[0] and other not in tok:
                         yield _line_edit(line_no, text, col, tok, other + tok[1:-1] + other,
                                          f"quote {tok} with {other!r}")
+    if not comment_prefix(language):  # a language without comments: one typed from habit
+        for line_no in rows[:SPELLING_LINES]:
+            yield from _foreign_comment(lines[line_no - 1], line_no, symbols)
     line = min(max(problem.line, 1), len(lines))
     for first in (line - 1, line):  # a line break lost or typed: join, or split at the error
         marker = comment_prefix(language)
@@ -476,6 +479,20 @@ def _familiar_edit(lines: list[str], line_no: int, contexts: Contexts, what: str
 @lru_cache(maxsize=4)
 def contexts_of(text: str, language: str) -> Contexts:
     return Contexts(text.split("\n"), language)
+
+
+def _foreign_comment(text: str, line_no: int, symbols: Sequence[str]) -> Iterator[Edit]:
+    """A ``//``, ``/* */`` or ``#`` comment (outside strings) deleted from a line of a
+    language that has no comments (JSON): the line's code stays, a line that was only
+    the comment goes."""
+    toks = _tokens(text, symbols)
+    for i, (col, tok) in enumerate(toks):
+        two = text[col:col + 2]
+        if tok == "#" or (two in ("//", "/*") and tok[0] == "/"):
+            end = text.find("*/", col + 2) + 2 if two == "/*" and "*/" in text[col + 2:] else len(text)
+            kept = (text[:col].rstrip() + text[end:]).rstrip() if text[:col].strip() or text[end:].strip() else None
+            yield Edit(line_no, 1, [] if kept is None else [kept], f"line {line_no}: delete the comment", 1)
+            return
 
 
 PROSE_RUN = 3  # names in a row, none the grammar's, that only a sentence has
