@@ -499,3 +499,17 @@ def test_a_re_parse_costs_the_search_by_the_length_of_the_text():
     short = ["a { color: red; }", "b { color: blue }}"]
     long = [f".rule-{n} {{ color: red; }}" for n in range(REPARSE_UNIT // 10)] + short
     assert judge(short).cost == 1 and judge(long).cost > 1
+
+
+def test_errors_far_apart_are_searched_one_at_a_time(tree_sitter_only):
+    # Two slips 40 lines apart: the search returns the step that repairs the first,
+    # not a deeper search for both at once; the loop repairs the second after it.
+    rules = [f".note-{n} {{\n  color: black;\n  margin-top: {n}px;\n}}\n" for n in range(24)]
+    clean = "".join(rules)
+    broken = clean.replace(".note-2 {\n  color: black;", ".note-2 {\n  color black;") \
+                  .replace(".note-20 {\n  color: black;", ".note-20 {\n  color black;")
+    found = suggest(broken, "css")
+    assert found and not any(c.fixes_all for c in found)
+    first = clean.replace(".note-20 {\n  color: black;", ".note-20 {\n  color black;")
+    assert first in [c.source_after for c in found]
+    assert any(c.source_after == clean for c in suggest(first, "css"))

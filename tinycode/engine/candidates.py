@@ -124,6 +124,8 @@ def suggest(source: str, language: str, *, limit: int = 5, work: int = WORK_BUDG
             break
         found.sort(key=_Node.order)
         partial = partial or found
+        if _apart(found, root, language):
+            break
         beam = found[:PYTHON_BEAM if _one_error_at_a_time(language) else BEAM]
         if not beam:
             break
@@ -144,6 +146,31 @@ def _familiar_first(nodes: list[_Node], root: _Node, language: str) -> list[_Nod
         order = node.order()
         return (*order[:4], contexts.unseen(node.lines[start:end_after], start, end_before), *order[4:])
     return sorted(nodes, key=key)
+
+
+def _apart(found: list[_Node], root: _Node, language: str) -> bool:
+    """One of ``found`` repairs a place that the judge confirms, without adding or
+    taking a bracket, and every problem it leaves lies outside the region of its
+    edits: errors that far apart are repaired
+    one after another by the loop, each with a search of its own, not all at once by
+    a deeper search here, whose cost multiplies with each error. (CPython shows one
+    error at a time: there the next one is always "left".)"""
+    if _one_error_at_a_time(language):
+        return False
+    for node in found:
+        if node.unconfirmed or node.places >= root.places or not node.problems:
+            continue
+        spans = [(e.line, e.line + max(len(e.new_lines), 1) - 1) for e in node.edits]
+        repaired = [p for p in root.problems if any(near(p.line, first, last) for first, last in spans)]
+        if any(b in p.message + p.text for p in repaired for b in "()[]{}"):
+            continue  # a bracket the parser objects to may pair with a mistake anywhere
+        start, end_before, end_after = differing_span(root.lines, node.lines)
+        before, after = "".join(root.lines[start:end_before]), "".join(node.lines[start:end_after])
+        if any(before.count(b) != after.count(b) for b in "()[]{}"):
+            continue  # a bracket added or taken may pair with one anywhere: not apart
+        if not any(near(p.line, first, last) for p in node.problems for first, last in spans):
+            return True
+    return False
 
 
 def _balanced(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:
