@@ -181,9 +181,12 @@ def test_an_opener_typed_twice_inside_a_long_enclosing_block_is_deleted(tree_sit
     source = clean.replace(".note-17 {", ".note-17 {{")  # the block's opener is 50 lines above
     # A second mistake: the deletion alone is progress, which must not look like
     # unbalancing the brackets of its window.
+    second = clean.replace(".note-19 {\n    color:", ".note-19 {\n    color")
     source = source.replace(".note-19 {\n    color:", ".note-19 {\n    color")
+    # Six lines apart, the two are repaired one after another, as the loop does.
     found = suggest(source, "css")
-    assert any(c.source_after == clean for c in found)
+    assert any(c.source_after == second for c in found)
+    assert any(c.source_after == clean for c in suggest(second, "css"))
 
 
 def test_a_closer_with_no_opener_gets_one_before_it():

@@ -33,7 +33,7 @@ from .. import judges
 from ..judges import judge_name
 from ..languages import get_parser, spec
 from .grammar_space import contexts_of, habits
-from .progress import REGION, TREE_SITTER, made_progress, near, reported_line
+from .progress import REGION, TREE_SITTER, UNCLOSED, made_progress, near, reported_line
 
 BEAM = 3  # partial repairs extended per level
 PYTHON_BEAM = 5  # CPython shows one error at a time: more partial repairs look alike
@@ -148,12 +148,15 @@ def _familiar_first(nodes: list[_Node], root: _Node, language: str) -> list[_Nod
     return sorted(nodes, key=key)
 
 
+BRACKET_MARKS = ("(", ")", "[", "]", "{", "}")
+
+
 def _apart(found: list[_Node], root: _Node, language: str) -> bool:
-    """One of ``found`` repairs a place that the judge confirms, without adding or
-    taking a bracket, and every problem it leaves lies outside the region of its
-    edits: errors that far apart are repaired
-    one after another by the loop, each with a search of its own, not all at once by
-    a deeper search here, whose cost multiplies with each error. (CPython shows one
+    """One of ``found`` repairs a place that the judge confirms (not a bracket the
+    parser objects to or finds unclosed, and adding or taking none), and every problem
+    it leaves lies outside the region of its edits: errors that far apart are repaired
+    one after another by the loop, each with a search of its own, not all at once by a
+    deeper search here, whose cost multiplies with each error. (CPython shows one
     error at a time: there the next one is always "left".)"""
     if _one_error_at_a_time(language):
         return False
@@ -162,7 +165,7 @@ def _apart(found: list[_Node], root: _Node, language: str) -> bool:
             continue
         spans = [(e.line, e.line + max(len(e.new_lines), 1) - 1) for e in node.edits]
         repaired = [p for p in root.problems if any(near(p.line, first, last) for first, last in spans)]
-        if any(b in p.message + p.text for p in repaired for b in "()[]{}"):
+        if any(p.text.strip() in BRACKET_MARKS or UNCLOSED.search(p.message) for p in repaired):
             continue  # a bracket the parser objects to may pair with a mistake anywhere
         start, end_before, end_after = differing_span(root.lines, node.lines)
         before, after = "".join(root.lines[start:end_before]), "".join(node.lines[start:end_after])
