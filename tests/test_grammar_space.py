@@ -284,7 +284,11 @@ def test_of_complete_repairs_the_one_in_the_files_own_contexts_comes_first():
 def test_a_short_snippet_has_no_habits_to_rank_by():
     from tinycode.engine.grammar_space import contexts_of
 
+    from tinycode.engine.grammar_space import familiar_edits
+
     assert not contexts_of("def f(x):\n    if x:\n        return x\n", "python").enough
+    snippet = "def top(path):\n    counts = Counter(words(handle.read())\n    return counts\n"
+    assert list(familiar_edits(source_lines(snippet), tuple(check(snippet, "python").problems), "python")) == []
     assert contexts_of(_php_class("    return 1;"), "php").enough
 
 

@@ -408,6 +408,8 @@ def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: st
     if not problems or not lines:
         return
     contexts = contexts_of("\n".join(lines), language)
+    if not contexts.enough:  # a short snippet's few trigrams are chance, not habits
+        return
     problem = problems[0]
     rows = _error_lines(lines, problem)[:SPELLING_LINES]
     scored: list[tuple[tuple[int, int], int, tuple]] = []  # (familiarity, row, edit)
