@@ -142,9 +142,8 @@ def _familiar_first(nodes: list[_Node], root: _Node, language: str) -> list[_Nod
         return sorted(nodes, key=_Node.order)
 
     def key(node: _Node) -> tuple[int, ...]:
-        start, end_before, end_after = differing_span(root.lines, node.lines)
         order = node.order()
-        return (*order[:4], contexts.unseen(node.lines[start:end_after], start, end_before), *order[4:])
+        return (*order[:4], contexts.unseen(node.lines), *order[4:])
     return sorted(nodes, key=key)
 
 
@@ -887,7 +886,7 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
                               "\n".join(node.lines[start:end_after]), language, cap=50)
         change = Edit(start + 1, end_before - start, node.lines[start:end_after],
                       "; ".join(e.description for e in node.edits), max(size, 1))
-        unfamiliar = contexts.unseen(node.lines[start:end_after], start, end_before) if contexts.enough else None
+        unfamiliar = contexts.unseen(node.lines) if contexts.enough else None
         out[key], offbeat[key] = Candidate(change, _count(node, text, language), text, unfamiliar), unusual
     return list(out.values())[:limit]
 

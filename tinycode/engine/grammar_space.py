@@ -19,7 +19,7 @@ from typing import Iterator, Sequence
 
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language
-from .edits import Edit
+from .edits import Edit, differing_span
 from .layout import open_strings
 from .progress import UNCLOSED
 
@@ -344,16 +344,16 @@ class Contexts:
     edited are left out of the counts."""
 
     def __init__(self, lines: Sequence[str], language: str) -> None:
-        self.language = language
+        self.lines = list(lines)
         self.keywords, self.symbols = vocabulary(language)
-        self.per_line = [self._trigrams(text) for text in lines]
+        self.per_line: list[Counter] = []
         self.total: Counter = Counter()
         self.pairs: Counter = Counter()  # two tokens side by side on a line
         self.touching: Counter = Counter()  # of those, the times they touch (``->getTime``)
-        for grams in self.per_line:
-            self.total.update(grams)
         for text in lines:
             toks = _tokens(text, self.symbols)
+            self.per_line.append(self._trigrams(toks))
+            self.total.update(self.per_line[-1])
             for (c1, a), (c2, b) in zip(toks, toks[1:]):
                 self.pairs[a, b] += 1
                 self.touching[a, b] += c2 == c1 + len(a)
@@ -368,8 +368,8 @@ class Contexts:
             return "0"
         return '"' if token[0] in "\"'`" else token
 
-    def _trigrams(self, text: str) -> Counter:
-        kinds = ["^"] + [self.kind(t) for _, t in _tokens(text, self.symbols)] + ["$"]
+    def _trigrams(self, toks: list[tuple[int, str]]) -> Counter:
+        kinds = ["^"] + [self.kind(t) for _, t in toks] + ["$"]
         return Counter(zip(kinds, kinds[1:], kinds[2:]))
 
     @property
@@ -377,12 +377,13 @@ class Contexts:
         """Whether the file is long enough for its contexts to be habits, not chance."""
         return sum(self.total.values()) >= FAMILIAR_FROM
 
-    def unseen(self, new_lines: Sequence[str], start: int, end: int) -> int:
-        """The trigrams of ``new_lines``, put for the file's lines ``start..end``
-        (0-based, end excluded), that the file has nowhere else."""
-        edited = self.per_line[start:end]
-        return sum(1 for text in new_lines for gram in self._trigrams(text)
-                   if self.total[gram] - sum(grams[gram] for grams in edited) <= 0)
+    def unseen(self, edited: Sequence[str]) -> int:
+        """The trigrams of the lines where ``edited`` (the whole file after an edit)
+        differs from this file that this file has nowhere else."""
+        start, end, end_after = differing_span(self.lines, edited)
+        old = self.per_line[start:end]
+        return sum(1 for text in edited[start:end_after] for gram in self._trigrams(_tokens(text, self.symbols))
+                   if self.total[gram] - sum(grams[gram] for grams in old) <= 0)
 
     def blank(self, first: str, second: str, otherwise: bool) -> bool:
         """Whether the file mostly puts a blank between ``first`` and ``second``
@@ -448,13 +449,14 @@ def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: st
                     scored.append((rate(kinds[:i + 1] + [new] + kinds[i + 2:], i + 1, 1), order, ("replace", i, new)))
     scored = [s for s in scored if s[0][0] > 0]
     scored.sort(key=lambda s: (-s[0][0], -s[0][1], s[1]))
+    spacing = habits("\n".join(lines), language)[0]
     for _, order, (what, i, new) in scored[:FAMILIAR_EDITS]:
-        yield _familiar_edit(lines, rows[order], contexts, what, i, new)
+        yield _familiar_edit(lines[rows[order] - 1], rows[order], contexts, spacing, what, i, new)
 
 
-def _familiar_edit(lines: list[str], line_no: int, contexts: Contexts, what: str, i: int, new: str) -> Edit:
-    """The edit ``what`` (insert, replace, delete, swap) at token ``i`` of the line."""
-    text = lines[line_no - 1]
+def _familiar_edit(text: str, line_no: int, contexts: Contexts, spacing: Spacing, what: str, i: int,
+                   new: str) -> Edit:
+    """The edit ``what`` (insert, replace, delete, swap) at token ``i`` of line ``text``."""
     toks = _tokens(text, contexts.symbols)
     if what == "swap":
         return _swap(line_no, text, *toks[i], *toks[i + 1])
@@ -469,7 +471,7 @@ def _familiar_edit(lines: list[str], line_no: int, contexts: Contexts, what: str
         left = not _spaced(text, start, new).startswith(new)
         right = _spaced(text, end, new).endswith(" ")
     else:
-        left, right = habits("\n".join(lines), contexts.language)[0].spaced(new)
+        left, right = spacing.spaced(new)
     if i:
         left = contexts.blank(toks[i - 1][1], new, left)
     if i < len(toks):
