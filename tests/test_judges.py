@@ -592,3 +592,21 @@ def test_a_parser_in_this_process_costs_no_judge_runs():
         assert judges.calls() == 0
         judges.verdict("int main(void) { return 0; }\n", "c")
         assert judges.calls() == 1
+
+
+@needs_gcc
+def test_a_repair_of_punctuation_on_a_line_the_compiler_first_reads_adds_no_problem():
+    # gcc skips the whole initialiser after the '==' on line 1, so the original has no
+    # other messages; once that is repaired gcc reads on, and the names in it are
+    # undeclared in this fragment. The repair of line 3 changes only its punctuation.
+    source = ("void *api[] == {\n    (void *) &first_type,\n    (void *,) &second_type,\n"
+              "    (void *) &third_type,\n};\n")
+    step = source.replace("api[] ==", "api[] =")
+    fixed = step.replace("(void *,)", "(void *)")
+    assert judges.verdict(source, "c").other == ()
+    assert any("second_type" in d.message for d in judges.verdict(fixed, "c").other)
+    with judges.baseline(source, "c"):
+        assert judges.problems(fixed, "c")[1] == []
+        # A word changed on such a line is another matter: the name may be used anew.
+        renamed = fixed.replace("&second_type", "&second_typo")
+        assert any("second_typo" in d.message for d in judges.problems(renamed, "c")[1])

@@ -38,11 +38,11 @@ def _edit_family(language: str) -> str:
 
 
 def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
-    """Edits to try for ``problems`` (the first three), likeliest first."""
+    """Edits to try for ``problems`` (the first, and the two nearest it), likeliest first."""
     total = len(lines)
     if not total:
         return
-    problems = problems[:3]
+    problems = _nearest_first(problems)
     python = _edit_family(language) == "python"
     if _edit_family(language) == "shell":
         # The shell reports a missing then/fi/done lines after it, where a token named
@@ -117,6 +117,17 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from late_python_edits(lines, problems, anchors)
     # Then every one-token insertion, deletion and substitution from the grammar's vocabulary.
     yield from late_edits(lines, problems, language)
+
+
+def _nearest_first(problems: tuple[Problem, ...], count: int = 3) -> tuple[Problem, ...]:
+    """The first problem and the ``count - 1`` others nearest it. With several errors in a
+    file, the ones listed next may be other mistakes far away (tree-sitter's, in line
+    order, under a judge that reports only the first): what the parser saw near the
+    first is what locates its edit."""
+    if not problems:
+        return problems
+    first = problems[0]
+    return (first, *sorted(problems[1:], key=lambda p: abs(p.line - first.line))[:count - 1])
 
 
 GLUED_LINES = 4  # anchor lines searched for two words a lost bracket glued together

@@ -75,19 +75,19 @@ class _Baseline(NamedTuple):
     names_unresolved: bool  # it had a header it cannot find or a name it never declares
     broken_lines: frozenset[int]  # its lines with a syntax error
     line_count: int
-    lines: frozenset[str]  # its lines
+    words: frozenset[tuple[str, ...]]  # the words of each of its lines (``_words``)
 
     def untouched(self, message: str, source: str) -> bool:
-        """Every line of ``source`` that names what ``message`` says is unresolved is
-        a line of the original: the repair neither used the name anew nor changed its
-        declaration, so the compiler only read on to where it was always unresolved (a
-        file that is a fragment, once its syntax error no longer makes the compiler
-        skip ahead)."""
+        """Every line of ``source`` that names what ``message`` says is unresolved has
+        the words of a line of the original: the repair neither used the name anew nor
+        changed its declaration (it changed at most the punctuation around it), so the
+        compiler only read on to where it was always unresolved (a file that is a
+        fragment, once its syntax error no longer makes the compiler skip ahead)."""
         quoted = _QUOTED_NAME.search(message)
         if quoted is None:
             return False
         name = re.compile(rf"\b{re.escape(quoted.group(1))}\b")
-        return all(line in self.lines for line in source.split("\n") if name.search(line))
+        return all(_words(line) in self.words for line in source.split("\n") if name.search(line))
 
     def hidden_by_syntax(self, line: int, line_count: int) -> bool:
         """``line`` (of a text with ``line_count`` lines) is one the original could not
@@ -97,6 +97,13 @@ class _Baseline(NamedTuple):
 
 
 _QUOTED_NAME = re.compile(r"'([A-Za-z_]\w*)'")
+_WORD = re.compile(r"\w+")
+
+
+def _words(line: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(line))
+
+
 _baseline: contextvars.ContextVar[_Baseline | None] = contextvars.ContextVar("tinycode_judge_baseline", default=None)
 _tools_off: contextvars.ContextVar[bool] = contextvars.ContextVar("tinycode_judge_tools_off", default=False)
 # The path of the file being judged, when there is one: its project's flags come with it.
@@ -469,7 +476,7 @@ def baseline(source: str, language: str) -> Iterator[None]:
         if found is not None else Counter()
     token = _baseline.set(_Baseline(language, counts, found is not None and _names_unresolved(found),
                                     frozenset(broken_lines), source.count("\n") + 1,
-                                    frozenset(source.split("\n"))))
+                                    frozenset(_words(line) for line in source.split("\n"))))
     try:
         yield
     finally:
