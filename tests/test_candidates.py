@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from tinycode import judges
 from tinycode.check import Problem
 from tinycode.engine.candidates import suggest
 from tinycode.engine.proposals import proposals
@@ -516,3 +517,18 @@ def test_errors_far_apart_are_searched_one_at_a_time(tree_sitter_only):
     first = clean.replace(".note-20 {\n  color: black;", ".note-20 {\n  color black;")
     assert first in [c.source_after for c in found]
     assert any(c.source_after == clean for c in suggest(first, "css"))
+
+
+def test_the_problems_near_the_first_locate_its_edits():
+    # CPython's tokenizer reports the ')' whose opener a '#' commented out; tree-sitter
+    # also sees the misspelt words far above, and lists them first. What it sees near
+    # CPython's error is what puts the '#' among the lines searched.
+    fillers = "".join(f"    x{n} = {n}\n" for n in range(12))
+    source = ("cclass Codec:\n    pass\n\n\nclas Encoder:\n    pass\n\n\nclass Decoder;\n    pass\n\n\n"
+              "def table():\n" + fillers + "    return codecs.#CodecInfo(\n        name='x',\n        encode=1,\n    )\n")
+    result = check(source, "python")
+    assert result.problems[0].message == "SyntaxError: unmatched ')'"
+    assert [p.line for p in result.problems[1:4]] == [1, 5, 9]
+    with judges.account(), judges.baseline(source, "python"):
+        found = suggest(source, "python", result=result)
+    assert any("line 26: delete '#'" in c.edit.description for c in found)

@@ -299,6 +299,12 @@ def test_a_sentence_wrapped_out_of_its_comment_goes_back_into_it():
     problems = tuple(check(source, "javascript").problems)
     joined = [e.new_lines for e in early_edits(lines, problems, "javascript") if "join" in e.description]
     assert ["  // These urls are sometimes login urls so we have to turn off redaction to standard output"] in joined
+    # A sentence with its own marks: a version number, a parenthesis, a quoted word.
+    source = ('# Licensed under\nthe Apache License, Version 2.0 (the "License");\n'
+              '# you may not use this file except in compliance with it.\necho ok\n')
+    joined = [e.new_lines for e in early_edits(source_lines(source), tuple(check(source, "bash").problems), "bash")
+              if "join" in e.description]
+    assert ['# Licensed under the Apache License, Version 2.0 (the "License");'] in joined
     code = "function f(x) {\n  // add one\n  x = x +\n  return x;\n}\n"  # code is never commented out
     problems = tuple(check(code, "javascript").problems)
     assert not any("//" in "".join(e.new_lines) and "x = x" in "".join(e.new_lines)

@@ -22,6 +22,18 @@ def test_a_judge_that_reports_the_first_error_only_moves_on():
     assert not made_progress(before, after + [problem(120, "x", "node --check")], 60, 60, 0)
 
 
+def test_a_next_error_met_at_the_end_of_the_file_may_begin_anywhere_past_the_edit():
+    # A sentence of a comment joined back on line 5: bash -n now stops only at the end of
+    # the file (a block left open further on), and tree-sitter sees where, at line 20.
+    before = [problem(6, "syntax error near unexpected token `('", "bash -n")]
+    after = [problem(20, "unexpected '# If we are on CI'"),
+             problem(47, "syntax error: unexpected end of file", "bash -n")]
+    assert made_progress(before, after, 5, 5, -1)
+    # A next error the judge places itself, at line 47: tree-sitter's at line 20 is new.
+    placed = [after[0], problem(47, "syntax error near unexpected token `fi'", "bash -n")]
+    assert not made_progress(before, placed, 5, 5, -1)
+
+
 def test_tree_sitter_problems_must_get_fewer_and_none_new():
     before = [problem(3, "missing ';'"), problem(9, "unexpected '}'")]
     assert made_progress(before, [problem(10, "unexpected '}'")], 3, 4, 1)  # shifted by the inserted line

@@ -503,19 +503,24 @@ PROSE_RUN = 3  # names in a row, none the grammar's, that only a sentence has
 
 
 def _prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
-    """A line of words, not code: nothing but names and sentence marks, with a run of
-    names that are not the grammar's keywords (a comment's sentence wrapped by an
-    editor onto a line of its own)."""
+    """A line of words, not code: nothing but names, numbers, quoted words and sentence
+    marks, with a run of names that are not the grammar's keywords (a comment's
+    sentence wrapped by an editor onto a line of its own: ``the License, Version 2.0
+    (the "License");``)."""
     run = longest = 0
     for _, tok in _tokens(text, symbols):
         if _WORD.fullmatch(tok) and tok not in keywords:
             run += 1
             longest = max(longest, run)
-        elif _WORD.fullmatch(tok) or tok in (",", ".", "'", "-", ":"):
+        elif _WORD.fullmatch(tok) or tok in _SENTENCE_MARKS or tok[:1].isdigit() \
+                or (len(tok) > 2 and tok[0] in "\"'" and tok[-1] == tok[0] and _WORD.fullmatch(tok[1:-1])):
             run = 0
         else:
             return False
     return longest >= PROSE_RUN
+
+
+_SENTENCE_MARKS = (",", ".", "'", "-", ":", ";", "(", ")", "!", "?")
 
 
 def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:

@@ -89,7 +89,10 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
         # when it spans a stretch too long to say where anything went wrong.
         hidden = {(line, message) for line, message in new_tree - seen if not near(line, edit_line, edit_end)}
         old_judged = shifted(old_judge)
-        next_lines = [p.line for p in new_judge if (p.line, p.message) not in old_judged and p.line > edit_end]
+        # A next error the judge met only at the end of the file (a block never closed)
+        # may begin anywhere past the edit.
+        next_lines = [edit_end + 1 if _AT_THE_END.search(p.message) else p.line for p in new_judge
+                      if (p.line, p.message) not in old_judged and p.line > edit_end]
         wide = {(p.line, p.message) for p in after if too_wide(p)}
         allowed = hidden if judge_fewer else {(line, message) for line, message in hidden
                                               if next_lines and (line >= min(next_lines) - NEXT_ERROR_REACH
