@@ -34,6 +34,18 @@ def test_a_next_error_met_at_the_end_of_the_file_may_begin_anywhere_past_the_edi
     assert not made_progress(before, placed, 5, 5, -1)
 
 
+def test_tree_sitter_describing_the_cascade_of_an_error_it_still_sees_anew_is_no_new_problem():
+    # A ',' repaired at line 68; the mistake at line 115 is still there, and tree-sitter
+    # now recovers from it differently: two problems a few lines below it, not one.
+    before = [problem(68, "unexpected 'null,) {'"), problem(70, "missing '}'"), problem(85, "unexpected '$this=>'"),
+              problem(115, "unexpected '{'"), problem(126, "unexpected '}'"), problem(131, "unexpected 'public'")]
+    after = [problem(85, "unexpected '$this=>'"), problem(115, "unexpected '{'"),
+             problem(121, "missing 'static'"), problem(123, "unexpected '= null;'")]
+    assert made_progress(before, after, 68, 68, 0)
+    # Far from any error it still sees, a problem is new.
+    assert not made_progress(before, after + [problem(100, "unexpected 'x'")], 68, 68, 0)
+
+
 def test_tree_sitter_problems_must_get_fewer_and_none_new():
     before = [problem(3, "missing ';'"), problem(9, "unexpected '}'")]
     assert made_progress(before, [problem(10, "unexpected '}'")], 3, 4, 1)  # shifted by the inserted line

@@ -80,6 +80,7 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     new_tree = {(p.line, p.message) for p in after if p.source == TREE_SITTER}
     new_judge = [p for p in after if p.source != TREE_SITTER]
     judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
+    new_tree -= _cascade(new_tree, seen, edit_line, edit_end)
     if _added(new_tree, seen, edit_line, edit_end):
         # With a language's own judge speaking, tree-sitter's recovery may only now see
         # an error it hid before: one far from the edit is not new when the judge
@@ -111,6 +112,21 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     # Fewer problems; or fewer from the judge, with tree-sitter's only new ones those
     # its recovery hid before (allowed above).
     return len(after) < len(before) or judge_fewer
+
+
+def _cascade(new: set[tuple[int, str]], old: set[tuple[int, str]], edit_line: int,
+             edit_end: int) -> set[tuple[int, str]]:
+    """The problems of ``new`` not seen before that follow, within the region, an old
+    problem that is still there (or another such): tree-sitter's recovery from an error
+    it still sees describes the lines after it anew once the parse reaching it changed
+    (a mistake repaired far above). Not those near the edit, which are its own."""
+    anchors = [line for line, message in new & old]
+    found: set[tuple[int, str]] = set()
+    for line, message in sorted(new - old):
+        if not near(line, edit_line, edit_end) and any(0 < line - a <= REGION for a in anchors):
+            found.add((line, message))
+            anchors.append(line)
+    return found
 
 
 def too_wide(problem: Problem) -> bool:
