@@ -332,3 +332,20 @@ def test_a_comment_in_a_language_without_comments_is_deleted(line, kept):
     found = [e for e in early_edits(source_lines(source), problems, "json") if "comment" in e.description]
     assert found and found[0].new_lines == ([] if kept is None else [kept])
     assert check("\n".join(found[0].applied(source_lines(source))) + "\n", "json").ok
+
+
+def test_edits_on_different_lines_compare_as_the_whole_files_would():
+    # A long line that is rare in the file stays as rare once repaired: what counts is
+    # what the edit changes, not how unusual the line was, or a junk edit on a common
+    # short line would look more at home than the repair of the rare one.
+    from tinycode.engine.grammar_space import contexts_of
+
+    body = "".join(f"  total = add(total, {n});\n" for n in range(40))
+    rare = '  report.render({title: "t"}, [1, 2], (x) => x ? y : z);'
+    broken = "function f() {\n" + body + rare.replace('"t"}', '"t"') + "\n}\n"
+    lines = broken.split("\n")
+    at = next(n for n, line in enumerate(lines) if "report" in line)
+    repaired = lines[:at] + [rare] + lines[at + 1:]
+    junk = lines[:5] + [lines[5].replace("add(", "add(;")] + lines[6:]
+    contexts = contexts_of(broken, "javascript")
+    assert contexts.enough and contexts.unseen(repaired) < contexts.unseen(junk)

@@ -378,12 +378,19 @@ class Contexts:
         return sum(self.total.values()) >= FAMILIAR_FROM
 
     def unseen(self, edited: Sequence[str]) -> int:
-        """The trigrams of the lines where ``edited`` (the whole file after an edit)
-        differs from this file that this file has nowhere else."""
+        """How many more trigrams that this file has nowhere else ``edited`` (the whole
+        file after an edit) has than this file: counted on the lines where the two
+        differ, new lines against old, so that edits on different lines compare as the
+        whole files would (a long, rare line is as rare before its edit as after)."""
         start, end, end_after = differing_span(self.lines, edited)
         old = self.per_line[start:end]
-        return sum(1 for text in edited[start:end_after] for gram in self._trigrams(_tokens(text, self.symbols))
-                   if self.total[gram] - sum(grams[gram] for grams in old) <= 0)
+
+        def elsewhere(gram: tuple[str, str, str]) -> int:
+            return self.total[gram] - sum(grams[gram] for grams in old)
+        after = sum(1 for text in edited[start:end_after] for gram in self._trigrams(_tokens(text, self.symbols))
+                    if elsewhere(gram) <= 0)
+        before = sum(n for grams in old for gram, n in grams.items() if elsewhere(gram) <= 0)
+        return after - before
 
     def blank(self, first: str, second: str, otherwise: bool) -> bool:
         """Whether the file mostly puts a blank between ``first`` and ``second``
