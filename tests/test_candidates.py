@@ -532,3 +532,25 @@ def test_the_problems_near_the_first_locate_its_edits():
     with judges.account(), judges.baseline(source, "python"):
         found = suggest(source, "python", result=result)
     assert any("line 26: delete '#'" in c.edit.description for c in found)
+
+
+def test_a_repair_that_clears_its_place_ends_the_search_for_it(monkeypatch):
+    # Two mistakes far apart, the second beyond any small edit: once an edit repairs the
+    # first and leaves nothing near it, only alternatives are looked for (as after a
+    # complete fix), not every edit of the budget; the loop repairs the rest in its own step.
+    import tinycode.engine.candidates as candidates
+
+    body = "".join(f"\tx{n} := add(x, {n})\n\t_ = x{n}\n" for n in range(30))
+    source = ("package main\n\nFunc run(x int) int {\n" + body + "\treturn x\n}\n\nfunc other(y int) int {\n"
+              + body.replace("x", "y") + "\treturn y ]] ) ( {{ 7 7\n}\n")
+    drawn = []
+    original = candidates.proposals
+
+    def counted(*args, **kwargs):
+        for edit in original(*args, **kwargs):
+            drawn.append(edit)
+            yield edit
+    monkeypatch.setattr(candidates, "proposals", counted)
+    found = suggest(source, "go")
+    assert found[0].edit.description == "line 3: respell 'Func' as 'func'" and found[0].problems_after == 1
+    assert len(drawn) <= candidates.LOOK_FURTHER + 50

@@ -159,20 +159,26 @@ def _apart(found: list[_Node], root: _Node, language: str) -> bool:
     error at a time: there the next one is always "left".)"""
     if _one_error_at_a_time(language):
         return False
-    for node in found:
-        if node.unconfirmed or node.places >= root.places or not node.problems:
-            continue
-        spans = [(e.line, e.line + max(len(e.new_lines), 1) - 1) for e in node.edits]
-        repaired = [p for p in root.problems if any(near(p.line, first, last) for first, last in spans)]
-        if any(p.text.strip() in BRACKET_MARKS or UNCLOSED.search(p.message) for p in repaired):
-            continue  # a bracket the parser objects to may pair with a mistake anywhere
-        start, end_before, end_after = differing_span(root.lines, node.lines)
-        before, after = "".join(root.lines[start:end_before]), "".join(node.lines[start:end_after])
-        if any(before.count(b) != after.count(b) for b in "()[]{}"):
-            continue  # a bracket added or taken may pair with one anywhere: not apart
-        if not any(near(p.line, first, last) for p in node.problems for first, last in spans):
-            return True
-    return False
+    return any(not node.unconfirmed and _clears_its_place(root, node.edits, node.lines, node.problems)
+               for node in found)
+
+
+def _clears_its_place(root: _Node, edits: tuple[Edit, ...], lines: list[str],
+                      problems: tuple[Problem, ...]) -> bool:
+    """``edits`` (giving ``lines`` and ``problems``) repair a place of ``root`` and
+    leave every problem outside their region, adding or taking no bracket and
+    repairing none the parser objects to (which may pair with a mistake anywhere)."""
+    if not problems or len({p.line for p in problems}) >= root.places:
+        return False
+    spans = [(e.line, e.line + max(len(e.new_lines), 1) - 1) for e in edits]
+    repaired = [p for p in root.problems if any(near(p.line, first, last) for first, last in spans)]
+    if any(p.text.strip() in BRACKET_MARKS or UNCLOSED.search(p.message) for p in repaired):
+        return False
+    start, end_before, end_after = differing_span(root.lines, lines)
+    before, after = "".join(root.lines[start:end_before]), "".join(lines[start:end_after])
+    if any(before.count(b) != after.count(b) for b in "()[]{}"):
+        return False
+    return not any(near(p.line, first, last) for p in problems for first, last in spans)
 
 
 def _balanced(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:
@@ -256,15 +262,21 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
     judged_progress = 0  # the first entries of ``progressing`` that a native judge confirmed
     alternatives_until: int | None = None  # the budget left when the search for alternatives ends
+    # The rank of the first edit that repairs a place of a file with mistakes elsewhere,
+    # leaving them all outside its region (``_clears_its_place``): from there on, as
+    # after a complete fix, only alternatives are looked for. The loop repairs the
+    # other places in steps of their own.
+    cleared: int | None = None
     for rank, edit in enumerate(_repeat_first(proposals(node.lines, node.problems, language), node)):
-        if len(fixing) >= MAX_SURVIVORS or (fixing and rank > fixing[0][0] + LOOK_FURTHER) \
+        first = fixing[0][0] if fixing else cleared
+        if len(fixing) >= MAX_SURVIVORS or (first is not None and rank > first + LOOK_FURTHER) \
                 or budget.spent() or (alternatives_until is not None and budget.left <= alternatives_until):
             break
         # Past the first level the likeliest edits come first (the kind that helped
         # before): with a partial repair in hand, look only a little further.
         if node.edits and not fixing and progressing and rank > progressing[-1][0] + LOOK_FURTHER:
             break
-        if len(fixing) == 1 and alternatives_until is None:
+        if (fixing or cleared is not None) and alternatives_until is None:
             alternatives_until = budget.left - ALTERNATIVES_WORK
         key = (edit.line, edit.span, tuple(edit.new_lines))
         if (edit.whole_repair_only and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
@@ -282,6 +294,9 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         if verdict == FIXED:
             fixing.append((rank, edit))
         elif verdict == PROGRESS and not edit.whole_repair_only and not _unbalances(node, edit):
+            if cleared is None and not node.edits and isinstance(judge, _TreeJudge) \
+                    and judge.clears_its_place(edit, judged):
+                cleared = rank
             if judged:  # the language's own judge saw progress: ahead of tree-sitter's guesses
                 progressing.insert(judged_progress, (rank, edit))
                 judged_progress += 1
@@ -691,6 +706,17 @@ class _TreeJudge:
         before = any(edit.line <= line <= edit.line + max(edit.span, 1) - 1 for line, _ in self.tree_before)
         if before and not any(edit.line <= p.line <= last for p in self.seen[_key(edit)]):
             self._second_chance(rank, edit)
+
+    def clears_its_place(self, edit: Edit, judged: bool) -> bool:
+        """After ``edit`` (judged PROGRESS), the problems left all lie outside its region
+        (``_clears_its_place``), as the language's own judge confirms where there is one."""
+        if self.native and not judged:
+            return False
+        problems = self.judged_problems.get(_key(edit)) if self.native else self.seen.get(_key(edit))
+        if problems is None or self.unconfirmed(problems, edit):
+            return False
+        lines = self.node.lines[:edit.line - 1] + edit.new_lines + self.node.lines[edit.line - 1 + edit.span:]
+        return _clears_its_place(self.node, (edit,), lines, problems)
 
     def note_rejected(self, rank: int, edit: Edit) -> None:
         """Keep ``edit`` (rejected by tree-sitter) for a second look when it is among
