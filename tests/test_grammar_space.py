@@ -349,3 +349,18 @@ def test_edits_on_different_lines_compare_as_the_whole_files_would():
     junk = lines[:5] + [lines[5].replace("add(", "add(;")] + lines[6:]
     contexts = contexts_of(broken, "javascript")
     assert contexts.enough and contexts.unseen(repaired) < contexts.unseen(junk)
+
+
+def test_a_closer_that_lost_its_name_gets_that_of_the_element_still_open():
+    from tinycode.languages.html import open_names
+
+    rows = "".join(f'      <li class="item"><a href="/p/{n}">Page {n}</a></li>\n' for n in range(30))
+    page = ("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n  <meta charset=\"utf-8\">\n  <title>T</title>\n"
+            "  <script>if (a < b) { x = '<div>'; }</script>\n</head>\n<body>\n  <div class=\"main\">\n"
+            "    <!-- <section> -->\n    <ul>\n" + rows + "    </ul>\n  </div>\n</body>\n</>\n")
+    lines = source_lines(page)
+    assert open_names(lines, len(lines), "</") == ["html"]  # void, raw-text and commented tags aside
+    assert open_names(lines, 13, "</") == ["ul", "div", "body", "html"]
+    assert open_names(lines, 13, "<") == []  # only a closer's name
+    found = suggest(page, "html")
+    assert found[0].source_after == page.replace("</>", "</html>")

@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Iterator, Sequence
 
 from ..check import Problem, tree_sitter_problems
-from ..languages import comment_prefix, get_language
+from ..languages import comment_prefix, get_language, spec
 from .edits import Edit, differing_span
 from .layout import open_strings
 from .progress import UNCLOSED
@@ -333,6 +333,7 @@ FAMILIAR_EDITS = 12  # one-token edits the file's own token contexts put first
 # `else` nowhere but where it was misspelt.
 FAMILIAR_FROM = 200
 FAMILIAR_NAMES = 8  # names tried where the file has a name between the same two tokens
+OPEN_NAMES = 2  # of those, the innermost elements still open there (``LanguageSpec.open_names``)
 
 
 class Contexts:
@@ -393,10 +394,18 @@ class Contexts:
         return after - before
 
     def blank(self, first: str, second: str, otherwise: bool) -> bool:
-        """Whether the file mostly puts a blank between ``first`` and ``second``
-        (``otherwise`` when it never has them side by side)."""
+        """Whether the file mostly puts a blank between ``first`` and ``second``; when
+        it never has them side by side, between them as tokens of their kinds (``</``
+        and a name: ``</html>`` as ``</div>``); ``otherwise`` when it has neither."""
         n = self.pairs[first, second]
-        return 2 * self.touching[first, second] < n if n else otherwise
+        if n:
+            return 2 * self.touching[first, second] < n
+        kinds = (self.kind(first), self.kind(second))
+        n = touching = 0
+        for (a, b), count in self.pairs.items():
+            if (self.kind(a), self.kind(b)) == kinds:
+                n, touching = n + count, touching + self.touching[a, b]
+        return 2 * touching < n if n else otherwise
 
     def seen(self, before: str, kind: str, after: str, line_no: int) -> int:
         """How often the file, the line ``line_no`` aside, has a token of ``kind``
@@ -421,6 +430,11 @@ def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: st
     problem = problems[0]
     rows = _error_lines(lines, problem)[:SPELLING_LINES]
     scored: list[tuple[tuple[int, int], int, tuple]] = []  # (familiarity, row, edit)
+    record = spec(language)
+
+    def open_names(line_no: int, before: str) -> list[str]:
+        # A closer that lost its name most likely closes what is open there.
+        return record.open_names(lines, line_no, before)[:OPEN_NAMES] if record and record.open_names else []
     for order, line_no in enumerate(rows):
         text = lines[line_no - 1]
         toks = _tokens(text, contexts.symbols)
@@ -438,10 +452,12 @@ def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: st
             for new in contexts.keywords + contexts.symbols:
                 scored.append((rate(kinds[:i + 1] + [new] + kinds[i + 1:], i + 1, 1), order, ("insert", i, new)))
             named = rate(kinds[:i + 1] + [_NAME_KIND] + kinds[i + 1:], i + 1, 1)
-            if i and named[0]:  # which name: those the file has after the same token
+            if i and named[0]:  # which name: those still open (a closer's), those the file has after the same token
                 raw = toks[i - 1][1]
                 names = [(c, w) for (a, w), c in contexts.pairs.items() if a == raw and contexts.kind(w) == _NAME_KIND]
-                for _, name in sorted(names, key=lambda x: (-x[0], x[1]))[:FAMILIAR_NAMES]:
+                opened = open_names(line_no, raw)
+                ranked = opened + [w for _, w in sorted(names, key=lambda x: (-x[0], x[1])) if w not in opened]
+                for name in ranked[:FAMILIAR_NAMES]:
                     scored.append((named, order, ("insert", i, name)))
         for i in near:
             tok = toks[i][1]

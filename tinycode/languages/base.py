@@ -98,6 +98,10 @@ class LanguageSpec:
     deep_indent_reported_early: bool = False
     # The family of edit proposals of its own ("python", "shell"), or "" for none.
     edit_family: str = ""
+    # For a name typed after a token (the lines, the line's number, the token): the
+    # names of the elements still open there, innermost first, when the token begins
+    # a closer (``</``): what a closer that lost its name closes.
+    open_names: Callable[[list[str], int, str], list[str]] | None = None
 
     def tools_for(self, source: str) -> tuple[str, ...]:
         """The external judges to look for, for ``source``."""
