@@ -364,3 +364,15 @@ def test_a_closer_that_lost_its_name_gets_that_of_the_element_still_open():
     assert open_names(lines, 13, "<") == []  # only a closer's name
     found = suggest(page, "html")
     assert found[0].source_after == page.replace("</>", "</html>")
+
+
+def test_a_line_break_is_looked_for_where_each_parser_reports():
+    # CPython reports the tuple's first line ("Perhaps you forgot a comma?"); tree-sitter
+    # the comment's wrapped words, where the break was typed.
+    rows = "".join(f"    '\\x{n:02x}'     #  0x{n:02X} -> CONTROL CHARACTER\n" for n in range(20))
+    source = ("decoding_table = (\n" + rows + "    '\\x20'     #  0x20 ->\n    DATA LINK ESCAPE\n"
+              + rows.replace("CONTROL", "OTHER") + ")\n")
+    result = check(source, "python")
+    assert result.problems[0].line == 2 and any(p.line == 23 for p in result.problems[1:3])
+    found = suggest(source, "python", result=result)
+    assert found and found[0].source_after == source.replace("->\n    DATA", "-> DATA")

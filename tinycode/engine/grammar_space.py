@@ -310,9 +310,23 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     if not comment_prefix(language):  # a language without comments: one typed from habit
         for line_no in rows[:SPELLING_LINES]:
             yield from _foreign_comment(lines[line_no - 1], line_no, symbols)
+    # A line break lost or typed: join, or split at the error; where each parser reports
+    # (a judge may report a wrapped line where the statement holding it began).
+    for reported in dict.fromkeys(min(max(p.line, 1), len(lines)) for p in (problem, *problems[1:3])):
+        yield from _joins(lines, reported, language, keywords, symbols)
     line = min(max(problem.line, 1), len(lines))
-    for first in (line - 1, line):  # a line break lost or typed: join, or split at the error
-        marker = comment_prefix(language)
+    text = lines[line - 1]
+    indent = text[:len(text) - len(text.lstrip())]
+    for col, _ in _tokens(text, symbols)[1:]:
+        if abs(col - (problem.column - 1)) <= 1 and problem.line == line:
+            yield Edit(line, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line}: split before column {col + 1}", 1)
+
+
+def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
+           symbols: Sequence[str]) -> Iterator[Edit]:
+    """``line`` joined to the line above, and the line below joined to it."""
+    marker = comment_prefix(language)
+    for first in (line - 1, line):
         if marker and marker in lines[first - 1 if 1 <= first else 0] \
                 and not (first < len(lines) and _prose(lines[first], keywords, symbols)):
             continue  # joined to a comment, the code would be commented out (prose is no code)
@@ -321,11 +335,6 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
             yield Edit(first, 2, [left + " " + right], f"line {first}: join line {first + 1} to it", 1)
             if not (_WORD.match(left[-1:]) and _WORD.match(right[:1])):  # a mark split in two (``/`` ``/``)
                 yield Edit(first, 2, [left + right], f"line {first}: join line {first + 1} to it, no space", 1)
-    text = lines[line - 1]
-    indent = text[:len(text) - len(text.lstrip())]
-    for col, _ in _tokens(text, symbols)[1:]:
-        if abs(col - (problem.column - 1)) <= 1 and problem.line == line:
-            yield Edit(line, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line}: split before column {col + 1}", 1)
 
 
 FAMILIAR_EDITS = 12  # one-token edits the file's own token contexts put first
