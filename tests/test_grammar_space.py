@@ -10,7 +10,7 @@ import pytest
 
 from fake_llm import FakeLLM
 from scripted import run
-from tinycode import repair
+from tinycode import judges, repair
 from tinycode.check import check, source_lines
 from tinycode.engine.candidates import suggest
 from tinycode.engine.grammar_space import distance, early_edits, late_edits, spelling_neighbours, vocabulary
@@ -376,3 +376,46 @@ def test_a_line_break_is_looked_for_where_each_parser_reports():
     assert result.problems[0].line == 2 and any(p.line == 23 for p in result.problems[1:3])
     found = suggest(source, "python", result=result)
     assert found and found[0].source_after == source.replace("->\n    DATA", "-> DATA")
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_a_directive_typed_onto_the_line_before_goes_back_to_a_line_of_its_own():
+    # tree-sitter, not knowing the macros, sees one error from __BEGIN_DECLS to the
+    # joined line, the same before the split and after: where it ends, only gcc can tell.
+    decls = "".join(f"extern int check_{n} (void (*abort_{n})(enum status)) __THROW;\n" for n in range(8))
+    enum = "enum status\n  {\n    DISABLED = -1,   /* not turned on.  */\n    OK,              /* fine.  */\n  };\n\n"
+    fixed = "#ifndef _X_H\n#define _X_H 1\n\n#include <features.h>\n\n__BEGIN_DECLS\n\n" + enum + decls + \
+        "\n__END_DECLS\n#endif /* x.h */\n"
+    broken = fixed.replace("__END_DECLS\n#endif", "__END_DECLS #endif")
+    from tinycode.problems import tree_sitter_problems
+
+    assert [(p.line, p.end_line) for p in tree_sitter_problems(broken, "c")] == [(6, 23)]
+    with judges.account(), judges.baseline(broken, "c"):
+        found = suggest(broken, "c")
+    assert found and found[0].source_after == fixed
+
+
+def test_code_typed_onto_the_end_of_a_comment_is_split_off_it():
+    from tinycode.engine.grammar_space import _line_splits
+
+    keywords, symbols = vocabulary("cpp")
+    lines = ["    /// Trie node metadata dispatch. template<typename Key,", "             typename Data>"]
+    assert [e.new_lines for e in _line_splits(lines, 1, "//", keywords, symbols)] == \
+        [["    /// Trie node metadata dispatch.", "    template<typename Key,"]]
+    prose = ["    // return the value if it is set"]  # a keyword in a sentence, no code after it
+    assert list(_line_splits(prose, 1, "//", keywords, symbols)) == []
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_an_edit_where_a_long_tree_sitter_error_ends_goes_to_the_judge():
+    from tinycode.engine import candidates as C
+
+    decls = "".join(f"extern int check_{n} (void (*abort_{n})(enum status)) __THROW;\n" for n in range(8))
+    enum = "enum status\n  {\n    DISABLED = -1,   /* not turned on.  */\n    OK,              /* fine.  */\n  };\n\n"
+    broken = "#ifndef _X_H\n#define _X_H 1\n\n#include <features.h>\n\n__BEGIN_DECLS\n\n" + enum + decls + \
+        "\n__END_DECLS #endif /* x.h */\n"
+    lines = source_lines(broken)
+    split = next(e for e in early_edits(lines, tuple(check(broken, "c").problems), "c") if "split" in e.description)
+    judge = C._TreeJudge(C._Node(lines, True, tuple(check(broken, "c").problems), (), 0), "c")
+    # tree-sitter sees the same error over the same lines after the split as before it
+    assert judge.verdict(split) == C.FIXED

@@ -20,7 +20,7 @@ from typing import Iterator, Sequence
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language, spec
 from .edits import Edit, differing_span
-from .layout import open_strings
+from .layout import indent_of, open_strings
 from .progress import UNCLOSED
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
@@ -310,6 +310,8 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     if not comment_prefix(language):  # a language without comments: one typed from habit
         for line_no in rows[:SPELLING_LINES]:
             yield from _foreign_comment(lines[line_no - 1], line_no, symbols)
+    for line_no in rows:  # a line typed onto the end of a comment, or onto a line before a directive
+        yield from _line_splits(lines, line_no, comment_prefix(language), keywords, symbols)
     # A line break lost or typed: join, or split at the error; where each parser reports
     # (a judge may report a wrapped line where the statement holding it began).
     for reported in dict.fromkeys(min(max(p.line, 1), len(lines)) for p in (problem, *problems[1:3])):
@@ -320,6 +322,42 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     for col, _ in _tokens(text, symbols)[1:]:
         if abs(col - (problem.column - 1)) <= 1 and problem.line == line:
             yield Edit(line, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line}: split before column {col + 1}", 1)
+
+
+_CLOSERS = (")", "]", "}")
+
+
+def _line_splits(lines: list[str], line_no: int, marker: str, keywords: Sequence[str],
+                 symbols: Sequence[str]) -> Iterator[Edit]:
+    """Line ``line_no`` split in two before a token that begins a line of its own: a
+    directive of the grammar's (``#endif``) after other tokens; in the text of a
+    comment, a closing bracket, or a keyword with code after it (``/// Trie metadata.
+    template<typename Key,``), as when a line was joined to the comment above it. A
+    closer may go back to the indentation of the block it closes."""
+    text = lines[line_no - 1]
+    toks = _tokens(text, symbols)
+    comment = next((col for col, tok in toks if not tok[0] in "\"'`" and marker and text.startswith(marker, col)),
+                   None)
+    indent = text[:len(text) - len(text.lstrip())]
+    split_word = False
+    for i, (col, tok) in enumerate(toks[1:], 1):
+        in_comment = comment is not None and col > comment
+        directive = tok + toks[i + 1][1] if tok == "#" and i + 1 < len(toks) else tok
+        code_after = any(not _WORD.fullmatch(t) for _, t in toks[i + 1:])
+        if directive[:1] == "#" and directive[1:2].isalpha() and (directive in keywords or directive in symbols) \
+                and not in_comment:
+            indents = [indent]
+        elif in_comment and tok in _CLOSERS:
+            outer = next((lines[n - 1] for n in range(line_no - 1, 0, -1)
+                          if lines[n - 1].strip() and len(indent_of(lines[n - 1])) < len(indent)), None)
+            indents = [indent] + ([indent_of(outer)] if outer is not None else [])
+        elif in_comment and tok in keywords and len(tok) > 1 and code_after and not split_word:
+            indents, split_word = [indent], True  # the first such keyword begins the code
+        else:
+            continue
+        for new_indent in indents:
+            yield Edit(line_no, 1, [text[:col].rstrip(), new_indent + text[col:]],
+                       f"line {line_no}: split before {tok!r}", 1)
 
 
 def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
