@@ -646,8 +646,8 @@ class _TreeJudge:
             return FIXED
         if self.blind and not found - shifted:
             return FIXED  # tree-sitter cannot see this error: only the judge can tell
-        if not found - shifted and any(edit.line <= end <= last for _, end in self.tree_spans):
-            return FIXED  # where its error over many lines ends (``_span_ends``): only the judge can tell
+        if not found - shifted and any(start <= last and edit.line <= end for start, end in self.tree_spans):
+            return FIXED  # inside its error over many lines, the same after as before: only the judge can tell
         # Not worse by count: tree-sitter's recovery may just see the same error differently.
         return PROGRESS
 
