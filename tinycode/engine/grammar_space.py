@@ -336,9 +336,9 @@ def _line_splits(lines: list[str], line_no: int, marker: str, keywords: Sequence
     closer may go back to the indentation of the block it closes."""
     text = lines[line_no - 1]
     toks = _tokens(text, symbols)
-    comment = next((col for col, tok in toks if not tok[0] in "\"'`" and marker and text.startswith(marker, col)),
+    comment = next((col for col, tok in toks if tok[0] not in "\"'`" and marker and text.startswith(marker, col)),
                    None)
-    indent = text[:len(text) - len(text.lstrip())]
+    indent = indent_of(text)
     split_word = False
     for i, (col, tok) in enumerate(toks[1:], 1):
         in_comment = comment is not None and col > comment
