@@ -378,15 +378,19 @@ def test_a_line_break_is_looked_for_where_each_parser_reports():
     assert found and found[0].source_after == source.replace("->\n    DATA", "-> DATA")
 
 
+# A header whose macros tree-sitter does not know, its #endif typed onto the line before.
+_DECLS = "".join(f"extern int check_{n} (void (*abort_{n})(enum status)) __THROW;\n" for n in range(8))
+_ENUM = "enum status\n  {\n    DISABLED = -1,   /* not turned on.  */\n    OK,              /* fine.  */\n  };\n\n"
+HEADER = "#ifndef _X_H\n#define _X_H 1\n\n#include <features.h>\n\n__BEGIN_DECLS\n\n" + _ENUM + _DECLS + \
+    "\n__END_DECLS\n#endif /* x.h */\n"
+HEADER_JOINED = HEADER.replace("__END_DECLS\n#endif", "__END_DECLS #endif")
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 def test_a_directive_typed_onto_the_line_before_goes_back_to_a_line_of_its_own():
     # tree-sitter, not knowing the macros, sees one error from __BEGIN_DECLS to the
     # joined line, the same before the split and after: where it ends, only gcc can tell.
-    decls = "".join(f"extern int check_{n} (void (*abort_{n})(enum status)) __THROW;\n" for n in range(8))
-    enum = "enum status\n  {\n    DISABLED = -1,   /* not turned on.  */\n    OK,              /* fine.  */\n  };\n\n"
-    fixed = "#ifndef _X_H\n#define _X_H 1\n\n#include <features.h>\n\n__BEGIN_DECLS\n\n" + enum + decls + \
-        "\n__END_DECLS\n#endif /* x.h */\n"
-    broken = fixed.replace("__END_DECLS\n#endif", "__END_DECLS #endif")
+    fixed, broken = HEADER, HEADER_JOINED
     from tinycode.problems import tree_sitter_problems
 
     assert [(p.line, p.end_line) for p in tree_sitter_problems(broken, "c")] == [(6, 23)]
@@ -410,10 +414,7 @@ def test_code_typed_onto_the_end_of_a_comment_is_split_off_it():
 def test_an_edit_where_a_long_tree_sitter_error_ends_goes_to_the_judge():
     from tinycode.engine import candidates as C
 
-    decls = "".join(f"extern int check_{n} (void (*abort_{n})(enum status)) __THROW;\n" for n in range(8))
-    enum = "enum status\n  {\n    DISABLED = -1,   /* not turned on.  */\n    OK,              /* fine.  */\n  };\n\n"
-    broken = "#ifndef _X_H\n#define _X_H 1\n\n#include <features.h>\n\n__BEGIN_DECLS\n\n" + enum + decls + \
-        "\n__END_DECLS #endif /* x.h */\n"
+    broken = HEADER_JOINED
     lines = source_lines(broken)
     split = next(e for e in early_edits(lines, tuple(check(broken, "c").problems), "c") if "split" in e.description)
     judge = C._TreeJudge(C._Node(lines, True, tuple(check(broken, "c").problems), (), 0), "c")
