@@ -305,6 +305,10 @@ def test_a_sentence_wrapped_out_of_its_comment_goes_back_into_it():
     joined = [e.new_lines for e in early_edits(source_lines(source), tuple(check(source, "bash").problems), "bash")
               if "join" in e.description]
     assert ['# Licensed under the Apache License, Version 2.0 (the "License");'] in joined
+    snippet = "def main():\n    #addstr(str(x))\n    getch()enter code here\n    return 0\n"  # a call is code
+    problems = tuple(check(snippet, "python").problems)
+    assert not any("#addstr" in "".join(e.new_lines) and "getch" in "".join(e.new_lines)
+                   for e in early_edits(source_lines(snippet), problems, "python") if "join" in e.description)
     code = "function f(x) {\n  // add one\n  x = x +\n  return x;\n}\n"  # code is never commented out
     problems = tuple(check(code, "javascript").problems)
     assert not any("//" in "".join(e.new_lines) and "x = x" in "".join(e.new_lines)

@@ -578,7 +578,10 @@ def _prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
     sentence wrapped by an editor onto a line of its own: ``the License, Version 2.0
     (the "License");``)."""
     run = longest = 0
-    for _, tok in _tokens(text, symbols):
+    end = -1  # where the token before ends
+    for col, tok in _tokens(text, symbols):
+        if tok == "(" and col == end:
+            return False  # a call (``getch()``): a sentence puts a blank before its parenthesis
         if _WORD.fullmatch(tok) and tok not in keywords:
             run += 1
             longest = max(longest, run)
@@ -587,6 +590,7 @@ def _prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
             run = 0
         else:
             return False
+        end = col + len(tok)
     return longest >= PROSE_RUN
 
 
