@@ -176,7 +176,7 @@ def _clears_its_place(root: _Node, edits: tuple[Edit, ...], lines: list[str],
         return False
     start, end_before, end_after = differing_span(root.lines, lines)
     before, after = "".join(root.lines[start:end_before]), "".join(lines[start:end_after])
-    if any(before.count(b) != after.count(b) for b in "()[]{}"):
+    if any(before.count(b) != after.count(b) for b in BRACKET_MARKS):
         return False
     return not any(near(p.line, first, last) for p in problems for first, last in spans)
 
@@ -717,8 +717,7 @@ class _TreeJudge:
         problems = self.judged_problems.get(_key(edit)) if self.native else self.seen.get(_key(edit))
         if problems is None or self.unconfirmed(problems, edit):
             return False
-        lines = self.node.lines[:edit.line - 1] + edit.new_lines + self.node.lines[edit.line - 1 + edit.span:]
-        return _clears_its_place(self.node, (edit,), lines, problems)
+        return _clears_its_place(self.node, (edit,), edit.applied(self.node.lines), problems)
 
     def note_rejected(self, rank: int, edit: Edit) -> None:
         """Keep ``edit`` (rejected by tree-sitter) for a second look when it is among

@@ -318,10 +318,9 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
         yield from _joins(lines, reported, language, keywords, symbols)
     line = min(max(problem.line, 1), len(lines))
     text = lines[line - 1]
-    indent = text[:len(text) - len(text.lstrip())]
     for col, _ in _tokens(text, symbols)[1:]:
         if abs(col - (problem.column - 1)) <= 1 and problem.line == line:
-            yield Edit(line, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line}: split before column {col + 1}", 1)
+            yield _split(line, text, col, indent_of(text), f"split before column {col + 1}")
 
 
 _CLOSERS = (")", "]", "}")
@@ -343,7 +342,6 @@ def _line_splits(lines: list[str], line_no: int, marker: str, keywords: Sequence
     for i, (col, tok) in enumerate(toks[1:], 1):
         in_comment = comment is not None and col > comment
         directive = tok + toks[i + 1][1] if tok == "#" and i + 1 < len(toks) else tok
-        code_after = any(not _WORD.fullmatch(t) for _, t in toks[i + 1:])
         if directive[:1] == "#" and directive[1:2].isalpha() and (directive in keywords or directive in symbols) \
                 and not in_comment:
             indents = [indent]
@@ -351,13 +349,18 @@ def _line_splits(lines: list[str], line_no: int, marker: str, keywords: Sequence
             outer = next((lines[n - 1] for n in range(line_no - 1, 0, -1)
                           if lines[n - 1].strip() and len(indent_of(lines[n - 1])) < len(indent)), None)
             indents = [indent] + ([indent_of(outer)] if outer is not None else [])
-        elif in_comment and tok in keywords and len(tok) > 1 and code_after and not split_word:
+        elif in_comment and tok in keywords and len(tok) > 1 and not split_word \
+                and any(not _WORD.fullmatch(t) for _, t in toks[i + 1:]):  # code after it
             indents, split_word = [indent], True  # the first such keyword begins the code
         else:
             continue
         for new_indent in indents:
-            yield Edit(line_no, 1, [text[:col].rstrip(), new_indent + text[col:]],
-                       f"line {line_no}: split before {tok!r}", 1)
+            yield _split(line_no, text, col, new_indent, f"split before {tok!r}")
+
+
+def _split(line_no: int, text: str, col: int, indent: str, what: str) -> Edit:
+    """Line ``text`` split before column ``col``, the second part indented by ``indent``."""
+    return Edit(line_no, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line_no}: {what}", 1)
 
 
 def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
