@@ -424,3 +424,42 @@ def test_an_edit_where_a_long_tree_sitter_error_ends_goes_to_the_judge():
     judge = C._TreeJudge(C._Node(lines, True, tuple(check(broken, "c").problems), (), 0), "c")
     # tree-sitter sees the same error over the same lines after the split as before it
     assert judge.verdict(split) == C.FIXED
+
+
+# A script whose blocks close on lines of their own, one closer typed onto the line before.
+SCRIPT = ("#!/bin/bash\nset -e\n\nif [ -n \"$A\" ]; then\n    echo a\nfi\n\n"
+          "for f in *.txt; do\n    wc -l \"$f\"\ndone\n\n"
+          "if [ -n \"$B\" ]; then\n    export B\n    unset OLD_B\nfi\n\nwhile read -r x; do\n    echo \"$x\"\ndone\n")
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
+def test_a_closer_typed_onto_the_line_before_goes_back_to_a_line_of_its_own():
+    broken = SCRIPT.replace("unset OLD_B\nfi", "unset OLD_B fi")
+    with judges.account(), judges.baseline(broken, "bash"):
+        found = suggest(broken, "bash")
+    assert found and found[0].source_after == SCRIPT  # not another `fi` inserted
+
+
+def test_a_line_typed_onto_a_block_opener_is_split_off_with_the_files_indentation():
+    methods = "".join(f"    def m{n}(self):\n        return {n}\n\n" for n in range(4))
+    fixed = "class A:\n    def f(self, x):\n        return x\n\n" + methods + "\nclass B(A):\n" + methods
+    broken = fixed.replace("class A:\n    def f", "class A: def f")
+    found = suggest(broken, "python")
+    assert found and found[0].source_after == fixed
+
+
+def test_line_breaks_come_from_the_files_own_habits_not_from_names():
+    from tinycode.engine.grammar_space import lost_breaks
+
+    # `}` begins this file's lines; a name may begin any line and splits nothing
+    body = "".join(f"function f{n}(x) {{\n  return x + {n};\n}}\n\n" for n in range(4))
+    lines = source_lines(body.replace("return x + 2;\n}", "return x + 2; }") + "let a = b c;\n")
+    problems = tuple(check("\n".join(lines), "javascript").problems)
+    splits = [e.new_lines for e in lost_breaks(lines, problems, "javascript")]
+    assert ["  return x + 2;", "}"] in splits
+    assert not any(new[-1].strip() == "c;" for new in splits)
+    # a sentence in a comment is no code typed onto it
+    prose = source_lines(body + "// when done } the loop ends and we go on to the next one\nlet a = b c;\n")
+    problems = tuple(check("\n".join(prose), "javascript").problems)
+    assert not any("when done" in new[0] for new in
+                   (e.new_lines for e in lost_breaks(prose, problems, "javascript")))

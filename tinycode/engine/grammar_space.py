@@ -358,6 +358,105 @@ def _line_splits(lines: list[str], line_no: int, marker: str, keywords: Sequence
             yield _split(line_no, text, col, new_indent, f"split before {tok!r}")
 
 
+MAX_BREAKS = 6  # places where a lost line break is tried, nearest the errors first
+_SAME, _DEEPER, _SHALLOWER = 0, 1, -1
+_BEFORE, _AFTER = "before", "after"
+
+
+def _break_mark(token: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
+    """A token that may mark where a line begins or ends: one of the grammar's, or the
+    empty string a triple quote reads as (a docstring's first line). A name or a
+    literal is no such sign: any line may begin or end with one."""
+    return _grammar_token(token, keywords, symbols) or token in ('""', "''")
+
+
+class _LineBreaks:
+    """Where the file breaks its lines: the tokens it begins lines with (``fi``,
+    ``def``, ``}``) and ends them with (``{``, ``;``, ``:``) and seldom has inside one,
+    how it indents the line after such a break (as the line before, deeper, or back to
+    an outer block), and where such a token stands inside a line, code not prose
+    after it, even in a comment (a line typed onto the end of one)."""
+
+    def __init__(self, lines: Sequence[str], language: str) -> None:
+        keywords, symbols = vocabulary(language)
+        marker = comment_prefix(language)
+        counts = {_BEFORE: Counter(), _AFTER: Counter()}  # at a line's start, at its end
+        elsewhere = {_BEFORE: Counter(), _AFTER: Counter()}
+        self.shift: dict[tuple[str, str], Counter] = {}
+        steps: Counter = Counter()
+        line_tokens = [_tokens(text, symbols) for text in lines]
+        previous: tuple[str, str] | None = None  # the last code line's indentation and last token
+        for text, toks in zip(lines, line_tokens):
+            if not toks:
+                continue
+            indent = indent_of(text)
+            if previous is not None:
+                way = _SAME if indent == previous[0] else _DEEPER if len(indent) > len(previous[0]) else _SHALLOWER
+                for side, tok in ((_BEFORE, toks[0][1]), (_AFTER, previous[1])):
+                    if _break_mark(tok, keywords, symbols):
+                        counts[side][tok] += 1
+                        self.shift.setdefault((side, tok), Counter())[way] += 1
+                if indent.startswith(previous[0]) and indent != previous[0]:
+                    steps[indent[len(previous[0]):]] += 1
+            elsewhere[_BEFORE].update(t for _, t in toks[1:])
+            elsewhere[_AFTER].update(t for _, t in toks[:-1])
+            previous = indent, toks[-1][1]
+        self.step = steps.most_common(1)[0][0] if steps else "    "
+        # Mostly at a line's edge; a token seen there once and nowhere else (the
+        # script's one ``done``) too.
+        marks = {side: {t for t, n in found.items() if 3 * (elsewhere[side][t] - 1) <= n}
+                 for side, found in counts.items()}
+        self.places: list[tuple[int, int, str, str]] = []  # (line, column of the split, token, side)
+        for line_no, (text, toks) in enumerate(zip(lines, line_tokens), 1):
+            comment = next((col for col, tok in toks if marker and text.startswith(marker, col)), None)
+            for i, (col, tok) in enumerate(toks[1:], 1):
+                rest = text[col:] if tok in marks[_BEFORE] else \
+                    text[toks[i + 1][0]:] if tok in marks[_AFTER] and i + 1 < len(toks) else ""
+                if not rest or (comment is not None and col > comment
+                                and _prose(rest[len(tok) if side == _BEFORE else 0:], keywords, symbols)):
+                    continue  # a comment's sentence, not code typed onto it
+                if comment is not None and col < comment < len(text) - len(rest):
+                    continue  # the comment would end up on the new line: not where it was typed
+                side = _BEFORE if tok in marks[_BEFORE] else _AFTER
+                self.places.append((line_no, len(text) - len(rest), tok, side))
+
+    def indents(self, lines: Sequence[str], line_no: int, token: str, side: str) -> list[str]:
+        """The indentations for the line split off line ``line_no`` at ``token``, the
+        file's most usual way first."""
+        indent = indent_of(lines[line_no - 1])
+        outer = next((indent_of(lines[n - 1]) for n in range(line_no - 1, 0, -1)
+                      if lines[n - 1].strip() and len(indent_of(lines[n - 1])) < len(indent)), "")
+        by_way = {_SAME: indent, _DEEPER: indent + self.step, _SHALLOWER: outer}
+        ways = [w for w, _ in self.shift.get((side, token), Counter()).most_common()]
+        return list(dict.fromkeys(by_way[w] for w in ways + [_SAME, _DEEPER, _SHALLOWER]))
+
+
+@lru_cache(maxsize=4)
+def _line_breaks(text: str, language: str) -> _LineBreaks:
+    return _LineBreaks(text.split("\n"), language)
+
+
+def lost_breaks(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """A line break lost, two lines typed as one: a line split before a token that
+    begins the file's lines or after one that ends them, and seldom stands inside one
+    (``unset x fi``, ``class A: def f():``, ``} x = 1``, ``// note } finally {``),
+    nearest the reported errors first (a block left open may be reported at its end,
+    far below). Only whitespace changes: no token is added or lost. Where indentation
+    is syntax, each way the file indents such a line is tried; elsewhere the file's
+    usual one."""
+    if not problems or not lines:
+        return
+    breaks = _line_breaks("\n".join(lines), language)
+    reported = [min(max(p.line, 1), len(lines)) for p in problems[:3]]
+    places = sorted(breaks.places, key=lambda at: (min(abs(at[0] - r) for r in reported), at))
+    record = spec(language)
+    every_indent = record is not None and record.indentation_is_syntax
+    for line_no, col, tok, side in places[:MAX_BREAKS]:
+        indents = breaks.indents(lines, line_no, tok, side)
+        for indent in indents if every_indent else indents[:1]:
+            yield _split(line_no, lines[line_no - 1], col, indent, f"split {side} {tok!r}")
+
+
 def _split(line_no: int, text: str, col: int, indent: str, what: str) -> Edit:
     """Line ``text`` split before column ``col``, the second part indented by ``indent``."""
     return Edit(line_no, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line_no}: {what}", 1)

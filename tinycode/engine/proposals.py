@@ -14,7 +14,7 @@ from typing import Iterator
 from ..check import Problem
 from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
-from .grammar_space import early_edits, familiar_edits, late_edits
+from .grammar_space import early_edits, familiar_edits, late_edits, lost_breaks
 from .layout import (HEADER_SCAN, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
 from .progress import named_line
@@ -44,6 +44,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         return
     problems = _nearest_first(problems)
     python = _edit_family(language) == "python"
+    # Two lines typed as one: the few splits that change no token come first.
+    yield from lost_breaks(lines, problems, language)
     if _edit_family(language) == "shell":
         # The shell reports a missing then/fi/done lines after it, where a token named
         # missing would also parse: the script's own block structure says where it was.
