@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -554,3 +555,33 @@ def test_a_repair_that_clears_its_place_ends_the_search_for_it(monkeypatch):
     found = suggest(source, "go")
     assert found[0].edit.description == "line 3: respell 'Func' as 'func'" and found[0].problems_after == 1
     assert len(drawn) <= candidates.LOOK_FURTHER + 50
+
+
+# A stylesheet with what CSS allows and tree-sitter's grammar does not (an unquoted URL
+# holding "?" and "&"), so its check blanks those before parsing.
+_STYLES = "".join(f".box{n} {{ margin: {n}px; padding: 0 {n}px; }}\n" for n in range(12))
+STYLESHEET = ("a.more { background: url(?cmd=resource&f=more.png) no-repeat; }\n" + _STYLES
+              + ".hidden { display: none; }\n")
+
+
+def test_edits_are_judged_on_the_text_the_check_reads():
+    assert check(STYLESHEET, "css").ok
+    broken = STYLESHEET.replace(".hidden", "..hidden")
+    found = suggest(broken, "css")
+    assert found and found[0].source_after == STYLESHEET
+
+
+def test_a_deleted_token_leaves_the_blank_the_file_puts_between_its_neighbours():
+    broken = STYLESHEET.replace("margin: 4px; padding: 0 4px; }", "margin: 4px; padding: 0 4px;, }")
+    found = suggest(broken, "css")
+    assert found and found[0].source_after == STYLESHEET  # "; }", as the file has it, not ";}"
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_a_separator_before_the_closer_a_compiler_points_at_is_deleted():
+    fixed = "int f(int a, int b);\n\nint g(void) {\n    return f(1, 2);\n}\n"
+    broken = fixed.replace("f(1, 2)", "f(1, 2,)")
+    result = check(broken, "c")
+    assert result.problems[0].message.startswith("expected expression before ')'")
+    first = [e.new_lines for e in proposals(broken.splitlines(), result.problems, "c")][:4]
+    assert ["    return f(1, 2);"] in first

@@ -30,7 +30,7 @@ from .edits import BRACKETS, WHOLE_LINE, Edit, changed_hunks, code_tokens, diffe
 from .layout import HEADER_SCAN, block_header, open_strings, unmatched_brackets
 from .proposals import opener_at_end, proposals
 from .. import judges
-from ..judges import judge_name
+from ..judges import grammar_gaps, judge_name
 from ..languages import get_parser, spec
 from .grammar_space import contexts_of, habits
 from .progress import REGION, TREE_SITTER, UNCLOSED, made_progress, near, reported_line
@@ -597,6 +597,11 @@ class _TreeJudge:
             first = next((p for p in node.problems if p.source != TREE_SITTER), None)
             self.blind = first is not None and not any(
                 p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
+        # Where tree-sitter alone judges, what the language allows and its grammar does
+        # not (``grammar_gaps``: CSS's unquoted ``url()``, an HTML template's ``{{ }}``)
+        # is blanked for the check: each edited text is blanked and parsed likewise, or
+        # every edit would seem to add what the check never reported.
+        self.gaps = not self.native and grammar_gaps.blanked(node.text, language) != node.text
         self.unjudged: list[tuple[int, Edit, list[str]]] = []  # (rank, edit, lines) the judge's runs ran out for
         self.cost = 1 + len(self.data) // REPARSE_UNIT  # budget units of one re-parse
         # Edits tree-sitter did not pass to the judge that it may be wrong about, for
@@ -615,7 +620,12 @@ class _TreeJudge:
         tree.edit(start_byte=begin, old_end_byte=old_end, new_end_byte=begin + len(new),
                   start_point=(edit.line - 1, 0), old_end_point=(end_index, 0),
                   new_end_point=(edit.line - 1 + len(edit.new_lines), 0))
-        after = self.parser.parse(data, tree)
+        if self.gaps:
+            data = grammar_gaps.blanked(data.decode("utf-8", "surrogatepass"), self.language).encode(
+                "utf-8", "surrogatepass")
+            after = self.parser.parse(data)
+        else:
+            after = self.parser.parse(data, tree)
         problems = self.seen[_key(edit)] = tuple(tree_problems(after, data))
         if self.native:
             return FIXED if edit.direct else self._filter(problems, edit)

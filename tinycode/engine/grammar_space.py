@@ -185,11 +185,12 @@ def _inserts(line_no: int, text: str, col: int, new: str, spacing: Spacing) -> I
         yield _line_edit(line_no, text, col, "", new, f"insert {new!r}")
 
 
-def _delete(line_no: int, text: str, col: int, old: str, what: str) -> Edit:
+def _delete(line_no: int, text: str, col: int, old: str, what: str, contexts: "Contexts | None" = None) -> Edit:
     """``old`` deleted at ``col`` with the blanks around it as a person leaves them:
-    one where it stood between blanks, none before a closer or separator, nor between
-    a name and its opening bracket (``f (x)`` after a repeated name), none at the
-    line's end; the indentation stays."""
+    between the tokens it stood between, as the file spaces those (``contexts``, when
+    it has habits), else one where it stood between blanks, none before a closer or
+    separator, nor between a name and its opening bracket (``f (x)`` after a repeated
+    name); none at the line's end; the indentation stays."""
     start, end = col, col + len(old)
     while start > 0 and text[start - 1] in " \t":
         start -= 1
@@ -202,6 +203,10 @@ def _delete(line_no: int, text: str, col: int, old: str, what: str) -> Edit:
     left_blank, right_blank = start < col, end > col + len(old)
     right = text[end]
     gap = "" if right in ")]},;." or (right == "(" and left_blank and not right_blank) else " "
+    if contexts is not None and contexts.enough:
+        left_tokens, right_tokens = _tokens(text[:start], contexts.symbols), _tokens(text[end:], contexts.symbols)
+        if left_tokens and right_tokens:
+            gap = " " if contexts.blank(left_tokens[-1][1], right_tokens[0][1], gap == " ") else ""
     return Edit(line_no, 1, [text[:start] + gap + text[end:]], f"line {line_no}: {what}", 1, start + 1, start)
 
 
@@ -268,6 +273,7 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
         return
     keywords, symbols = vocabulary(language)
     names = Counter(_WORD.findall("\n".join(lines)))
+    contexts = contexts_of("\n".join(lines), language)
     problem = problems[0]
     rows = _rows(lines, problem, language)
     # A misspelt word where any of the parsers reports (tree-sitter often nearer the
@@ -285,7 +291,7 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
         for i in range(len(toks) - 1):
             (c1, t1), (c2, t2) = toks[i], toks[i + 1]
             if t1 == t2:
-                yield _delete(line_no, text, c2, t2, f"delete the repeated {t2!r}")
+                yield _delete(line_no, text, c2, t2, f"delete the repeated {t2!r}", contexts)
             elif (_grammar_token(t1, keywords, symbols) and _grammar_token(t2, keywords, symbols)) \
                     or (c2 == c1 + len(t1) and (t2 + t1 in symbols or t2 + t1 in keywords)):
                 # (Touching tokens whose swap spells one of the grammar's: ``endif#``.)
@@ -633,7 +639,7 @@ def _familiar_edit(text: str, line_no: int, contexts: Contexts, spacing: Spacing
     if what == "swap":
         return _swap(line_no, text, *toks[i], *toks[i + 1])
     if what == "delete":
-        return _delete(line_no, text, toks[i][0], toks[i][1], f"delete {toks[i][1]!r}")
+        return _delete(line_no, text, toks[i][0], toks[i][1], f"delete {toks[i][1]!r}", contexts)
     if what == "replace":
         return _line_edit(line_no, text, toks[i][0], toks[i][1], new, f"replace {toks[i][1]!r} with {new!r}")
     # Inserted between two tokens, with blanks as the file has them around the new one.
@@ -709,6 +715,7 @@ def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -
     keywords, symbols = vocabulary(language)
     problem = problems[0]
     spacing, vocab = habits("\n".join(lines), language)
+    contexts = contexts_of("\n".join(lines), language)
     rows = []
     for line_no in _rows(lines, problem, language):
         text = lines[line_no - 1]
@@ -727,7 +734,7 @@ def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -
         for i in near:
             col, tok = toks[i]
             if _grammar_token(tok, keywords, symbols):
-                yield _delete(line_no, text, col, tok, f"delete {tok!r}")
+                yield _delete(line_no, text, col, tok, f"delete {tok!r}", contexts)
     for line_no, text, toks, near in rows:
         boundaries = _boundaries(toks, near)
         for new in vocab:  # the tokens the file uses most, at every place, first

@@ -29,6 +29,7 @@ BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched 
 # gcc, clang, gofmt: "expected ';' before 'x'", "expected ';', ',' or ')' before 'int'", "expected ')'"
 _EXPECTED = re.compile(r"^(?:SyntaxError: )?expected ((?:'[^'\s]{1,2}'(?:, | or |, or )?)+)(?: before| after|,|$)")
 _QUOTED = re.compile(r"'([^'\s]{1,2})'")
+_CLOSERS = (")", "]", "}")
 
 
 def _edit_family(language: str) -> str:
@@ -159,11 +160,14 @@ def _delete_pointed(text: str, line_no: int, col: int) -> Iterator[Edit]:
     ``if``, a stray ``*/``): the token edits elsewhere never delete words. Not a
     string: one left open is closed, not thrown away with the rest of its line."""
     parts = [(c, t) for c, t in tokens(text) if not t.isspace()]
-    for start, tok in parts:
+    for i, (start, tok) in enumerate(parts):
         if start == col and not (tok[0] in "\"'" and len(tok) > 1):
             yield replace_token(text, line_no, start, tok, "")
             if text[start - 1:start + 1] == "*/" and start:  # gcc points at the "/" of a stray "*/"
                 yield replace_token(text, line_no, start - 1, "*/", "")
+            if tok in _CLOSERS and i and parts[i - 1][1] in (",", ";"):
+                # "expected expression before ')'": the separator before it has nothing to separate
+                yield replace_token(text, line_no, parts[i - 1][0], parts[i - 1][1], "")
             return
 
 
