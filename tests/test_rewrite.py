@@ -64,3 +64,18 @@ def test_a_rewrite_that_changes_too_much_hands_over_to_the_agent():
     assert result.status == "fixed" and result.source == source.replace("def (x)):", "def f(x):")
     assert [s.kind for s in result.steps] == ["rewrite", "model"]
     assert "changes too much" in result.steps[0].observation
+
+
+def test_a_window_too_long_to_retype_narrows_then_is_not_asked_for():
+    long_line = "x = [" + ", ".join(str(n) for n in range(150)) + "]"  # about 700 characters
+    lines = [f"a{i} = {i}" for i in range(30)]
+    lines[14:17] = [long_line, "y = (1", long_line]
+    source = "\n".join(lines) + "\n"
+    llm = FakeLLM(["no answer"])
+    rewrite = rewrite_window(llm, source, "python", check(source, "python"))
+    assert (rewrite.edit.line, rewrite.edit.end_line) == (16, 16)  # the problem's line alone
+    lines[16] = lines[16] + ", 1" * 200  # its line itself too long
+    source = "\n".join(lines).replace("y = (1", "y = (1" + ", 1" * 400) + "\n"
+    llm = FakeLLM([])
+    assert rewrite_window(llm, source, "python", check(source, "python")) is None
+    assert llm.prompts == []

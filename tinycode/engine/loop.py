@@ -283,6 +283,8 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
     guard."""
     assert state.current is not None
     rewrite = rewrite_window(state.llm, state.working, state.language, state.current)
+    if rewrite is None:  # too long a window to retype within a file's budget
+        return None
     state.count_model(rewrite.prompt_tokens, rewrite.completion_tokens)
     kept: tuple[str, CheckResult] | None = None
     if rewrite.edited is None or rewrite.edited_result is None:

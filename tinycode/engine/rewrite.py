@@ -22,6 +22,11 @@ from ..llm.base import LLM
 
 LINES_BEFORE, LINES_AFTER = 3, 3  # context around the first problem
 WHOLE_FILE_UP_TO = 12  # lines: a file this short is shown whole
+# Characters of a window the model retypes at most (about 300 tokens: ten seconds of
+# generation for the default model on two cores). Around a longer one (minified code,
+# a page on one line) the window narrows to the problem's line and its neighbours;
+# past that no rewrite is asked for: the answer would cost the file's whole budget.
+MAX_WINDOW_CHARS = 1000
 SYSTEM = ("You are an expert programmer. Fix the syntax error in the user's lines, changing as "
           "little as possible. Reply with the corrected lines in one fenced code block and nothing else.")
 _FENCE = re.compile(r"```[\w+#.-]*[ \t]*\n(.*?)(?:```|\Z)", re.S)
@@ -38,17 +43,24 @@ class Rewrite:
     edited_result: CheckResult | None = None  # its check
 
 
-def rewrite_window(llm: LLM, source: str, language: str, result: CheckResult) -> Rewrite:
-    """Ask once for the corrected lines around ``result``'s first problem."""
+def rewrite_window(llm: LLM, source: str, language: str, result: CheckResult) -> Rewrite | None:
+    """Ask once for the corrected lines around ``result``'s first problem; None when
+    even the narrowest window is too long to retype (``MAX_WINDOW_CHARS``)."""
     started = time.perf_counter()
     lines = source_lines(source)
     first = result.problems[0]
-    if len(lines) <= WHOLE_FILE_UP_TO:
-        start, end = 1, max(1, len(lines))
+    window = ""
+    for before, after in ((LINES_BEFORE, LINES_AFTER), (1, 1), (0, 0)):
+        if len(lines) <= WHOLE_FILE_UP_TO and before:
+            start, end = 1, max(1, len(lines))
+        else:
+            start = max(1, min(first.line, len(lines)) - before)
+            end = min(len(lines), max(first.line, first.end_line, start) + after)
+        window = "\n".join(line.rstrip("\r") for line in lines[start - 1:end])
+        if len(window) <= MAX_WINDOW_CHARS:
+            break
     else:
-        start = max(1, first.line - LINES_BEFORE)
-        end = min(len(lines), max(first.line, first.end_line) + LINES_AFTER)
-    window = "\n".join(line.rstrip("\r") for line in lines[start - 1:end])
+        return None
     body = textwrap.dedent(window)
     indent = _removed_indent(window, body)
     messages = "\n".join(f"line {p.line - start + 1}: {p.message}" for p in result.problems[:3]
