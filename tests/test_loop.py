@@ -204,3 +204,18 @@ def test_an_edit_elsewhere_does_not_repair_the_region_of_an_error_the_judge_stil
     assert not _region_clean(candidate, state(reported))
     # What only tree-sitter reported may be left for a later step.
     assert _region_clean(candidate, state(Problem(3, 1, 3, 1, "unexpected '{'", source="tree-sitter")))
+
+
+def test_another_problems_region_is_repaired_when_nothing_repairs_the_first():
+    # The first mistake is beyond any small edit; the one far below is not, and is
+    # repaired before the rewrite is asked for (the model's answer here changes nothing).
+    rules = "".join(f".box{n} {{ margin: {n}px; padding: 0 {n}px; }}\n" for n in range(30))
+    fixed = ".top { color: red; }\n" + rules + ".hidden { display: none; }\n"
+    broken = fixed.replace(".top { color: red; }", ".top { color: red; } @@ %% ^^ && ~~ ** ((").replace(
+        ".hidden", "..hidden")
+    steps = []
+    result = repair(broken, "css", llm=FakeLLM(default="no answer", scorer=lambda prompt, text: -len(text)),
+                    settings=Settings(agent="off"), on_step=steps.append)
+    assert steps[0].kind == "fast_path" and steps[0].input["description"].startswith("line 32: delete")
+    assert "next at line 1:" in steps[0].observation
+    assert result.status == "failed" and result.source == broken  # nothing written unless all verifies

@@ -46,22 +46,24 @@ class FastRepair:
 
 def try_fast_repair(source: str, language: str, result: CheckResult | None,
                     llm: LLM, *, work: int = WORK_BUDGET, partial: bool = False,
-                    searched: dict[tuple[str, str], list[Candidate]] | None = None,
+                    searched: dict[tuple, list[Candidate]] | None = None,
                     keep: Callable[[Candidate], bool] | None = None) -> FastRepair | None:
     """A complete, verified fix chosen without generation, or None. With ``partial``,
     failing that, a verified edit that makes progress (fewer problems and none new,
     or CPython's first error moved past it). ``llm`` (a lazy one loads only then) is
-    used only when there are several to choose from. ``searched`` remembers searches by text, so asking again
-    for the same text (complete fixes first, partial ones later) searches once. Only
+    used only when there are several to choose from. ``searched`` remembers searches by
+    text and the problem searched for, so asking again for the same (complete fixes
+    first, partial ones later) searches once. Only
     the candidates ``keep`` accepts (the caller's guard) are chosen from, so a fix the
     guard would refuse never hides an acceptable one ranked after it."""
     start = time.perf_counter()
     result = result or check(source, language)
-    found = None if searched is None else searched.get((language, source))
+    target = (result.problems[0].line, result.problems[0].message) if result.problems else None
+    found = None if searched is None else searched.get((language, source, target))
     if found is None:
         found = suggest(source, language, limit=MAX_RANKED, work=work, result=result)
         if searched is not None:
-            searched[(language, source)] = found
+            searched[(language, source, target)] = found
     complete = [c for c in found if c.fixes_all and (keep is None or keep(c))]
     if not complete and partial:
         progress = [c for c in found if keep is None or keep(c)]

@@ -187,10 +187,11 @@ def _inserts(line_no: int, text: str, col: int, new: str, spacing: Spacing) -> I
 
 def _delete(line_no: int, text: str, col: int, old: str, what: str, contexts: "Contexts | None" = None) -> Edit:
     """``old`` deleted at ``col`` with the blanks around it as a person leaves them:
-    between the tokens it stood between, as the file spaces those (``contexts``, when
-    it has habits), else one where it stood between blanks, none before a closer or
-    separator, nor between a name and its opening bracket (``f (x)`` after a repeated
-    name); none at the line's end; the indentation stays."""
+    one where it stood between blanks, none before a closer or separator, nor between
+    a name and its opening bracket (``f (x)`` after a repeated name); where it touched
+    one neighbour only, as the file spaces the two it stood between (``contexts``, when
+    it has habits: ``;, }`` gives ``; }`` or ``;}``); none at the line's end; the
+    indentation stays."""
     start, end = col, col + len(old)
     while start > 0 and text[start - 1] in " \t":
         start -= 1
@@ -203,7 +204,7 @@ def _delete(line_no: int, text: str, col: int, old: str, what: str, contexts: "C
     left_blank, right_blank = start < col, end > col + len(old)
     right = text[end]
     gap = "" if right in ")]},;." or (right == "(" and left_blank and not right_blank) else " "
-    if contexts is not None and contexts.enough:
+    if contexts is not None and contexts.enough and left_blank != right_blank:
         left_tokens, right_tokens = _tokens(text[:start], contexts.symbols), _tokens(text[end:], contexts.symbols)
         if left_tokens and right_tokens:
             gap = " " if contexts.blank(left_tokens[-1][1], right_tokens[0][1], gap == " ") else ""

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .. import judges
@@ -28,7 +28,7 @@ from ..check import CheckResult, Problem, check, shadowed
 from ..config import Settings
 from ..deadline import DeadlineExceeded, expired, until
 from ..errors import ModelError, ModelUnavailable
-from ..languages import normalize
+from ..languages import normalize, spec
 from ..llm.base import LLM, ScoringUnsupported
 from ..llm.loader import LazyLLM, model_options
 from .agent import WorkingCopy, run_agent
@@ -82,7 +82,7 @@ class RepairState:
     working: str = ""
     current: CheckResult | None = None
     edited_lines: list[int] = field(default_factory=list)  # one entry per candidate edit kept
-    searched: dict[tuple[str, str], list] = field(default_factory=dict)  # candidate searches by text
+    searched: dict[tuple, list] = field(default_factory=dict)  # candidate searches by text and problem
 
     @classmethod
     def start(cls, source: str, language: str, before: CheckResult, settings: Settings, llm: LLM,
@@ -277,6 +277,39 @@ def _region_full(state: RepairState, lines: list[int]) -> bool:
                for line in lines)
 
 
+# Other problems, each far from the first and from one another, whose regions are
+# searched when nothing repairs the first's.
+ELSEWHERE = 2
+
+
+def _elsewhere_fix(state: RepairState) -> tuple[str, CheckResult] | None:
+    """A verified candidate edit that repairs the region of another problem, far from
+    the first, when nothing repairs the first's: with several mistakes in a file the
+    parser's view of one is often muddled by another (a string left open below), and
+    each one repaired leaves the rest plainer. Not where the judge shows one error at a
+    time: no edit below it can be seen to help."""
+    assert state.current is not None
+    current = state.current
+    record = spec(state.language)
+    if record is None or record.one_error_at_a_time:
+        return None
+    reach = state.settings.max_problem_distance
+    targets: list[Problem] = []
+    for problem in current.problems[1:]:
+        if len(targets) < ELSEWHERE and not too_wide(problem) \
+                and not any(near(problem.line, p.line, p.end_line, reach) for p in (current.problems[0], *targets)):
+            targets.append(problem)
+    for target in targets:
+        state.current = replace(current, problems=(target, *(p for p in current.problems if p is not target)))
+        try:
+            kept = _candidate_step(state, partial=True, keep=lambda c: _region_clean(c, state))
+        finally:
+            state.current = current
+        if kept is not None:
+            return kept
+    return None
+
+
 def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
     """One generated rewrite of the lines around the next problem, recorded as a step;
     kept when the file then parses, or when the problem went and none came, within the
@@ -340,9 +373,11 @@ def _paired_fix(state: RepairState) -> tuple[str, CheckResult] | None:
 
 # In this order each iteration: a complete verified fix first; then one that repairs the
 # problem's region while mistakes elsewhere remain; then two edits at two places that
-# only together make progress (no model needed); then the model's rewrite of the
-# problem's window; a verified edit that only makes progress last.
-LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _paired_fix, _rewrite, _partial_fix)
+# only together make progress (no model needed); then a repair of another problem's
+# region, far away; then the model's rewrite of the problem's window; a verified edit
+# that only makes progress last.
+LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _paired_fix, _elsewhere_fix, _rewrite,
+                                    _partial_fix)
 
 
 def _agent_or_stop(state: RepairState) -> str:
