@@ -207,15 +207,16 @@ def test_an_edit_elsewhere_does_not_repair_the_region_of_an_error_the_judge_stil
 
 
 def test_another_problems_region_is_repaired_when_nothing_repairs_the_first():
-    # The first mistake is beyond any small edit; the one far below is not, and is
-    # repaired before the rewrite is asked for (the model's answer here changes nothing).
+    # The first mistakes are beyond any small edit, and the search for them looks near
+    # them; the one far below is not, and is repaired before the rewrite is asked for.
     rules = "".join(f".box{n} {{ margin: {n}px; padding: 0 {n}px; }}\n" for n in range(30))
-    fixed = ".top { color: red; }\n" + rules + ".hidden { display: none; }\n"
+    fixed = ".top { color: red; }\n.mid { color: blue; }\n.low { color: green; }\n" + rules + \
+        ".hidden { display: none; }\n"
     broken = fixed.replace(".top { color: red; }", ".top { color: red; } @@ %% ^^ && ~~ ** ((").replace(
-        ".hidden", "..hidden")
+        ".low { color: green; }", ".low { color: green; } ## !! ?? ^^ ((").replace(".hidden", "..hidden")
     steps = []
     result = repair(broken, "css", llm=FakeLLM(default="no answer", scorer=lambda prompt, text: -len(text)),
                     settings=Settings(agent="off"), on_step=steps.append)
-    assert steps[0].kind == "fast_path" and steps[0].input["description"].startswith("line 32: delete")
+    assert steps[0].kind == "fast_path" and steps[0].input["description"].startswith("line 34: delete")
     assert "next at line 1:" in steps[0].observation
     assert result.status == "failed" and result.source == broken  # nothing written unless all verifies
