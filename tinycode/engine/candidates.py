@@ -414,6 +414,18 @@ def _opens_strings(node: _Node, edit: Edit) -> bool:
     return sum(map(open_strings, edit.new_lines)) > sum(map(open_strings, old))
 
 
+# A judge that read a string on to the end of the file: "unexpected EOF while looking
+# for matching `"'" (bash), "Unterminated quoted string" (dash), "unterminated string".
+STRING_TO_THE_END = re.compile(r"looking for matching [`'\"]|unterminated (?:quoted )?string", re.IGNORECASE)
+
+
+def _quotes_added_or_lost(node: _Node, edit: Edit) -> bool:
+    """The edit changes how many quote characters its lines hold (not which kind)."""
+    old = node.lines[edit.line - 1:edit.line - 1 + edit.span]
+    return sum(line.count(q) for line in edit.new_lines for q in "\"'`") != \
+        sum(line.count(q) for line in old for q in "\"'`")
+
+
 def _unmatched(lines: Sequence[str]) -> int:
     return len(unmatched_brackets(list(lines), 1, len(lines), ""))
 
@@ -765,6 +777,9 @@ class _TreeJudge:
             problems = self.seen[_key(edit)]
         if problems and not self._helps(list(problems), edit):
             return None
+        if problems and _quotes_added_or_lost(self.node, edit) and any(
+                STRING_TO_THE_END.search(p.message) for p in problems if p not in self.node.problems):
+            return None  # the quote typed or deleted opened a string that runs on to the end
         return problems
 
 

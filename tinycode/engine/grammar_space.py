@@ -232,11 +232,35 @@ def _span_ends(lines: list[str], problem: Problem, language: str) -> list[int]:
     return sorted(set(ends))
 
 
+ODD_ABOVE, ODD_BELOW = 6, 2  # lines around an error where the file's oddest line is looked for
+ODD_UNSEEN = 2  # contexts the file has nowhere else that make a line odd
+
+
+def _odd_line(lines: list[str], problem: Problem, language: str) -> list[int]:
+    """The line near the error with the largest share of token contexts the rest of the
+    file never has (``$prev in`` in a script whose every other ``in`` follows ``case $x`` or ``for
+    x``): where a parser notices a mistake a few lines late, the line that reads
+    unlike the file is where a person looks. None in a file too short to have habits."""
+    contexts = contexts_of("\n".join(lines), language)
+    if not contexts.enough:
+        return []
+    line = min(max(problem.line, 1), len(lines))
+    best, most = None, 0.0
+    for n in range(max(1, line - ODD_ABOVE), min(len(lines), line + ODD_BELOW) + 1):
+        grams = contexts.per_line[n - 1]
+        unseen = sum(count for gram, count in grams.items() if contexts.total[gram] == count)
+        share = unseen / sum(grams.values()) if unseen >= ODD_UNSEEN else 0.0
+        if share > most or (share == most and best is not None and abs(n - line) < abs(best - line)):
+            best, most = n, share
+    return [best] if best is not None else []
+
+
 def _rows(lines: list[str], problem: Problem, language: str) -> list[int]:
     """The lines where typos are looked for: the error's and the one before it, then
     the ends of the errors that run on past it, and for a construct never closed the
     file's last line (where a mistyped closer such as ``endif#`` ends it)."""
     rows = _error_lines(lines, problem)[:SPELLING_LINES]
+    rows += [n for n in _odd_line(lines, problem, language) if n not in rows]
     ends = _span_ends(lines, problem, language)
     last = next((n for n in range(len(lines), 0, -1) if lines[n - 1].strip()), None)
     if UNCLOSED.search(problem.message) and last:
@@ -585,6 +609,7 @@ def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: st
         return
     problem = problems[0]
     rows = _error_lines(lines, problem)[:SPELLING_LINES]
+    rows += [n for n in _odd_line(lines, problem, language) if n not in rows]
     scored: list[tuple[tuple[int, int], int, tuple]] = []  # (familiarity, row, edit)
     record = spec(language)
 
