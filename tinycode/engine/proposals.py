@@ -389,18 +389,20 @@ def _enclosing_levels(lines: list[str], line_no: int) -> list[str]:
 
 
 def _token_edits(text: str, line_no: int, python: bool) -> Iterator[Edit]:
-    """Insert a token at each token boundary (end of line first), delete a symbol,
-    replace a symbol, close an unterminated string."""
+    """Delete a symbol, insert a token at each token boundary (end of line first),
+    replace a symbol, close an unterminated string. The few deletions first: where
+    only a compiler can tell (tree-sitter sees nothing there) its runs go in this order."""
     parts = tokens(text)
+    marks = [(col, tok) for col, tok in parts
+             if not (tok.isspace() or tok.isidentifier() or tok[0].isdigit() or (tok[0] in "\"'" and len(tok) > 1))]
+    for col, tok in marks:
+        yield replace_token(text, line_no, col, tok, "")
     code_end = len(text.rstrip())
     boundaries = sorted({code_end} | {c for c, t in parts if not t.isspace()} | {c + len(t) for c, t in parts})
     for col in [code_end] + [b for b in boundaries if b != code_end]:
         for token in INSERTABLE:
             yield insert(text, line_no, col, token)
-    for col, tok in parts:
-        if tok.isspace() or tok.isidentifier() or tok[0].isdigit() or (tok[0] in "\"'" and len(tok) > 1):
-            continue
-        yield replace_token(text, line_no, col, tok, "")
+    for col, tok in marks:
         for other in REPLACEABLE:
             if other != tok:
                 yield replace_token(text, line_no, col, tok, other)
