@@ -11,7 +11,7 @@ import pytest
 from fake_llm import FakeLLM
 from scripted import run
 from tinycode import judges, repair
-from tinycode.check import check, source_lines
+from tinycode.check import Problem, check, source_lines
 from tinycode.engine.candidates import suggest
 from tinycode.engine.grammar_space import distance, early_edits, late_edits, spelling_neighbours, vocabulary
 
@@ -463,3 +463,27 @@ def test_line_breaks_come_from_the_files_own_habits_not_from_names():
     problems = tuple(check("\n".join(prose), "javascript").problems)
     assert not any("when done" in new[0] for new in
                    (e.new_lines for e in lost_breaks(prose, problems, "javascript")))
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
+@pytest.mark.parametrize("typo", ["fii", "Fi"])
+def test_a_keyword_misspelt_far_above_where_the_block_is_noticed_open_is_respelt(typo):
+    script = SCRIPT + "".join(SCRIPT.split("\n", 2)[2].replace("$A", f"$A{n}").replace("$B", f"$B{n}")
+                              for n in range(4))  # long enough to have habits
+    broken = script.replace("    echo a\nfi", f"    echo a\n{typo}", 1)  # noticed at the end of the file
+    with judges.account(), judges.baseline(broken, "bash"):
+        assert check(broken, "bash").problems[0].line > 60
+        found = suggest(broken, "bash")
+    assert found and found[0].source_after == script  # not another `fi` inserted below it
+
+
+def test_the_line_that_reads_unlike_the_file_is_searched_where_the_parser_notices_late():
+    from tinycode.engine.grammar_space import _odd_line
+
+    arms = "".join(f"        -{c})\n            opt_{c}=\"$2\"\n            shift\n            ;;\n" for c in "abcdefgh")
+    script = "#!/bin/bash\n" + "".join(f"case \"${name}\" in\n" + arms + "esac\n" for name in ("1", "2", "3", "mode"))
+    lines = source_lines(script.replace('case "$2" in', "$prev in"))
+    odd = lines.index("$prev in") + 1
+    problem = Problem(odd + 3, 9, odd + 3, 9, "syntax error near unexpected token `)'", kind="compiler",
+                      source="bash -n")
+    assert _odd_line(lines, problem, "bash") == [odd]  # three lines above the report

@@ -232,6 +232,43 @@ def _span_ends(lines: list[str], problem: Problem, language: str) -> list[int]:
     return sorted(set(ends))
 
 
+LONE_TYPOS = 3  # keywords misspelt far from the error that are tried, the nearest first
+
+
+def _lone_typos(lines: list[str], problem: Problem, language: str, searched: set[int],
+                names: Counter) -> Iterator[Edit]:
+    """A keyword misspelt anywhere in the file: a word it has once, one typo (or its
+    case) away from a keyword, outside comments (``fii``, ``Fi``). A block left open
+    by it is often noticed only at the file's end, far below."""
+    keywords, symbols = vocabulary(language)
+    marker = comment_prefix(language)
+    found = []
+    for line_no, text in enumerate(lines, 1):
+        if line_no in searched:
+            continue
+        for col, tok in _tokens(text, symbols):
+            if marker and text.startswith(marker, col):
+                break
+            if names[tok] == 1 and _WORD.fullmatch(tok) and tok not in keywords:
+                other = _keyword_typo(tok, language)
+                if other:
+                    found.append((abs(line_no - problem.line), line_no, col, tok, other))
+    for _, line_no, col, tok, other in sorted(found)[:LONE_TYPOS]:
+        yield _line_edit(line_no, lines[line_no - 1], col, tok, other, f"respell {tok!r} as {other!r}")
+
+
+@lru_cache(maxsize=4096)
+def _keyword_typo(word: str, language: str) -> str:
+    """The keyword ``word`` is one typo away from (or spelt in another case), or ''."""
+    if len(word) < MIN_SPELLING_WORD:
+        return ""
+    for keyword in vocabulary(language)[0]:
+        if len(keyword) >= MIN_SPELLING_WORD and abs(len(keyword) - len(word)) <= 1 \
+                and (keyword.lower() == word.lower() or distance(word, keyword, cap=2) <= 1):
+            return keyword
+    return ""
+
+
 ODD_ABOVE, ODD_BELOW = 6, 2  # lines around an error where the file's oddest line is looked for
 ODD_UNSEEN = 2  # contexts the file has nowhere else that make a line odd
 
@@ -310,6 +347,7 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
             if _WORD.fullmatch(tok) and tok not in keywords and names[tok] <= 1:
                 for other in spelling_neighbours(tok, keywords, names):
                     yield _line_edit(line_no, text, col, tok, other, f"respell {tok!r} as {other!r}")
+    yield from _lone_typos(lines, problem, language, set(spelt), names)
     for line_no in rows:
         text = lines[line_no - 1]
         toks = _tokens(text, symbols)
