@@ -220,3 +220,13 @@ def test_another_problems_region_is_repaired_when_nothing_repairs_the_first():
     assert steps[0].kind == "fast_path" and steps[0].input["description"].startswith("line 34: delete")
     assert "next at line 1:" in steps[0].observation
     assert result.status == "failed" and result.source == broken  # nothing written unless all verifies
+
+
+def test_a_rewrite_that_did_not_help_is_not_asked_for_again():
+    # Two errors that no small edit repairs, far apart; the model's answers change nothing.
+    rules = "".join(f".box{n} {{ margin: {n}px; padding: 0 {n}px; }}\n" for n in range(30))
+    broken = ".top { color: red; } @@ %% ^^ && ~~ ** ((\n" + rules + ".low { color: green; } ## !! ?? ^^ ((\n"
+    llm = FakeLLM(default="no answer", scorer=lambda prompt, text: -len(text))
+    steps = []
+    repair(broken, "css", llm=llm, settings=Settings(agent="off"), on_step=steps.append)
+    assert [s.kind for s in steps].count("rewrite") == 1

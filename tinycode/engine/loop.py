@@ -46,6 +46,10 @@ from .trace import Step
 MAX_LOOP_STEPS = 12
 # Candidate edits one place may take in all (the candidate search's own depth).
 MAX_EDITS_PER_REGION = 4
+# Rewrites one file may spend that are not kept: each is seconds of generation (the
+# window retyped); once the model's answer did not help, the file's time goes to the
+# searches of its other problems instead.
+MAX_FAILED_REWRITES = 1
 _EDIT_LINE = re.compile(r"(?:^|; )line (\d+):")
 
 OnStep = Callable[[Step], None]
@@ -83,6 +87,7 @@ class RepairState:
     current: CheckResult | None = None
     edited_lines: list[int] = field(default_factory=list)  # one entry per candidate edit kept
     searched: dict[tuple, list] = field(default_factory=dict)  # candidate searches by text and problem
+    rewrites_failed: int = 0  # the model's rewrites that were not kept
 
     @classmethod
     def start(cls, source: str, language: str, before: CheckResult, settings: Settings, llm: LLM,
@@ -315,6 +320,8 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
     kept when the file then parses, or when the problem went and none came, within the
     guard."""
     assert state.current is not None
+    if state.rewrites_failed >= MAX_FAILED_REWRITES:
+        return None
     rewrite = rewrite_window(state.llm, state.working, state.language, state.current)
     if rewrite is None:  # too long a window to retype within a file's budget
         return None
@@ -332,6 +339,8 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
         else:
             kept = rewrite.edited, rewrite.edited_result
             observation = _observed(rewrite.edited_result)
+    if kept is None:
+        state.rewrites_failed += 1
     state.record(Step(state.next_number(), kind="rewrite",
                       thought=f"no small edit repairs line {state.current.problems[0].line}: "
                       "rewrite the lines around it", action="rewrite_lines",
