@@ -479,14 +479,17 @@ class _LineBreaks:
         for line_no, (text, toks) in enumerate(zip(lines, line_tokens), 1):
             comment = next((col for col, tok in toks if marker and text.startswith(marker, col)), None)
             for i, (col, tok) in enumerate(toks[1:], 1):
-                rest = text[col:] if tok in marks[_BEFORE] else \
-                    text[toks[i + 1][0]:] if tok in marks[_AFTER] and i + 1 < len(toks) else ""
-                if not rest or (comment is not None and col > comment
-                                and _prose(rest[len(tok) if side == _BEFORE else 0:], keywords, symbols)):
+                if tok in marks[_BEFORE]:
+                    side, rest, after = _BEFORE, text[col:], text[col + len(tok):]
+                elif tok in marks[_AFTER] and i + 1 < len(toks):
+                    side, rest = _AFTER, text[toks[i + 1][0]:]
+                    after = rest
+                else:
+                    continue
+                if comment is not None and col > comment and _prose(after, keywords, symbols):
                     continue  # a comment's sentence, not code typed onto it
                 if comment is not None and col < comment < len(text) - len(rest):
                     continue  # the comment would end up on the new line: not where it was typed
-                side = _BEFORE if tok in marks[_BEFORE] else _AFTER
                 self.places.append((line_no, len(text) - len(rest), tok, side))
 
     def indents(self, lines: Sequence[str], line_no: int, token: str, side: str) -> list[str]:

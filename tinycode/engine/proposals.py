@@ -29,7 +29,6 @@ BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched 
 # gcc, clang, gofmt: "expected ';' before 'x'", "expected ';', ',' or ')' before 'int'", "expected ')'"
 _EXPECTED = re.compile(r"^(?:SyntaxError: )?expected ((?:'[^'\s]{1,2}'(?:, | or |, or )?)+)(?: before| after|,|$)")
 _QUOTED = re.compile(r"'([^'\s]{1,2})'")
-_CLOSERS = (")", "]", "}")
 
 
 def _edit_family(language: str) -> str:
@@ -165,7 +164,7 @@ def _delete_pointed(text: str, line_no: int, col: int) -> Iterator[Edit]:
             yield replace_token(text, line_no, start, tok, "")
             if text[start - 1:start + 1] == "*/" and start:  # gcc points at the "/" of a stray "*/"
                 yield replace_token(text, line_no, start - 1, "*/", "")
-            if tok in _CLOSERS and i and parts[i - 1][1] in (",", ";"):
+            if tok in BRACKETS.values() and i and parts[i - 1][1] in (",", ";"):
                 # "expected expression before ')'": the separator before it has nothing to separate
                 yield replace_token(text, line_no, parts[i - 1][0], parts[i - 1][1], "")
             return
