@@ -487,3 +487,14 @@ def test_the_line_that_reads_unlike_the_file_is_searched_where_the_parser_notice
     problem = Problem(odd + 3, 9, odd + 3, 9, "syntax error near unexpected token `)'", kind="compiler",
                       source="bash -n")
     assert _odd_line(lines, problem, "bash") == [odd]  # three lines above the report
+
+
+def test_a_string_closed_with_the_other_quote_is_found_under_an_error_over_the_whole_file():
+    methods = "".join(f"    /** Returns {n}: it can't fail. */\n    int m{n}() {{\n        return {n};\n    }}\n\n"
+                      for n in range(8))
+    fixed = ("/* A class. */\npublic class A {\n" + methods
+             + "    void fail() {\n        throw new IllegalStateException(\"closed\");\n    }\n\n" + methods.replace(
+                 "int m", "int n") + "}\n")
+    broken = fixed.replace('("closed");', "(\"closed');")
+    found = suggest(broken, "java")
+    assert found and found[0].source_after == fixed

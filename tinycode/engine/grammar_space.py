@@ -319,6 +319,27 @@ def _string_left_open(lines: list[str], problem: Problem) -> list[int]:
                  if open_strings(lines[n - 1])), [])
 
 
+OPEN_STRING_LINES = 3  # lines of code that leave a string open, the nearest the error first
+
+
+def _open_string_lines(lines: list[str], problem: Problem, language: str) -> list[int]:
+    """The lines of code nearest the error that leave a string open: a string closed
+    with the other quote runs on, and a parser may report where its recovery began (a
+    class's first line), or the whole stretch from there, not the string's line."""
+    marker = comment_prefix(language)
+    found = []
+    for line_no, text in enumerate(lines, 1):
+        code = text.strip()
+        if not code or code.startswith(("*", "/*")) or (marker and code.startswith(marker)):
+            continue  # a comment's words ("can't")
+        if marker and f" {marker} " in code:
+            code = code.split(f" {marker} ", 1)[0]
+        if open_strings(code):
+            found.append(line_no)
+    found.sort(key=lambda n: (abs(n - problem.line), n))
+    return found[:OPEN_STRING_LINES]
+
+
 def _near(tokens: list[tuple[int, str]], column: int) -> list[int]:
     """Indexes of the tokens within NEAR_TOKENS of the one at ``column`` (0-based)."""
     if not tokens:
@@ -362,7 +383,8 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     # The grammar's quotes; where its lexer keeps them to itself (Python's strings), the
     # quotes the file uses.
     quotes = [q for q in symbols if q in ("\"", "'", "`")] or [q for q in "\"'" if q in "".join(lines)]
-    for line_no in rows[:SPELLING_LINES] + _string_left_open(lines, problem):
+    for line_no in dict.fromkeys(rows[:SPELLING_LINES] + _string_left_open(lines, problem)
+                                 + _open_string_lines(lines, problem, language)):
         # a string opened or closed with the wrong quote
         text = lines[line_no - 1]
         for col, ch in enumerate(text):  # any quote typed, for one of the grammar's
