@@ -585,3 +585,12 @@ def test_a_separator_before_the_closer_a_compiler_points_at_is_deleted():
     assert result.problems[0].message.startswith("expected expression before ')'")
     first = [e.new_lines for e in proposals(broken.splitlines(), result.problems, "c")][:4]
     assert ["    return f(1, 2);"] in first
+
+
+def test_a_lost_mark_the_file_always_spaces_comes_back_with_its_blanks():
+    body = "".join(f"    $v{n} = \"s{n}\" . $a;\n" for n in range(12))
+    fixed = "<?php\nfunction f($a) {\n" + body + "    return $v1;\n}\n"
+    broken = fixed.replace('$v5 = "s5"', '$v5 "s5"')
+    with judges.account(), judges.baseline(broken, "php"):
+        found = suggest(broken, "php")
+    assert any(c.source_after == fixed for c in found)  # "$v5 = ", not "$v5= "

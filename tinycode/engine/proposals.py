@@ -14,7 +14,7 @@ from typing import Iterator
 from ..check import Problem
 from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
-from .grammar_space import early_edits, familiar_edits, late_edits, lost_breaks
+from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks
 from .layout import (HEADER_SCAN, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
 from .progress import named_line
@@ -105,11 +105,12 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
                                  or _odd_quotes_above(lines, problems[0], comment_prefix(language)))
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])
+    spacing = habits("\n".join(lines), language)[0]
     for line_no in anchors:
-        yield from _token_edits(lines[line_no - 1], line_no, python)
+        yield from _token_edits(lines[line_no - 1], line_no, python, spacing)
     yield from _glued_word_edits(lines, anchors[:GLUED_LINES])
     for line_no in _inner_lines(problems, total, anchors):
-        yield from _token_edits(lines[line_no - 1], line_no, python)
+        yield from _token_edits(lines[line_no - 1], line_no, python, spacing)
     if problems:
         if not quoted:
             yield from _unbalanced_quote_edits(lines, problems[0])
@@ -387,10 +388,11 @@ def _enclosing_levels(lines: list[str], line_no: int) -> list[str]:
     return levels
 
 
-def _token_edits(text: str, line_no: int, python: bool) -> Iterator[Edit]:
+def _token_edits(text: str, line_no: int, python: bool, spacing: Spacing) -> Iterator[Edit]:
     """Delete a symbol, insert a token at each token boundary (end of line first),
     replace a symbol, close an unterminated string. The few deletions first: where
-    only a compiler can tell (tree-sitter sees nothing there) its runs go in this order."""
+    only a compiler can tell (tree-sitter sees nothing there) its runs go in this order.
+    A mark the file always puts blanks around (``a = b``) is inserted with them."""
     parts = tokens(text)
     marks = [(col, tok) for col, tok in parts
              if not (tok.isspace() or tok.isidentifier() or tok[0].isdigit() or (tok[0] in "\"'" and len(tok) > 1))]
@@ -400,7 +402,13 @@ def _token_edits(text: str, line_no: int, python: bool) -> Iterator[Edit]:
     boundaries = sorted({code_end} | {c for c, t in parts if not t.isspace()} | {c + len(t) for c, t in parts})
     for col in [code_end] + [b for b in boundaries if b != code_end]:
         for token in INSERTABLE:
-            yield insert(text, line_no, col, token)
+            if spacing.spaced(token) == (True, True):
+                left = " " if 0 < col and not text[col - 1].isspace() else ""
+                right = " " if col < len(text) and not text[col].isspace() else ""
+                yield replace(insert(text, line_no, col, left + token + right),
+                              description=f"line {line_no}: insert {token!r}")
+            else:
+                yield insert(text, line_no, col, token)
     for col, tok in marks:
         for other in REPLACEABLE:
             if other != tok:
