@@ -53,3 +53,17 @@ def test_backend_without_scoring_raises():
 def test_no_candidates_no_call():
     llm = FakeLLM()
     assert rank(llm, SOURCE, "python", []) == [] and llm.prompts == []
+
+
+def test_on_a_long_line_only_the_text_around_the_difference_is_scored():
+    from tinycode.engine.candidates import Candidate
+    from tinycode.engine.edits import Edit
+    from tinycode.engine.rank import AROUND_AFTER, AROUND_BEFORE, scoring_texts
+
+    page = "<p>" + "word " * 2000 + "<b>x</b>" + " word" * 2000 + "</p>\n"
+    first, second = page.replace("<b>x", "<b>y"), page.replace("<b>x", "<b>z")
+    candidates = [Candidate(Edit(1, 1, [text.rstrip("\n")], "edit"), 0, text) for text in (first, second)]
+    prefix, windows = scoring_texts(page, "html", candidates)
+    assert len(prefix) <= AROUND_BEFORE + 20 and prefix.endswith("word <b>")
+    assert windows[0].startswith("y</b>") and windows[1].startswith("z</b>")
+    assert all(len(w) <= AROUND_AFTER + 5 for w in windows)

@@ -53,11 +53,36 @@ def scoring_texts(source: str, language: str, candidates: Sequence[Candidate]) -
     tail = 0
     while tail < shortest - head and all(t[len(t) - 1 - tail] == texts[0][-1 - tail] for t in texts):
         tail += 1
-    before = texts[0][max(0, head - CONTEXT_BEFORE):head]
+    before = "".join(line + "\n" for line in texts[0][max(0, head - CONTEXT_BEFORE):head])
     marker = comment_prefix(language)
     header = f"{marker} {language}\n" if marker else ""
-    prefix = header + "".join(line + "\n" for line in before)
-    return prefix, ["\n".join(t[head:len(t) - tail]) + "\n" for t in texts]
+    windows = ["\n".join(t[head:len(t) - tail]) + "\n" for t in texts]
+    if max(len(w) for w in windows) > LONG_WINDOW:
+        before, windows = _around_the_change(before, windows)
+    return header + before, windows
+
+
+# Characters of a window past which only the text around the candidates' differences is
+# scored (a page or minified code on one line: two 5,000-character windows cost the
+# model more than a file's whole budget), with this much shared text before and after.
+LONG_WINDOW = 600
+AROUND_BEFORE, AROUND_AFTER = 300, 150
+
+
+def _around_the_change(before: str, windows: list[str]) -> tuple[str, list[str]]:
+    """The shared text before (``before`` and the windows' common start, its last
+    AROUND_BEFORE characters) and each window cut to where the candidates differ and
+    AROUND_AFTER characters of their common end: every candidate is still scored over
+    the same span."""
+    first = windows[0]
+    start = 0
+    while start < min(map(len, windows)) and all(w[start] == first[start] for w in windows):
+        start += 1
+    end = 0
+    while end < min(map(len, windows)) - start and all(w[len(w) - 1 - end] == first[-1 - end] for w in windows):
+        end += 1
+    kept_end = end - min(end, AROUND_AFTER)
+    return (before + first[:start])[-AROUND_BEFORE:], [w[start:len(w) - kept_end] for w in windows]
 
 
 def _new_names(window: str, known: set[str], language: str) -> set[str]:
