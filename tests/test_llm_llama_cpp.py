@@ -232,3 +232,18 @@ def test_closed_model_is_reloaded(model_path):
     first.close()
     second = load_llm(str(model_path), n_ctx=512)
     assert second is not first and second.complete("def", max_tokens=1).completion_tokens == 1
+
+
+@pytest.mark.model
+def test_a_long_scoring_pass_stops_at_the_deadline_between_batches(real_llm):
+    import time
+
+    from tinycode.deadline import DeadlineExceeded, until
+
+    long = "".join(f"    total += values[{n}] * {n}\n" for n in range(150))  # about 2,000 tokens
+    started = time.monotonic()
+    with pytest.raises(DeadlineExceeded):
+        with until(started + 1.0):
+            real_llm.score("# python\ndef f(values):\n    total = 0\n", [long, long.replace("*", "+")])
+    assert time.monotonic() - started < 10  # not the whole pass (a minute on two cores)
+    assert real_llm.score("# python\nx = 1\n", ["y = 2\n"])  # and the model goes on

@@ -408,6 +408,7 @@ class _Scorer:
 
         batch = self._batch.batch
         for start in range(0, len(entries), _SCORE_BATCH):
+            ensure_time_left("a scoring pass")  # a long pass stops between batches, as generation does between tokens
             chunk = entries[start:start + _SCORE_BATCH]
             for i, (seq, pos, token, wanted) in enumerate(chunk):
                 batch.token[i] = token
