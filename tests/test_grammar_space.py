@@ -432,12 +432,19 @@ SCRIPT = ("#!/bin/bash\nset -e\n\nif [ -n \"$A\" ]; then\n    echo a\nfi\n\n"
           "if [ -n \"$B\" ]; then\n    export B\n    unset OLD_B\nfi\n\nwhile read -r x; do\n    echo \"$x\"\ndone\n")
 
 
+def _long_script() -> str:
+    """SCRIPT and four more of its blocks: long enough to have habits."""
+    return SCRIPT + "".join(SCRIPT.split("\n", 2)[2].replace("$A", f"$A{n}").replace("$B", f"$B{n}")
+                            for n in range(4))
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
 def test_a_closer_typed_onto_the_line_before_goes_back_to_a_line_of_its_own():
-    broken = SCRIPT.replace("unset OLD_B\nfi", "unset OLD_B fi")
+    script = _long_script()
+    broken = script.replace("unset OLD_B\nfi", "unset OLD_B fi", 1)
     with judges.account(), judges.baseline(broken, "bash"):
         found = suggest(broken, "bash")
-    assert found and found[0].source_after == SCRIPT  # not another `fi` inserted
+    assert found and found[0].source_after == script  # not another `fi` inserted
 
 
 def test_a_line_typed_onto_a_block_opener_is_split_off_with_the_files_indentation():
@@ -468,8 +475,7 @@ def test_line_breaks_come_from_the_files_own_habits_not_from_names():
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash not installed")
 @pytest.mark.parametrize("typo", ["fii", "Fi"])
 def test_a_keyword_misspelt_far_above_where_the_block_is_noticed_open_is_respelt(typo):
-    script = SCRIPT + "".join(SCRIPT.split("\n", 2)[2].replace("$A", f"$A{n}").replace("$B", f"$B{n}")
-                              for n in range(4))  # long enough to have habits
+    script = _long_script()
     broken = script.replace("    echo a\nfi", f"    echo a\n{typo}", 1)  # noticed at the end of the file
     with judges.account(), judges.baseline(broken, "bash"):
         assert check(broken, "bash").problems[0].line > 60

@@ -55,9 +55,10 @@ FIXED, PROGRESS = "fixed", "progress"
 WINDOW_FROM = 40
 _WINDOW_ABOVE, _WINDOW_BELOW = 40, 80
 _DEDUPE_WHOLE = 400  # files up to this many lines are compared whole for duplicates
-# Runs of a native judge (gcc, node, ...) one search may make: each costs a process.
-MAX_JUDGE_CALLS = 60
-JUDGE_ALTERNATIVES = 8  # runs spent looking for other complete fixes once one is found
+# Runs of a native judge (gcc, node, ...) one search may make, each a process, weighted
+# by its language's ``judge_cost`` (4 for a C compiler's run): sixty such runs.
+MAX_JUDGE_CALLS = 240
+JUDGE_ALTERNATIVES = 32  # of those, spent looking for other complete fixes once one is found
 # Edits the judge's runs ran out before that tree-sitter likes best (fewest problems
 # left): a stray bracket lines above a report is proposed late, and these still get
 # a run each, beyond the budget.
@@ -65,6 +66,11 @@ JUDGE_FAVOURITES = 3
 MAX_SECOND_LOOKS = 40  # edits kept for a judge's run after tree-sitter's first guesses
 FIRST_PROPOSALS = 16  # the likeliest proposals, which the judge may see whatever tree-sitter says
 BRACKET_REACH = 40  # lines either side of an edit where its brackets may find their partners
+# An edit after which tree-sitter reads less than this share of the file's nodes made
+# the rest of it one token (a here-document ``set<< -eu``, a comment or string left
+# open): a repair changes a few nodes. Files of fewer nodes are left to the judge.
+SWALLOWED = 0.5
+SWALLOW_FROM = 100
 
 
 def _one_error_at_a_time(language: str) -> bool:
@@ -639,6 +645,9 @@ class _TreeJudge:
         else:
             after = self.parser.parse(data, tree)
         problems = self.seen[_key(edit)] = tuple(tree_problems(after, data))
+        if self.tree.root_node.descendant_count >= SWALLOW_FROM \
+                and after.root_node.descendant_count < SWALLOWED * self.tree.root_node.descendant_count:
+            return None  # the rest of the file became one string, comment or here-document
         if self.native:
             return FIXED if edit.direct else self._filter(problems, edit)
         if not problems:

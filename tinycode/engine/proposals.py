@@ -44,12 +44,12 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         return
     problems = _nearest_first(problems)
     python = _edit_family(language) == "python"
-    # Two lines typed as one: the few splits that change no token come first.
-    yield from lost_breaks(lines, problems, language)
     if _edit_family(language) == "shell":
         # The shell reports a missing then/fi/done lines after it, where a token named
         # missing would also parse: the script's own block structure says where it was.
         yield from shell_edits(lines, problems)
+    # Two lines typed as one: the few splits that change no token.
+    yield from lost_breaks(lines, problems, language)
     if problems and not python:  # the layout says where a closer was lost: before the parser's guess
         yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
     for p in problems:  # a token the parser named as missing: insert exactly there

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Callable, Mapping
 
 from ..config import toml_parser
-from ..languages import spec
+from ..languages import LanguageSpec, spec
 from ..languages.commands import OFF, family, parse_commands
 from . import readers
 from .base import Tool
@@ -35,7 +35,7 @@ def run_cost(language: str) -> int:
     record = spec(language)
     if record is not None and record.in_process:
         return 0
-    return record.judge_cost if record is not None else 1
+    return record.judge_cost if record is not None else LanguageSpec.judge_cost
 
 
 def in_process(language: str) -> str:

@@ -69,7 +69,10 @@ class LanguageSpec:
     in_process: str = ""
     # External judges, the preferred first (the first on PATH is used).
     judges: tuple[str, ...] = ()
-    judge_cost: int = 1  # one run's cost in the judge budgets (a C++ compiler's is more)
+    # One run's cost in the judge budgets, in quarters of a C compiler's run on a file
+    # of a few hundred lines (a shell's ``-n`` is a quarter of that, a C++ compiler's
+    # with its headers four times as much).
+    judge_cost: int = 4
     # The tools to look for instead, from the text (a script's "#!" line picks its shell).
     judges_for: Callable[[str], tuple[str, ...]] | None = None
     # What a compiler that reads several languages is told, and the input's name.

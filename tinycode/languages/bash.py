@@ -27,6 +27,6 @@ LANGUAGE = LanguageSpec(
     "bash", wheel("tree_sitter_bash"), (".sh", ".bash", ".zsh", ".ksh"),
     filenames=(".bashrc", ".zshrc", ".profile"), aliases=("sh", "shell", "zsh"),
     interpreters=("bash", "sh", "zsh", "ksh", "dash"),
-    words=("bash", "sh", "shell", "zsh"), judges=("bash",), judges_for=judges_for,
+    words=("bash", "sh", "shell", "zsh"), judges=("bash",), judges_for=judges_for, judge_cost=1,
     edit_family="shell",
 )

@@ -9,6 +9,6 @@ LANGUAGE = LanguageSpec(
     aliases=("c++", "cxx"), comment="//", words=("cpp",), relatives=("c",),
     # A C++ compiler reads the standard library's headers on every run (about a second
     # here), several times a C compiler's or node's work.
-    judges=("g++", "clang++", "c++"), judge_cost=4, dialect=("-x", "c++", "-std=gnu++20"),
+    judges=("g++", "clang++", "c++"), judge_cost=16, dialect=("-x", "c++", "-std=gnu++20"),
     judge_input="input.cpp", project=True,
 )
