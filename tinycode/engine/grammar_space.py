@@ -426,8 +426,7 @@ def _line_splits(lines: list[str], line_no: int, marker: str, keywords: Sequence
     closer may go back to the indentation of the block it closes."""
     text = lines[line_no - 1]
     toks = _tokens(text, symbols)
-    comment = next((col for col, tok in toks if tok[0] not in "\"'`" and marker and text.startswith(marker, col)),
-                   None)
+    comment = _comment_column(text, toks, marker)
     indent = indent_of(text)
     split_word = False
     for i, (col, tok) in enumerate(toks[1:], 1):
@@ -499,7 +498,7 @@ class _LineBreaks:
                  for side, found in counts.items()}
         self.places: list[tuple[int, int, str, str]] = []  # (line, column of the split, token, side)
         for line_no, (text, toks) in enumerate(zip(lines, line_tokens), 1):
-            comment = next((col for col, tok in toks if marker and text.startswith(marker, col)), None)
+            comment = _comment_column(text, toks, marker)
             for i, (col, tok) in enumerate(toks[1:], 1):
                 if tok in marks[_BEFORE]:
                     side, rest, after = _BEFORE, text[col:], text[col + len(tok):]
@@ -549,6 +548,11 @@ def lost_breaks(lines: list[str], problems: tuple[Problem, ...], language: str) 
         indents = breaks.indents(lines, line_no, tok, side)
         for indent in indents if every_indent else indents[:1]:
             yield _split(line_no, lines[line_no - 1], col, indent, f"split {side} {tok!r}")
+
+
+def _comment_column(text: str, toks: list[tuple[int, str]], marker: str) -> int | None:
+    """Where the line's comment begins (a token that starts with the comment marker), or None."""
+    return next((col for col, tok in toks if marker and tok[0] not in "\"'`" and text.startswith(marker, col)), None)
 
 
 def _split(line_no: int, text: str, col: int, indent: str, what: str) -> Edit:

@@ -8,6 +8,7 @@ is scored over the same span of the original file, so the scores compare.
 
 from __future__ import annotations
 
+import os
 import re
 from typing import Sequence
 
@@ -74,15 +75,10 @@ def _around_the_change(before: str, windows: list[str]) -> tuple[str, list[str]]
     AROUND_BEFORE characters) and each window cut to where the candidates differ and
     AROUND_AFTER characters of their common end: every candidate is still scored over
     the same span."""
-    first = windows[0]
-    start = 0
-    while start < min(map(len, windows)) and all(w[start] == first[start] for w in windows):
-        start += 1
-    end = 0
-    while end < min(map(len, windows)) - start and all(w[len(w) - 1 - end] == first[-1 - end] for w in windows):
-        end += 1
+    start = len(os.path.commonprefix(windows))
+    end = min(len(os.path.commonprefix([w[::-1] for w in windows])), min(map(len, windows)) - start)
     kept_end = end - min(end, AROUND_AFTER)
-    return (before + first[:start])[-AROUND_BEFORE:], [w[start:len(w) - kept_end] for w in windows]
+    return (before + windows[0][:start])[-AROUND_BEFORE:], [w[start:len(w) - kept_end] for w in windows]
 
 
 def _new_names(window: str, known: set[str], language: str) -> set[str]:
