@@ -7,7 +7,8 @@ import pytest
 
 from tinycode import judges
 from tinycode.check import Problem
-from tinycode.engine.candidates import suggest
+from tinycode.engine.candidates import suggest, swallowed
+from tinycode.languages import get_parser
 from tinycode.engine.proposals import proposals
 from tinycode.check import check
 from tinycode.engine.edits import replace_lines, token_distance
@@ -535,7 +536,7 @@ def test_the_problems_near_the_first_locate_its_edits():
     assert any("line 26: delete '#'" in c.edit.description for c in found)
 
 
-def test_a_repair_that_clears_its_place_ends_the_search_for_it(monkeypatch):
+def test_a_repair_that_clears_its_place_ends_the_search_for_it(monkeypatch, tree_sitter_only):
     # Two mistakes far apart, the second beyond any small edit: once an edit repairs the
     # first and leaves nothing near it, only alternatives are looked for (as after a
     # complete fix), not every edit of the budget; the loop repairs the rest in its own step.
@@ -594,3 +595,161 @@ def test_a_lost_mark_the_file_always_spaces_comes_back_with_its_blanks():
     with judges.account(), judges.baseline(broken, "php"):
         found = suggest(broken, "php")
     assert any(c.source_after == fixed for c in found)  # "$v5 = ", not "$v5= "
+
+
+# A licence in a block comment, then code: its words read as code once the comment's
+# opener is lost.
+LICENSED_JAVA = ("/*\n" + "".join(f" * Copyright line {n}: permission is granted, provided (a) and b.\n"
+                                  for n in range(20))
+                 + " */\npackage p;\n\npublic class Sizes extends RuntimeException {\n"
+                 + "".join(f"    private static final long v{n} = {n}L;\n" for n in range(8))
+                 + "    public Sizes(String s) {\n        super(s);\n    }\n}\n")
+
+SCRIPT = "#!/bin/bash\nset -eu\n" + "".join(
+    f"step{n}() {{\n  echo step {n}\n}}\nif [ -n $X{n} ]; then\n  step{n}\nfi\n" for n in range(8))
+
+
+def _edited_tree(source: str, language: str, old: str, new: str):
+    parser = get_parser(language)
+    return parser.parse(source.encode()), parser.parse(source.replace(old, new, 1).encode()), len(new) - len(old)
+
+
+PAGE = ('<html><head><script src="a.js"></script><noscript><link rel="stylesheet" href="b.css"></noscript>'
+        "</head>\n<body>\n" + "".join(f'<p class="c{n}"><a href="#{n}">item {n}</a></p>\n' for n in range(30))
+        + '<script src="c.js"></script>\n</body></html>\n')
+
+
+@pytest.mark.parametrize("language, source, old, new", [
+    ("bash", SCRIPT, "set -eu", "set<< -eu"),         # a here-document to the end
+    ("bash", SCRIPT, "echo step 0", 'echo "step 0'),  # a string to the end
+    ("html", PAGE, '"a.js"></script>', '"a.js"><script>'),  # the page raw text to the next </script>
+    # a here-document to the end, taking in a block left open and a string left open
+    ("bash", SCRIPT.replace("  step3\nfi\n", "  step3\n").replace("echo step 7", 'echo "step 7'),
+     "set -eu", "set<< -eu"),
+])
+def test_an_edit_that_makes_much_of_the_file_one_token_swallows_it(language, source, old, new):
+    assert swallowed(*_edited_tree(source, language, old, new))
+
+
+def test_a_comment_opener_put_back_over_a_licence_read_as_code_is_a_repair():
+    broken = LICENSED_JAVA.replace("/*", "*/", 1)
+    assert not swallowed(*_edited_tree(broken, "java", "*/", "/*"))
+    found = suggest(broken, "java")
+    assert found and found[0].source_after == LICENSED_JAVA
+
+
+# A struct whose body is there only under a condition (tree-sitter cannot read a
+# declaration split by a conditional), then a directive typed onto the closing brace's line.
+CONDITIONAL_STRUCT = """#ifndef MENU_H
+#define MENU_H
+
+typedef struct menu
+#if !MENU_OPAQUE
+  {
+    int rows;
+    int cols;
+    char *mark;
+  }
+#endif
+  MENU;
+
+#ifdef WITH_KEYS
+#define KEY_FIRST 1
+#endif
+
+extern int menu_rows(const MENU *);
+
+#endif
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_a_directive_typed_onto_a_line_is_split_back_to_where_the_file_puts_directives():
+    # tree-sitter's error only moves with the split; the compiler tells. The file puts
+    # its directives at column 0, however deep the code around them.
+    broken = CONDITIONAL_STRUCT.replace("    char *mark;\n  }\n#endif", "    char *mark;\n  } #endif")
+    with judges.account(), judges.baseline(broken, "c"):
+        found = suggest(broken, "c")
+    assert found and found[0].source_after == CONDITIONAL_STRUCT
+
+
+CPP_HEADER_H = """#ifndef APP_H
+#define APP_H
+
+class App {
+public:
+  // Attributes to use for labels
+  virtual int labels() const {
+    return 4;
+  }
+
+  // Attributes to use for titles
+  virtual int titles() const {
+    return 6;
+  }
+};
+
+#endif
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+def test_a_cpp_header_named_as_c_is_read_as_cpp_by_the_search_too():
+    # Its compiler is g++: the grammar that filters the edits must be C++'s as well,
+    # or every line of the class is an error to it.
+    from tinycode.engine.loop import repair
+
+    broken = CPP_HEADER_H.replace("labels\n  virtual int labels", "labels virtual int labels")
+    assert check(broken, "c").language == "cpp"
+    result = repair(broken, "c")
+    assert result.status == "fixed" and result.source == CPP_HEADER_H
+
+
+def test_a_backquote_the_judge_reads_on_to_the_end_is_looked_for_from_the_top():
+    # dash: "EOF in backquote substitution" at the last line; the stray '`' is 30 lines
+    # up, where tree-sitter's error (over the rest of the file) says nothing either.
+    body = "".join(f"test_expect_success 'case {n}' '\n\tgit log -{n} >out &&\n\ttest_cmp expect out\n'\n\n"
+                   for n in range(10))
+    fixed = "#!/bin/sh\n\ntest_description='log'\n. ./test-lib.sh\n\nsetup () {\n\tgit diff |" \
+            " strip >diff.act &&\n\ttest_cmp diff.exp diff.act\n}\n\n" + body + "test_done\n"
+    broken = fixed.replace("git diff | strip", "git diff |` strip")
+    with judges.account(), judges.baseline(broken, "bash"):
+        found = suggest(broken, "bash")
+    assert any(c.source_after == fixed for c in found)
+
+
+def test_an_error_uncovered_far_below_is_no_progress_when_the_edit_made_the_lines_between_one_string(
+        tree_sitter_only):
+    from tinycode.check import source_lines
+    from tinycode.engine.candidates import _key, _Node, _TreeJudge
+    from tinycode.engine.edits import Edit
+
+    # A stray backquote on line 84, and a line joined into a comment on line 172.
+    source = (Path(__file__).parent / "data" / "VmApiProxy.php").read_text()
+    broken = source.replace("    ErrorCode::DEADLINE_EXCEEDED", "    ErrorCode::`DEADLINE_EXCEEDED").replace(
+        "IgnoreStart\n    $serialized", "IgnoreStart $serialized")
+    result = check(broken, "php")
+    assert [p.line for p in result.problems][:1] == [84]
+    lines = source_lines(broken)
+    judge = _TreeJudge(_Node(lines, True, result.problems, (), 0), "php")
+    # '::' made '.' turns the backquote into a shell command running over 60 lines: the
+    # next error tree-sitter sees is far below, but only because the lines between
+    # became one string.
+    dotted = Edit(84, 1, [lines[83].replace("::`", ".`")], "line 84: replace '::' with '.'")
+    assert judge.verdict(dotted) is None and min(p.line for p in judge.seen[_key(dotted)]) > 84 + 6
+    assert judge.verdict(Edit(84, 1, [lines[83].replace("`", "")], "line 84: delete '`'")) is not None
+
+
+def test_a_token_an_edit_began_over_lines_read_as_code_is_no_repair():
+    from tinycode.engine.candidates import _token_over_code
+
+    code = "".join(f"def step{i}(x)\n  y = x * {i}\n  y + {i}\nend\n" for i in range(6))
+    ruby = "# frozen_string_literal: true\n#\n# A library\n" + code + "def ratio(a, b)\n  a / b\nend\n"
+    parser = get_parser("ruby")
+    # A '/' typed before the first comment makes a regular expression of 28 lines of code.
+    assert _token_over_code(parser.parse(ruby.encode()), parser.parse(("/" + ruby).encode()), 0, 0, 0)
+    # A comment's lost '/*' put back takes in lines tree-sitter could not read as code.
+    licence = "".join(f" * Licensed under the terms number {i} of the licence, as it says.\n" for i in range(12))
+    lost = licence + " */\nconst a = 1;\n"
+    parser = get_parser("javascript")
+    assert not _token_over_code(parser.parse(lost.encode()), parser.parse(("/*\n" + lost).encode()), 0, 0, 1)

@@ -46,3 +46,17 @@ def test_a_cpp_error_inside_a_function_is_reported_at_its_line():
     source = ("int total(int n) {\n    int sum = 0;\n    for (int i = 0; i < n; i++ {\n"
               "        sum += i;\n    }\n    return sum;\n}\n")
     assert check(source, "cpp").problems[0].line == 3
+
+
+def test_a_string_run_on_past_its_line_is_where_an_error_wrapping_the_file_went_wrong(tree_sitter_only):
+    # tree-sitter-java wraps the whole file, from the licence comment on, in one error;
+    # inside it the string closed with the other quote is the one token over many lines.
+    members = "".join(f"    static final class C{n} extends Core {{\n        public C{n}() {{ super(\"c{n}\"); }}\n    }}\n\n"
+                      for n in range(6))
+    body = "".join(f"        int v{n} = {n};\n" for n in range(8))
+    source = ("/*\n * Licensed under the terms of the licence.\n */\npackage p;\n\nimport java.util.*;\n\n"
+              "public class Keys extends Base {\n" + members + "    void derive(byte[] data) throws Exception {\n"
+              "        key = new Spec(data, \"HmacSHA1');\n" + body + "    }\n}\n")
+    broken_line = source.splitlines().index("        key = new Spec(data, \"HmacSHA1');") + 1
+    problems = check(source, "java").problems
+    assert problems and problems[0].line == broken_line

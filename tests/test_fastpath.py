@@ -71,7 +71,7 @@ def _php_class(body_line: str) -> str:
     return "<?php\nclass Timer {\n" + "".join(methods) + "}\n"
 
 
-def test_a_fix_far_more_at_home_in_the_file_needs_no_model():
+def test_a_fix_far_more_at_home_in_the_file_needs_no_model(tree_sitter_only):
     # `;`, `.` and `->` all parse; only `->` puts the tokens among neighbours the
     # file has them among, by a wide lead: no scoring pass.
     source = _php_class("    return $this->pb getTime();")

@@ -259,7 +259,7 @@ def _php_class(broken_line: str) -> str:
     return "<?php\nclass Timer {\n" + "".join(methods) + "}\n"
 
 
-def test_familiar_edits_put_the_token_the_file_has_between_the_same_neighbours_first():
+def test_familiar_edits_put_the_token_the_file_has_between_the_same_neighbours_first(tree_sitter_only):
     from tinycode.engine.grammar_space import familiar_edits
 
     source = _php_class("    return $this->pb getTime();")
@@ -274,7 +274,7 @@ def test_familiar_edits_put_the_token_the_file_has_between_the_same_neighbours_f
     assert first.new_lines == ["  font-style: normal;"]
 
 
-def test_of_complete_repairs_the_one_in_the_files_own_contexts_comes_first():
+def test_of_complete_repairs_the_one_in_the_files_own_contexts_comes_first(tree_sitter_only):
     source = _php_class("    return $this->pb getTime();")
     found = [c for c in suggest(source, "php", limit=10) if c.fixes_all]
     assert len(found) > 1  # `;`, `.` and `->` all parse
@@ -504,3 +504,21 @@ def test_a_string_closed_with_the_other_quote_is_found_under_an_error_over_the_w
     broken = fixed.replace('("closed");', "(\"closed');")
     found = suggest(broken, "java")
     assert found and found[0].source_after == fixed
+
+
+def test_code_typed_onto_a_comment_is_split_out_where_it_begins():
+    from tinycode.engine.grammar_space import lost_breaks
+
+    # A block's only statement typed onto the comment above it: no keyword in it, but
+    # from ``url`` on the rest reads as code.
+    fixed = ("def f(url):\n    if url[:4] == '////':\n        # halve the slashes\n        url = url[2:]\n"
+             "    parts = url.split('/')\n    return parts\n")
+    lines = source_lines(fixed.replace("slashes\n        url", "slashes url"))
+    problems = tuple(check("\n".join(lines), "python").problems)
+    assert ["        # halve the slashes", "        url = url[2:]"] in [e.new_lines for e in lost_breaks(lines, problems, "python")]
+    # A block's first line typed onto a doc comment far above the '}' left unmatched.
+    body = "".join(f"    fn m{n}(&self) -> u64 {{\n        {n}\n    }}\n" for n in range(12))
+    fixed = f"/// A hasher.\nimpl Hasher for A {{\n{body}}}\n"
+    lines = source_lines(fixed.replace("hasher.\nimpl", "hasher. impl"))
+    problems = tuple(check("\n".join(lines), "rust").problems)
+    assert ["/// A hasher.", "impl Hasher for A {"] in [e.new_lines for e in lost_breaks(lines, problems, "rust")]

@@ -541,7 +541,10 @@ def test_the_header_block_is_what_the_file_begins_with_up_to_its_last_system_inc
     assert header_block(text) == text[:text.index("int x;")]
     # A local header or a conditional ends it: what follows may depend on them.
     assert header_block('#include <stdio.h>\n#include "mine.h"\n#include <string.h>\n') == "#include <stdio.h>\n"
-    assert header_block("#ifndef GUARD_H\n#define GUARD_H\n#include <stdio.h>\n#endif\n") == ""
+    # A header's include guard is passed over: no system header reads it.
+    assert header_block("#ifndef GUARD_H\n#define GUARD_H\n#include <stdio.h>\nint x;\n#endif\n") == "#include <stdio.h>\n"
+    assert header_block("#ifndef GUARD_H\n#define OTHER_H\n#include <stdio.h>\n#endif\n") == ""
+    assert header_block("#include <stdio.h>\n#ifndef GUARD_H\n#define GUARD_H\n#include <string.h>\n") == "#include <stdio.h>\n"
     assert header_block("int main(void) { return 0; }\n#include <stdio.h>\n") == ""
 
 
@@ -556,6 +559,8 @@ def test_precompiled_standard_headers_leave_every_verdict_as_it_was(monkeypatch)
             "std::string g() { return \"a\" + std::string(\"b\"); }\nint h() { return undeclared; }\n",
             "int f(std::vector<int> v) {\n    return v.size();\n}}\n"]
     texts = [head + b for b in body] + ["#include <vector\nint x;\n"]
+    guarded = "#ifndef LIB_H\n#define LIB_H\n" + head
+    texts += [guarded + b + "#endif\n" for b in body[:2]]
     monkeypatch.setattr(precompiled, "RUNS_BEFORE_BUILD", 10 ** 6)
     judges.configure()
     plain = [judges.verdict(t, "cpp") for t in texts]

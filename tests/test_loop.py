@@ -230,3 +230,22 @@ def test_a_rewrite_that_did_not_help_is_not_asked_for_again():
     steps = []
     repair(broken, "css", llm=llm, settings=Settings(agent="off"), on_step=steps.append)
     assert [s.kind for s in steps].count("rewrite") == 1
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+def test_another_mistake_seen_before_below_the_edit_does_not_keep_its_region_open():
+    broken = ("function total(items) {\n  let sum = 0;\n  for (const x of items {\n    sum += x.price;\n  }\n"
+              "  retrun sum;\n}\n")
+    after = broken.replace("items {", "items) {")
+    first = check(broken, "javascript")
+    # Both mistakes seen at once; once line 3 is repaired node reports line 6's.
+    assert [p.line for p in first.problems][:1] == [3] and check(after, "javascript").problems[0].line == 6
+    state = SimpleNamespace(current=first, language="javascript", settings=Settings(), working=broken)
+    candidate = SimpleNamespace(edit=Edit(3, 1, ["  for (const x of items) {"], "line 3: insert ')'"),
+                                source_after=after)
+    assert _region_clean(candidate, state)
+    # An edit that leaves its own line broken still keeps it open.
+    wrong = broken.replace("items {", "items ? {")
+    candidate = SimpleNamespace(edit=Edit(3, 1, ["  for (const x of items ? {"], "line 3: insert '?'"),
+                                source_after=wrong)
+    assert not _region_clean(candidate, state)

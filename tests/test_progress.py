@@ -153,3 +153,57 @@ def test_the_next_error_seen_by_both_the_judge_and_tree_sitter_is_not_new():
     # Between the edit and the judge's next error, a tree-sitter problem is new.
     assert not made_progress(before, [problem(36, "syntax error, expecting ')'", "ruby -c"),
                                       problem(25, "unexpected 'name'")], 12, 12, 0)
+
+
+def test_what_tree_sitter_sees_anew_above_an_edit_the_judge_read_past_is_not_new():
+    # "esac unset X" split at line 155; dash now stops at line 188 (an "if" typed for a
+    # "fi"), and tree-sitter, recovering from that, misreads a function at line 54.
+    before = [problem(155, 'Syntax error: word unexpected (expecting ";;")', "sh -n")]
+    after = [problem(188, 'Syntax error: "fi" unexpected', "sh -n"), problem(54, "unexpected '# Determines'")]
+    assert made_progress(before, after, 155, 156, 1)
+    # Where the judge's first error is still at the edit, the lines above are not known good.
+    assert not made_progress(before, [problem(156, "Syntax error: word unexpected", "sh -n"),
+                                      problem(54, "unexpected '# Determines'")], 155, 156, 1)
+
+
+def test_what_an_error_over_lines_covered_shows_once_it_is_repaired_where_it_began():
+    # A string closed with the other quote on line 3 ran on to line 17: repaired there,
+    # a mistake inside that stretch shows for the first time. Hidden, not added.
+    wide = Problem(3, 60, 17, 1, "unexpected '\\'onChange\"> {'", source="tree-sitter")
+    rest = [problem(19, "unexpected '?'"), problem(23, "missing '}'")]
+    after = [problem(17, "missing '}'")] + rest
+    assert made_progress([wide] + rest, after, 3, 3, 0)
+    # Not where an edit elsewhere removed it, nor when more than that one shows.
+    assert not made_progress([wide] + rest, after, 12, 12, 0)
+    assert not made_progress([wide] + rest, after + [problem(30, "unexpected ';'")], 3, 3, 0)
+
+
+def test_where_tree_sitter_alone_judges_an_error_repaired_may_uncover_the_next_far_below():
+    # Two lines joined repaired at line 14: tree-sitter read the rest of the file as one
+    # recovery and now sees the next mistake, 64 lines on.
+    before = [problem(14, "unexpected 'require_relative'")]
+    assert made_progress(before, [problem(79, "unexpected '~'")], 14, 15, 1)
+    # Not within the edit's region, where it may be the edit's own doing,
+    assert not made_progress(before, [problem(18, "unexpected '~'")], 14, 15, 1)
+    # nor a closer found missing (an opener the edit may have added), nor more errors.
+    assert not made_progress(before, [problem(79, "missing 'end'")], 14, 15, 1)
+    assert not made_progress(before, [problem(79, "unexpected '~'"), problem(90, "unexpected 'x'")], 14, 15, 1)
+
+
+def test_where_tree_sitter_alone_judges_an_error_too_wide_to_place_may_be_what_an_edit_uncovered():
+    # A stray '~' deleted: a misspelt 'end' far off now makes tree-sitter wrap the file
+    # in one error. An edit that adds or takes no bracket, quote or keyword cannot have.
+    before = [problem(251, "unexpected '~'")]
+    wide = [Problem(1, 1, 313, 1, "unexpected '# frozen_string_literal: true'", source="tree-sitter")]
+    assert made_progress(before, wide, 251, 251, 0, structure_kept=True)
+    assert not made_progress(before, wide, 251, 251, 0)
+    # Not when errors elsewhere went too (a ',' deleted by a stray backquote re-pairs
+    # every raw string after it): the edit repaired more than its own place.
+    assert not made_progress(before + [problem(300, "unexpected 'x'")], wide, 251, 251, 0, structure_kept=True)
+
+
+def test_after_an_error_too_wide_to_place_a_next_error_far_below_is_no_sign_of_a_repair():
+    # tree-sitter's recovery may read the file anew after any edit: a ';' typed into the
+    # first comment line "moved" an error it could not place to line 42.
+    wide = [Problem(1, 1, 313, 1, "unexpected '// Copyright'", source="tree-sitter")]
+    assert not made_progress(wide, [problem(42, "unexpected '{'")], 1, 1, 0)

@@ -378,3 +378,90 @@ def test_an_error_in_the_body_of_a_function_of_an_unknown_type_is_reported(tmp_p
     source = ('#include "missing.h"\n\nmy_type_t f(int g2) {\n    int x = g(g2, NULL);\n'
               "    return x;\n}\n")
     assert broken_lines(tmp_path, "body", source, "cpp", "g(g2, NULL)", "g(g2 NULL, NULL)") == [4]
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_header_that_a_project_header_cannot_find_does_not_hide_the_file(tmp_path, language):
+    # compat.h, beside the file, includes a header that is not there: the compiler stops
+    # inside compat.h, before it reads a line of the file after that #include.
+    if shutil.which("gcc" if language == "c" else "g++") is None:
+        pytest.skip("compiler not installed")
+    (tmp_path / "compat.h").write_text("#pragma once\n#include <vendor_runtime.h>\n")
+    text = '#include <vendor_api.h>\n#include "compat.h"\n\nint twice(int x) {\n    return 2 * x;\n}\n'
+    path = tmp_path / ("twice.c" if language == "c" else "twice.cpp")
+    path.write_text(text)
+    assert check(text, language, str(path)).ok
+    broken = text.replace("return 2 * x;", "return 2 * x")
+    assert [p.line for p in check(broken, language, str(path)).problems][:1] == [5]
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_past_the_last_header_the_compiler_could_not_pass_the_parser_still_judges(tmp_path, language):
+    # Six project headers, each including one that is not there: the compiler stops
+    # inside one more of them on each run and never reaches the file's own lines.
+    if shutil.which("gcc" if language == "c" else "g++") is None:
+        pytest.skip("compiler not installed")
+    includes = ""
+    for n in range(6):
+        (tmp_path / f"part{n}.h").write_text(f"#pragma once\n#include <vendor_{n}.h>\n")
+        includes += f'#include "part{n}.h"\n'
+    text = (includes + "\nstatic PyTypeObject Thing_Type = {\n    PyVarObject_HEAD_INIT(NULL, 0)\n"
+            '    "thing.Thing",\n    sizeof(Thing),\n#if PY_MAJOR_VERSION < 3\n    0,\n#endif\n    0,\n};\n'
+            'static G_THREAD_LOCAL_VAR StateCreator state_global;\nconst char *name = "thing";\n')
+    path = tmp_path / ("thing.c" if language == "c" else "thing.cpp")
+    path.write_text(text)
+    assert check(text, language, str(path)).ok
+    broken = text.replace('"thing";', '"thing;')
+    assert [p.line for p in check(broken, language, str(path)).problems][:1] == [text.count("\n")]
+
+
+def test_a_macro_call_and_a_condition_left_open_are_reported(tmp_path):
+    # A quote lost inside a macro's argument list: g++ says so without a place, then
+    # "expected '}' at end of input" where the call began. A ')' lost after "defined".
+    source = ('#include "missing.h"\n#define __N(msgid) (msgid)\n\nstruct container_error : public base_error {\n'
+              '  container_error() : base_error(__N("container_error")) { }\n};\n\n'
+              "#if !defined(INTERNAL_HEADERS)\n#define LIB_VISIBLE 1\n#endif\n")
+    assert 5 in broken_lines(tmp_path, "error", source, "cpp", '__N("container_error")', '__N("container_error)')
+    assert broken_lines(tmp_path, "error", source, "cpp", "(INTERNAL_HEADERS)", "(INTERNAL_HEADERS")[:1] == [8]
+
+
+def test_a_body_gcc_skips_for_a_parameter_of_an_unknown_type_is_read_by_the_parser(tmp_path):
+    # gcc reads no body of a function one of whose parameters has a type it does not
+    # know; a ')' typed twice there is for tree-sitter to see.
+    source = ('#include "missing.h"\n\nstatic Object*\nset_parent(Object* self, Object* arg)\n{\n'
+              "    if (arg == NULL || !Check(arg)) {\n        return NULL;\n    }\n    return arg;\n}\n")
+    assert broken_lines(tmp_path, "parent", source, "c", "!Check(arg)) {", "!Check(arg))) {") == [6]
+
+
+def test_an_error_inside_a_macro_is_placed_where_the_macro_is_used(tmp_path):
+    # "'__host__' does not name a type" at the #define, once a use: each definition that
+    # begins with the macro is one g++ skipped, and a ';' lost in one is still seen.
+    uses = "".join(f"DECL int{n} make_int{n}(int x)\n{{\n  int{n} t; t.x = x; return t;\n}}\n\n" for n in range(20))
+    source = '#include "runtime_api.h"\n#define DECL static __inline__ __host__ __device__\n\n' + uses + "SILENCE_END\n"
+    lines = broken_lines(tmp_path, "vector", source, "cpp", "int10 t; t.x = x; return t;",
+                         "int10 t; t.x = x return t;")
+    assert lines == [3 + 10 * 5 + 3]
+
+
+LIBSTDCXX = Path("/usr/include/c++/12")
+
+
+@needs_gcc
+@pytest.mark.skipif(not LIBSTDCXX.is_dir(), reason="libstdc++ 12's headers not installed")
+@pytest.mark.parametrize("header,old,new", [
+    # A '}' typed twice closes namespace std early. Every header is found: the names g++
+    # then cannot see are ones it knows in that namespace ("did you mean
+    # 'std::__detail'?"), no unknown types, and its verdict stands.
+    ("concepts", "  } // namespace __detail\n\n  template<typename _Tp>\n    concept equality_comparable",
+     "  }} // namespace __detail\n\n  template<typename _Tp>\n    concept equality_comparable"),
+    # A '}' lost: what follows is read inside the wrong namespace ('std::std'), so names
+    # go unknown before "expected '}' at end of input". The file opening more braces than
+    # it closes is what no type changes.
+    ("set", "  } // namespace pmr", "  // namespace pmr"),
+])
+def test_a_brace_typed_twice_or_lost_in_a_standard_header_is_reported(header, old, new):
+    # (tree-sitter, lost in the headers' macros, sees nothing there)
+    path = LIBSTDCXX / header
+    source = path.read_text()
+    assert old in source and check(source, "cpp", str(path)).ok
+    assert not check(source.replace(old, new, 1), "cpp", str(path)).ok

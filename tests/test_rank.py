@@ -67,3 +67,41 @@ def test_on_a_long_line_only_the_text_around_the_difference_is_scored():
     assert len(prefix) <= AROUND_BEFORE + 20 and prefix.endswith("word <b>")
     assert windows[0].startswith("y</b>") and windows[1].startswith("z</b>")
     assert all(len(w) <= AROUND_AFTER + 5 for w in windows)
+
+
+def test_edits_at_distant_places_are_scored_at_each_place_against_the_files_own_lines():
+    from tinycode.engine.candidates import Candidate
+    from tinycode.engine.edits import Edit
+
+    middle = "".join(f"    step_{i} = compute(values, {i})\n" for i in range(80))
+    source = "def f(values):\n    total = sum(values\n" + middle + "    retrun total\n"
+    near = source.replace("sum(values\n", "sum(values)\n")
+    far = source.replace("retrun total", "return total")
+    candidates = [Candidate(Edit(2, 1, ["    total = sum(values)"], "line 2: insert ')'"), 1, near),
+                  Candidate(Edit(83, 1, ["    return total"], "line 83: respell"), 1, far)]
+    # Each window is a few lines of one place, never the 80 lines between them.
+    llm = FakeLLM(scorer=lambda prompt, text: -len(text) / 10 + (5.0 if "return total" in text else 0.0))
+    ranked = rank(llm, source, "python", candidates)
+    assert len(llm.prompts) == 2 and all(len(prompt.splitlines()) <= 6 for prompt in llm.prompts)
+    # Each candidate's score is its gain over the file's own lines at its place.
+    assert ranked[0][0] is candidates[1] and ranked[0][1] == pytest.approx(5.0)
+    assert ranked[1][1] == pytest.approx(-0.1)
+
+
+def test_a_change_every_candidate_makes_alike_is_not_scored_and_the_others_add_up():
+    from tinycode.engine.candidates import Candidate
+    from tinycode.engine.edits import Edit
+    from tinycode.engine.rank import scoring_passes
+
+    middle = "".join(f"    step_{i} = compute(values, {i})\n" for i in range(40))
+    source = "def f(values):\n    total = sum(values\n" + middle + "    retrun total\n" + middle + "    x = ~1\n"
+    shared = source.replace("~1", "1")
+    first = shared.replace("sum(values\n", "sum(values)\n")
+    second = shared.replace("retrun total", "return total")
+    candidates = [Candidate(Edit(2, 1, ["x"], "a"), 0, first), Candidate(Edit(43, 1, ["x"], "b"), 0, second)]
+    passes = scoring_passes(source, "python", candidates)
+    # Two places scored, each against the file's own lines; the '~' both delete is not.
+    assert [p.members for p in passes] == [[(0,)], [(1,)]] and all(p.baseline for p in passes)
+    assert not any("~" in w for p in passes for w in p.windows)
+    llm = FakeLLM(scorer=lambda prompt, text: 2.0 if "return total" in text else 0.0)
+    assert rank(llm, source, "python", candidates)[0][0] is candidates[1]

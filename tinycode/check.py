@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from .foreign import foreign_text
 from .problems import _MAX_TEXT, MAX_PROBLEMS, Problem, tree_problems, tree_sitter_problems
-from .languages import NoVerdict, normalize, spec
+from .languages import NoVerdict, read_as, spec
 from .languages.python import CompileError, compile_error
 
 __all__ = ["CheckResult", "CompileError", "Problem", "check", "compile_error", "number_lines", "render",
@@ -47,7 +47,7 @@ def check(source: str, language: str, path: str | None = None) -> CheckResult:
     ``path``: the file it is (a C or C++ compiler then reads its project's headers). A
     failing file's merge-conflict markers, or the prose of a chat answer around its code,
     are reported as such (kinds "conflict" and "chat"), not as syntax to repair."""
-    language = normalize(language)
+    language = read_as(source, language)
     result = _syntax(source, language, path)
     if result.ok:
         return result

@@ -104,6 +104,12 @@ def _where_it_went_wrong(error, data: bytes):
             return node
         if node.has_error:
             stack.extend(reversed(node.children))
+    for child in error.children:
+        # A loose token over several lines (not a comment, which may be anywhere): a
+        # string that ran on past its line (closed with the other quote), which the
+        # recovery could fit nowhere.
+        if not child.child_count and not child.is_extra and child.end_point.row > child.start_point.row:
+            return child
     if starts_loose:
         return error
     seen_complete = False

@@ -19,8 +19,9 @@ checked as whole files.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, replace
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from ..deadline import expired
 from ..check import CheckResult, Problem, check, compile_error, source_lines, tree_sitter_problems
@@ -32,8 +33,11 @@ from .proposals import opener_at_end, proposals
 from .. import judges
 from ..judges import grammar_gaps, judge_name
 from ..languages import get_parser, spec
-from .grammar_space import contexts_of, habits
-from .progress import REGION, TREE_SITTER, UNCLOSED, made_progress, near, reported_line
+from .grammar_space import contexts_of, habits, vocabulary
+from .progress import REGION, STRING_TO_THE_END, TREE_SITTER, UNCLOSED, made_progress, near, reported_line, too_wide, WIDE
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 BEAM = 3  # partial repairs extended per level
 PYTHON_BEAM = 5  # CPython shows one error at a time: more partial repairs look alike
@@ -67,8 +71,11 @@ MAX_SECOND_LOOKS = 40  # edits kept for a judge's run after tree-sitter's first 
 FIRST_PROPOSALS = 16  # the likeliest proposals, which the judge may see whatever tree-sitter says
 BRACKET_REACH = 40  # lines either side of an edit where its brackets may find their partners
 # An edit after which tree-sitter reads less than this share of the file's nodes made
-# the rest of it one token (a here-document ``set<< -eu``, a comment or string left
-# open): a repair changes a few nodes. Files of fewer nodes are left to the judge.
+# much of it one token (a here-document ``set<< -eu``, a string left open, a ``</script>``
+# made ``<script>``): a repair changes a few nodes. Unless that token ends before the
+# file does and what it took in was mostly what tree-sitter could not read before (a
+# comment's ``/*`` put back over a licence whose words were read as code). Files of
+# fewer nodes are left to the judge.
 SWALLOWED = 0.5
 SWALLOW_FROM = 100
 
@@ -297,6 +304,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         judged = verdict == FIXED and isinstance(judge, _TreeJudge) and judge.native
         if judged:
             verdict = judge.judged(edit, node.lines, rank)  # tree-sitter passed it: now the real judge
+            if verdict == PROGRESS and judge.unconfirmed(judge.judged_problems[_key(edit)], edit):
+                judged = False  # the judge's first error stands as it was: not ahead of tree-sitter's guesses
         if verdict == FIXED:
             fixing.append((rank, edit))
         elif verdict == PROGRESS and not edit.whole_repair_only and not _unbalances(node, edit):
@@ -420,9 +429,15 @@ def _opens_strings(node: _Node, edit: Edit) -> bool:
     return sum(map(open_strings, edit.new_lines)) > sum(map(open_strings, old))
 
 
-# A judge that read a string on to the end of the file: "unexpected EOF while looking
-# for matching `"'" (bash), "Unterminated quoted string" (dash), "unterminated string".
-STRING_TO_THE_END = re.compile(r"looking for matching [`'\"]|unterminated (?:quoted )?string", re.IGNORECASE)
+def _keeps_structure(node: _Node, edit: Edit, language: str) -> bool:
+    """The edit only takes tokens away, and none of them a bracket, quote or keyword of
+    the language: it can neither open nor close a block or a string, nor make the
+    parser read the lines after it anew (a line split where a name was lost)."""
+    old = Counter(code_tokens("\n".join(node.lines[edit.line - 1:edit.line - 1 + edit.span]), language))
+    new = Counter(code_tokens("\n".join(edit.new_lines), language))
+    keywords = set(vocabulary(language)[0])
+    return not new - old and not any(token in BRACKET_MARKS or token in keywords or any(q in token for q in "\"'`")
+                                     for token in old - new)
 
 
 def _quotes_added_or_lost(node: _Node, edit: Edit) -> bool:
@@ -597,6 +612,9 @@ class _TreeJudge:
             self.starts.append(self.starts[-1] + len(line.encode("utf-8", "surrogatepass")) + 1)
         self.before = {(p.line, p.message) for p in node.problems}
         self.seen: dict[tuple, tuple[Problem, ...]] = {}  # _key(edit) -> problems after it
+        # _key(edit) -> the lines between the edit and the next error far below read as
+        # far fewer nodes than before (``verdict``)
+        self.swallowed_below: dict[tuple, bool] = {}
         # With a native judge (gcc, node, bash -n...), tree-sitter only filters: an edit
         # that adds a problem tree-sitter sees is dropped, the rest go to the judge.
         self.native = native_judge(language, node.text)
@@ -645,13 +663,23 @@ class _TreeJudge:
         else:
             after = self.parser.parse(data, tree)
         problems = self.seen[_key(edit)] = tuple(tree_problems(after, data))
-        if self.tree.root_node.descendant_count >= SWALLOW_FROM \
-                and after.root_node.descendant_count < SWALLOWED * self.tree.root_node.descendant_count:
-            return None  # the rest of the file became one string, comment or here-document
+        if swallowed(self.tree, after, len(new) - (old_end - begin)):
+            return None
         if self.native:
             return FIXED if edit.direct else self._filter(problems, edit)
+        last = edit.line + len(edit.new_lines) - 1
+        if _token_over_code(self.tree, after, edit.line - 1, last - 1, len(edit.new_lines) - edit.span):
+            return None
         if not problems:
             return FIXED
+        first_left = min(p.line for p in problems)
+        if first_left > last + REGION:
+            # What now reads as correct down to the next error must read as it did
+            # before, not as one string or comment the edit began (a ``::`` made ``.``
+            # before a backquote, which then opens a shell command over fifty lines).
+            shift = len(edit.new_lines) - edit.span
+            self.swallowed_below[_key(edit)] = _nodes_starting(after, last, first_left - 2) < SWALLOWED * \
+                _nodes_starting(self.tree, last - shift, first_left - 2 - shift)
         return PROGRESS if self._helps(list(problems), edit) else None
 
     def _filter(self, problems: tuple[Problem, ...], edit: Edit) -> str | None:
@@ -677,14 +705,26 @@ class _TreeJudge:
             return FIXED
         if self.blind and not found - shifted:
             return FIXED  # tree-sitter cannot see this error: only the judge can tell
+        if found != shifted and not found - shifted - self._moved(edit, last):
+            return FIXED  # the same errors, one moved with its text to another edited line: only the judge can tell
         if not found - shifted and any(start <= last and edit.line <= end for start, end in self.tree_spans):
             return FIXED  # inside its error over many lines, the same after as before: only the judge can tell
         # Not worse by count: tree-sitter's recovery may just see the same error differently.
         return PROGRESS
 
+    def _moved(self, edit: Edit, last: int) -> set[tuple[int, str]]:
+        """Tree-sitter's problems on the edit's new lines whose like (the same message)
+        it saw on the lines the edit replaced: moved along with their text (a line
+        split), not added."""
+        old = {message for line, message in self.tree_before if edit.line <= line <= edit.end_line}
+        return {(line, message) for line in range(edit.line, last + 1) for message in old}
+
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
         return made_progress(self.node.problems, problems, edit.line, edit.line + len(edit.new_lines) - 1,
-                             len(edit.new_lines) - edit.span, self.shadowed)
+                             len(edit.new_lines) - edit.span, self.shadowed,
+                             swallowed_below=self.swallowed_below.get(_key(edit), False),
+                             structure_kept=all(map(too_wide, problems)) and _keeps_structure(
+                                 self.node, edit, self.language))
 
     def judged(self, edit: Edit, lines: list[str], rank: int = 0) -> str | None:
         """The native judge's verdict on the edited file: FIXED, PROGRESS or None (also
@@ -860,6 +900,97 @@ def _clearing_edits(node: _Node, judge: _TreeJudge, problem: Problem, language: 
         if not any(near(p.line, *where, reach) for p in judge.seen[_key(edit)]):
             found.append(edit)
     return found
+
+
+def swallowed(before: tree_sitter.Tree, after: tree_sitter.Tree, shift: int) -> bool:
+    """Did an edit that moved the file's end by ``shift`` bytes make much of the file one
+    string, comment, raw text or here-document (see ``SWALLOWED``)?"""
+    count = before.root_node.descendant_count
+    if count < SWALLOW_FROM or after.root_node.descendant_count >= SWALLOWED * count:
+        return False
+    last, now = _last_token(before.root_node), _last_token(after.root_node)
+    if (last.type, last.end_byte + shift) != (now.type, now.end_byte):
+        return True  # it runs on to the end of the file
+    dropped = count - after.root_node.descendant_count
+    return _unread(before) - _unread(after) < SWALLOWED * dropped
+
+
+# A node over more rows than this many times its descendants is one token (a string,
+# a comment, a regular expression), not code.
+TOKEN_ROWS = 2
+# Code rows a token an edit began may take in: past this many nodes, most of them read
+# before, it is code the edit swallowed.
+SWALLOWED_NODES = 10
+
+
+def _token_over_code(before: tree_sitter.Tree, after: tree_sitter.Tree, first_row: int, last_row: int,
+                     shift: int) -> bool:
+    """Where tree-sitter alone judges: the edit of rows ``first_row..last_row`` (0-based,
+    in the text after it, whose later rows moved by ``shift``) began a token that runs on
+    over rows tree-sitter read as code before (a ``/`` typed before a comment, now a
+    regular expression over thirty lines): the file may then parse, with a mistake
+    inside the token. Rows it could not read before may be taken in (a ``/*`` put back)."""
+    end = -1
+    stack = [after.root_node]
+    while stack:
+        node = stack.pop()
+        if node.end_point.row < first_row or node.start_point.row > last_row:
+            continue
+        rows = node.end_point.row - last_row
+        if node.start_point.row >= first_row and rows > 1 and not node.is_error \
+                and node.descendant_count * TOKEN_ROWS < rows:
+            end = max(end, node.end_point.row)
+        else:
+            stack.extend(node.children)
+    if end < 0:
+        return False
+    covered = _nodes_starting(before, last_row + 1 - shift, end - shift)
+    unread = _unread_starting(before, last_row + 1 - shift, end - shift)
+    return covered - unread >= SWALLOWED_NODES and unread * 2 < covered
+
+
+def _unread_starting(tree: tree_sitter.Tree, first_row: int, last_row: int) -> int:
+    """How many nodes beginning on rows ``first_row..last_row`` tree-sitter could not
+    read: errors, missing tokens and what errors hold, except what an error too wide to
+    place holds (its recovery wrapped constructs it read well, a whole file of them)."""
+    count, stack = 0, [(tree.root_node, False)]
+    while stack:
+        node, inside = stack.pop()
+        if node.end_point.row < first_row or node.start_point.row > last_row:
+            continue
+        inside = inside or node.is_missing or (node.is_error and node.end_point.row - node.start_point.row <= WIDE)
+        count += inside and first_row <= node.start_point.row
+        stack.extend((child, inside) for child in node.children)
+    return count
+
+
+def _nodes_starting(tree: tree_sitter.Tree, first_row: int, last_row: int) -> int:
+    """How many nodes of ``tree`` begin on rows ``first_row..last_row`` (0-based)."""
+    count, stack = 0, [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.end_point.row < first_row or node.start_point.row > last_row:
+            continue
+        count += first_row <= node.start_point.row
+        stack.extend(node.children)
+    return count
+
+
+def _last_token(node: tree_sitter.Node) -> tree_sitter.Node:
+    while node.child_count:
+        node = node.children[-1]
+    return node
+
+
+def _unread(tree: tree_sitter.Tree) -> int:
+    """The nodes tree-sitter could not read: errors, missing tokens and what errors hold."""
+    count, stack = 0, [(tree.root_node, False)]
+    while stack:
+        node, inside = stack.pop()
+        inside = inside or node.is_error or node.is_missing
+        count += inside
+        stack.extend((child, inside) for child in node.children)
+    return count
 
 
 def native_judge(language: str, source: str) -> bool:

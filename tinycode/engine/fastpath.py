@@ -73,7 +73,7 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
         return None
     if len(complete) == 1 or _familiar_lead(complete):
         return FastRepair(complete[0], len(complete) - 1, 0.0, time.perf_counter() - start, False)
-    from .rank import rank, scoring_texts
+    from .rank import rank, scoring_passes
 
     complete = _affordable(llm, source, language, complete)
     if len(complete) < 2:  # the candidates' windows do not fit the context together
@@ -85,8 +85,8 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
         return None
     (best, best_score), (_, second_score) = ranked[0], ranked[1]
     margin = best_score - second_score
-    prefix, windows = scoring_texts(source, language, complete)
-    tokens = llm.count_tokens(prefix) + sum(llm.count_tokens(w) for w in windows)
+    tokens = sum(llm.count_tokens(scoring.prefix) + sum(llm.count_tokens(w) for w in scoring.windows)
+                 for scoring in scoring_passes(source, language, complete))
     return FastRepair(best, len(complete) - 1, margin, time.perf_counter() - start, True, tokens)
 
 
@@ -99,16 +99,16 @@ def _familiar_lead(candidates: list[Candidate]) -> bool:
 def _affordable(llm: LLM, source: str, language: str, complete: list[Candidate]) -> list[Candidate]:
     """The candidates, in the search's order, that the model can score together: the
     first two if their texts fit its context, more while the windows fit MAX_SCORED_TOKENS."""
-    from .rank import scoring_texts
+    from .rank import scoring_passes
 
     context = int(getattr(llm, "n_ctx", 0) or DEFAULT_CONTEXT) - CONTEXT_MARGIN
     kept: list[Candidate] = []
     for candidate in complete:
-        prefix, windows = scoring_texts(source, language, kept + [candidate])
-        sizes = [llm.count_tokens(w) for w in windows]
-        if llm.count_tokens(prefix) + max(sizes) > context:
+        passes = scoring_passes(source, language, kept + [candidate])
+        sizes = [[llm.count_tokens(w) for w in scoring.windows] for scoring in passes]
+        if any(llm.count_tokens(scoring.prefix) + max(size) > context for scoring, size in zip(passes, sizes)):
             break
-        if len(kept) >= 2 and MAX_SCORED_TOKENS is not None and sum(sizes) > MAX_SCORED_TOKENS:
+        if len(kept) >= 2 and MAX_SCORED_TOKENS is not None and sum(map(sum, sizes)) > MAX_SCORED_TOKENS:
             break
         kept.append(candidate)
     return kept

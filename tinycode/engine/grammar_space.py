@@ -473,6 +473,9 @@ class _LineBreaks:
         counts = {_BEFORE: Counter(), _AFTER: Counter()}  # at a line's start, at its end
         elsewhere = {_BEFORE: Counter(), _AFTER: Counter()}
         self.shift: dict[tuple[str, str], Counter] = {}
+        # Tokens that begin a line only at column 0, however deep the code around
+        # (``#endif``): the count of such lines, or -1 once one is indented.
+        self.flush: dict[str, int] = {}
         steps: Counter = Counter()
         line_tokens = [_tokens(text, symbols) for text in lines]
         previous: tuple[str, str] | None = None  # the last code line's indentation and last token
@@ -482,7 +485,10 @@ class _LineBreaks:
             indent = indent_of(text)
             if previous is not None:
                 way = _SAME if indent == previous[0] else _DEEPER if len(indent) > len(previous[0]) else _SHALLOWER
-                for side, tok in ((_BEFORE, toks[0][1]), (_AFTER, previous[1])):
+                first = toks[0][1]
+                if self.flush.get(first, 0) >= 0:
+                    self.flush[first] = self.flush.get(first, 0) + 1 if not indent else -1
+                for side, tok in ((_BEFORE, first), (_AFTER, previous[1])):
                     if _break_mark(tok, keywords, symbols):
                         counts[side][tok] += 1
                         self.shift.setdefault((side, tok), Counter())[way] += 1
@@ -521,7 +527,8 @@ class _LineBreaks:
                       if lines[n - 1].strip() and len(indent_of(lines[n - 1])) < len(indent)), "")
         by_way = {_SAME: indent, _DEEPER: indent + self.step, _SHALLOWER: outer}
         ways = [w for w, _ in self.shift.get((side, token), Counter()).most_common()]
-        return list(dict.fromkeys(by_way[w] for w in ways + [_SAME, _DEEPER, _SHALLOWER]))
+        first = [""] if side == _BEFORE and self.flush.get(token, 0) >= 2 else []
+        return list(dict.fromkeys(first + [by_way[w] for w in ways + [_SAME, _DEEPER, _SHALLOWER]]))
 
 
 @lru_cache(maxsize=4)
@@ -548,6 +555,46 @@ def lost_breaks(lines: list[str], problems: tuple[Problem, ...], language: str) 
         indents = breaks.indents(lines, line_no, tok, side)
         for indent in indents if every_indent else indents[:1]:
             yield _split(line_no, lines[line_no - 1], col, indent, f"split {side} {tok!r}")
+    yield from _code_in_comment(lines, reported, language)
+
+
+COMMENT_SPLITS = 3  # places in a comment, from its end, where the code it swallowed may begin
+COMMENT_OPENERS = 2  # comments that end with a block's opener tried, nearest the error first
+
+
+def _code_in_comment(lines: list[str], reported: list[int], language: str) -> Iterator[Edit]:
+    """A line comment that swallowed code typed onto it (``# note url = url[2:]``,
+    ``/// docs impl Hasher for A {``): split where the code may begin, on the line above
+    the error and on the comments nearest it that end with a block's opener. The places:
+    the grammar's keywords in the comment, the last first, then names after which the
+    rest reads as code, not prose. The code keeps the comment's indentation."""
+    marker = comment_prefix(language)
+    if not marker or not reported:
+        return
+    keywords, symbols = vocabulary(language)
+    words = set(keywords)
+    above = next((n for n in range(reported[0] - 1, 0, -1) if lines[n - 1].strip()), None)
+    openers = sorted((n for n, text in enumerate(lines, 1)
+                      if text.rstrip().endswith(("{", "(", "[")) and marker in text and n != above),
+                     key=lambda n: abs(n - reported[0]))
+    for line_no in ([above] if above else []) + openers[:COMMENT_OPENERS]:
+        text = lines[line_no - 1]
+        toks = _tokens(text, symbols)
+        start = _comment_column(text, toks, marker)
+        if start is None:
+            continue
+        inside = [(col, tok) for col, tok in toks if col > start and _WORD.fullmatch(tok)]
+        named = [col for col, tok in inside if tok in words][::-1][:COMMENT_SPLITS]
+        code = [col for col, tok in inside[::-1] if _reads_as_code(text[col:], keywords, symbols)][:COMMENT_SPLITS]
+        for col in dict.fromkeys(named + code):
+            yield _split(line_no, text, col, indent_of(text), f"split before {text[col:].split()[0]!r}, out of the comment")
+
+
+def _reads_as_code(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
+    """No prose, and a mark no sentence has (``=``, ``[``, ``{``): code, not words."""
+    return not _prose(text, keywords, symbols) and any(
+        not (_WORD.fullmatch(tok) or tok[:1].isdigit() or tok[:1] in "\"'" or tok in _SENTENCE_MARKS)
+        for _, tok in _tokens(text, symbols))
 
 
 def _comment_column(text: str, toks: list[tuple[int, str]], marker: str) -> int | None:

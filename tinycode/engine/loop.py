@@ -28,7 +28,7 @@ from ..check import CheckResult, Problem, check, shadowed
 from ..config import Settings
 from ..deadline import DeadlineExceeded, expired, until
 from ..errors import ModelError, ModelUnavailable
-from ..languages import normalize, spec
+from ..languages import read_as, spec
 from ..llm.base import LLM, ScoringUnsupported
 from ..llm.loader import LazyLLM, model_options
 from .agent import WorkingCopy, run_agent
@@ -129,7 +129,7 @@ def repair(source: str, language: str | None = None, *, llm: LLM | None = None,
     steps, timeout, guard limits...). ``llm`` is used as given; otherwise the settings'
     model is loaded, only if a model is needed."""
     settings = settings or Settings()
-    language = normalize(language or "python")
+    language = read_as(source, language or "python")
     started = time.monotonic()
     # One deadline for the whole file: the judges' runs on the original and on the
     # result too, not only the loop.
@@ -226,14 +226,33 @@ def _region_clean(candidate: Candidate, state: RepairState) -> bool:
     first, last = edit.line, edit.line + max(len(edit.new_lines), 1) - 1
     reach = state.settings.max_problem_distance
     delta = len(edit.new_lines) - edit.span
-    before = {(p.line + delta if p.line > edit.line else p.line, p.message)
-              for p in shadowed(state.working, state.current)}
-    problems = [p for p in check(candidate.source_after, state.language).problems
-                if p.source != TREE_SITTER or ((p.line, p.message) not in before and not too_wide(p))]
+
+    def shifted(problems: tuple[Problem, ...]) -> set[tuple[int, str]]:
+        return {(p.line + delta if p.line > edit.line else p.line, p.message) for p in problems}
+
+    target = state.current.problems[0]
+    before = shifted(shadowed(state.working, state.current))
+    checked = check(candidate.source_after, state.language)
+    after = checked.problems
+    # Another mistake tree-sitter saw before, off the target's lines and the edit's, and
+    # described as before, is not this region's; a judge that stops at its first error
+    # reporting one on that line now is reporting that mistake (a keyword misspelt two
+    # lines below a lost bracket: both seen at once, one repaired).
+    seen = shifted(tuple(p for p in state.current.problems
+                         if p.source == TREE_SITTER and not target.line <= p.line <= target.end_line))
+    others = {(p.line, p.message) for p in after + shadowed(candidate.source_after, checked)
+              if p.source == TREE_SITTER and (p.line > last or p.end_line < first) and not too_wide(p)} & seen
+    other_lines = {line for line, _ in others}
+
+    def counts(p: Problem) -> bool:
+        if p.source == TREE_SITTER:
+            return (p.line, p.message) not in before | others and not too_wide(p)
+        return p.line not in other_lines
+
+    problems = [p for p in after if counts(p)]
     if any(near(p.line, first, last, reach) or near(p.end_line, first, last, reach)
            or p.line < first <= p.end_line for p in problems):
         return False
-    target = state.current.problems[0]
     if target.source == TREE_SITTER:
         return True
     line = target.line + (len(edit.new_lines) - edit.span if target.line > edit.line else 0)

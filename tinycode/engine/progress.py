@@ -36,8 +36,17 @@ _NAMED_LINE = re.compile(r"\bon line (\d+)")
 # A compiler that ran off the end of the file ("Syntax error: Unterminated quoted string",
 # "end of file unexpected (expecting "done")", "expected ';', found 'EOF'") cannot say
 # where the string or block began.
-_AT_THE_END = re.compile(r"end of (?:file|input)|unexpected EOF|unterminated quoted string|found 'EOF'",
+AT_THE_END = re.compile(r"end of (?:file|input)|unexpected EOF|\bEOF in |unterminated quoted string|found 'EOF'",
                          re.IGNORECASE)
+
+
+# A judge that read a string on to the end of the file: "unexpected EOF while looking
+# for matching `"'" (bash), "Unterminated quoted string", "EOF in backquote substitution"
+# (dash), "unterminated string literal" (Python, Rust), "string literal not terminated"
+# (Go), "unclosed string literal" (Java), "unterminated string meets end of file" (Ruby).
+STRING_TO_THE_END = re.compile(
+    r"looking for matching [`'\"]|unterminated|not terminated|EOF in (?:backquote|\$\(|\")|unclosed (?:string|text)|"
+    r"EOF while scanning", re.IGNORECASE)
 
 
 # A construct reported where it opens and never closed ("unterminated #ifdef",
@@ -50,7 +59,7 @@ def reported_line(problem: Problem) -> int:
     bracket a mismatch goes back to), so the next error surfacing between the two is
     progress, not a new error. An error noticed only at the end of the file may begin
     anywhere before it (CPython's own messages name their lines and are taken as said)."""
-    if problem.source != "python" and _AT_THE_END.search(problem.message):
+    if problem.source != "python" and AT_THE_END.search(problem.message):
         return 1
     return named_line(problem)
 
@@ -62,12 +71,18 @@ def named_line(problem: Problem) -> int:
 
 
 def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
-                  edit_end: int, delta: int, shadowed: Sequence[Problem] = ()) -> bool:
+                  edit_end: int, delta: int, shadowed: Sequence[Problem] = (), *,
+                  swallowed_below: bool = False, structure_kept: bool = False) -> bool:
     """``after`` (the problems once lines from ``edit_line`` on were edited, ending at
     ``edit_end`` in the new text and shifting later lines by ``delta``) is progress
     over ``before``. ``shadowed``: tree-sitter's problems of the text before that its
     check left out (where the judge reported): once the judge moves on they show, and
-    are not new."""
+    are not new. ``swallowed_below``: the lines from the edit down to the first error
+    left now read as far fewer tokens than before (the edit began a string or comment
+    over them), so that error moving there is no sign of a repair. ``structure_kept``:
+    the edit only takes away tokens, no bracket, quote or keyword, so it cannot have
+    unbalanced the file's blocks: where tree-sitter alone judges, an error too wide to place that is
+    all it leaves was hidden by the one it repaired (a misspelt ``end`` far off)."""
     if not after:
         return True
 
@@ -81,6 +96,13 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
     new_judge = [p for p in after if p.source != TREE_SITTER]
     judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
     new_tree -= _cascade(new_tree, seen, edit_line, edit_end)
+    revealed = _revealed(before, new_tree - seen, edit_line, edit_end, delta)
+    new_tree -= revealed
+    if not old_judge and not new_judge and structure_kept and all(map(too_wide, after)) \
+            and len(after) <= len(before) and all(near(p.line, edit_line, edit_end) and not too_wide(p) for p in before):
+        return True
+    if not old_judge and not new_judge and not swallowed_below and _moved_on(before, after, edit_line, edit_end, delta):
+        return True
     if _added(new_tree, seen, edit_line, edit_end):
         # With a language's own judge speaking, tree-sitter's recovery may only now see
         # an error it hid before: one far from the edit is not new when the judge
@@ -92,11 +114,19 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
         old_judged = shifted(old_judge)
         # A next error the judge met only at the end of the file (a block never closed)
         # may begin anywhere past the edit.
-        next_lines = [edit_end + 1 if _AT_THE_END.search(p.message) else p.line for p in new_judge
+        next_lines = [edit_end + 1 if AT_THE_END.search(p.message) else p.line for p in new_judge
                       if (p.line, p.message) not in old_judged and p.line > edit_end]
         wide = {(p.line, p.message) for p in after if too_wide(p)}
+        # A judge reads a file from its start: when its first error now lies past the
+        # edit, it read every line above the edit as correct, and a line tree-sitter
+        # alone now objects to there is its recovery from an error further on (an ``if``
+        # typed for a ``fi`` lines below makes it misread a comment far above). Not an
+        # error over lines: that may be a construct the edit left unfinished.
+        read_past = bool(new_judge) and min(p.line for p in new_judge) > edit_end
+        one_line = {(p.line, p.message) for p in after if p.end_line == p.line}
         allowed = hidden if judge_fewer else {(line, message) for line, message in hidden
-                                              if next_lines and (line >= min(next_lines) - NEXT_ERROR_REACH
+                                              if (read_past and line < edit_line and (line, message) in one_line)
+                                              or next_lines and (line >= min(next_lines) - NEXT_ERROR_REACH
                                                                  or (line, message) in wide)}
         if not allowed or _added(new_tree - allowed, seen, edit_line, edit_end):
             return False
@@ -111,7 +141,35 @@ def made_progress(before: Sequence[Problem], after: Sequence[Problem], edit_line
         return all(p.line > max(edit_end, first_old) for p in surfaced)
     # Fewer problems; or fewer from the judge, with tree-sitter's only new ones those
     # its recovery hid before (allowed above).
-    return len(after) < len(before) or judge_fewer
+    return len(after) - len(revealed) < len(before) or judge_fewer
+
+
+def _moved_on(before: Sequence[Problem], after: Sequence[Problem], edit_line: int, edit_end: int,
+              delta: int) -> bool:
+    """tree-sitter alone judges, and every error it saw is gone while what it sees now
+    begins beyond the edit's region: the file reads as correct from the top to past the
+    edit, so the edit repaired its error, and what recovery from it hid shows now, as
+    a judge that stops at its first error shows its next one. Not an error it cannot
+    place (too wide), nor a closer it finds missing (an opener the edit may have added),
+    nor more errors than before; nor after an error it could not place, since then its
+    recovery may read the file anew after any edit at all."""
+    old = {(p.line + delta if p.line > edit_line else p.line, p.message) for p in before}
+    return bool(after) and len(after) <= len(before) and not any(map(too_wide, before)) \
+        and not any((p.line, p.message) in old or too_wide(p) or p.message.startswith("missing")
+                    or UNCLOSED.search(p.message) for p in after) \
+        and min(p.line for p in after) > edit_end + REGION
+
+
+def _revealed(before: Sequence[Problem], new: set[tuple[int, str]], edit_line: int, edit_end: int,
+              delta: int) -> set[tuple[int, str]]:
+    """The problems of ``new`` inside the stretch of an error over several lines that
+    began at the edit (a string closed with the wrong quote runs on to the next one):
+    repaired where it began, what it covered shows, hidden by it, not added."""
+    stretches = [(p.line, p.end_line + delta) for p in before
+                 if p.source == TREE_SITTER and p.line < p.end_line and not too_wide(p)
+                 and near(p.line, edit_line, edit_end, 0)]
+    return {(line, message) for line, message in new
+            if any(first <= line <= last and line > edit_end for first, last in stretches)}
 
 
 def _cascade(new: set[tuple[int, str]], old: set[tuple[int, str]], edit_line: int,

@@ -17,7 +17,7 @@ from .edits import BRACKETS, Edit, insert, replace_token
 from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks
 from .layout import (HEADER_SCAN, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
-from .progress import named_line
+from .progress import AT_THE_END, STRING_TO_THE_END, named_line
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
 from .shell_proposals import shell_edits
 
@@ -105,6 +105,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
                                  or _odd_quotes_above(lines, problems[0], comment_prefix(language)))
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])
+    if problems and not python:
+        yield from _quote_to_the_end_edits(lines, problems[0], comment_prefix(language))
     spacing = habits("\n".join(lines), language)[0]
     for line_no in anchors:
         yield from _token_edits(lines[line_no - 1], line_no, python, spacing)
@@ -220,6 +222,36 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
                 for match in _WORD_END.finditer(text):
                     yield replace(insert(text, line_no, match.end(), quote),
                                   description=f"line {line_no}: insert {quote!r} after {match.group()!r}")
+
+
+ODD_QUOTE_LINES = 8  # lines with an odd count of a quote tried when a string ran on to the end
+_NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")
+
+
+def _quote_to_the_end_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
+    """A string or command substitution the judge read on to the end of the file (``EOF
+    in backquote substitution``) may have opened on any line above: on the first lines,
+    from the top, with an odd count of the quote it names (any quote if none), each of
+    those quotes deleted, and one closing the line's code. tree-sitter reads such a file
+    as wrongly as the judge: the judge alone decides (``direct``)."""
+    if not (STRING_TO_THE_END.search(problem.message) and AT_THE_END.search(problem.message)):
+        return
+    named = _NAMED_QUOTE.search(problem.message)
+    quotes = ("`" if named.group(2) else named.group(1)) if named else "\"'`"
+    found = 0
+    for line_no, text in enumerate(lines, 1):
+        if comment and text.lstrip().startswith(comment):
+            continue
+        for quote in quotes:
+            places = [i for i, ch in enumerate(text) if ch == quote and text[i - 1:i] != "\\"]
+            if len(places) % 2 == 0:
+                continue
+            found += 1
+            for col in places:
+                yield replace(replace_token(text, line_no, col, quote, ""), direct=True)
+            yield replace(insert(text, line_no, len(text.rstrip()), quote), direct=True)
+        if found >= ODD_QUOTE_LINES:
+            return
 
 
 def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from typing import Sequence
 
 from .candidates import Candidate
+from .edits import changed_hunks
 from .grammar_space import distance, vocabulary
 from ..check import source_lines
 from ..languages import comment_prefix
@@ -33,12 +35,89 @@ def rank(llm: LLM, source: str, language: str, candidates: Sequence[Candidate]
     cannot score."""
     if not candidates:
         return []
-    prefix, windows = scoring_texts(source, language, candidates)
-    scores = llm.score(prefix, windows)
     known = set(_NAME.findall(source))
-    scores = [s - NEW_NAME_PENALTY * bool(_new_names(w, known, language)) for s, w in zip(scores, windows)]
+    scores = [0.0] * len(candidates)
+    new_names = [False] * len(candidates)
+    for scoring in scoring_passes(source, language, candidates):
+        found = llm.score(scoring.prefix, scoring.windows)
+        base = found[0] if scoring.baseline else 0.0
+        for members, score, window in zip(scoring.members, found[scoring.baseline:],
+                                          scoring.windows[scoring.baseline:]):
+            named = bool(_new_names(window, known, language))
+            for i in members:
+                scores[i] += score - base
+                new_names[i] = new_names[i] or named
+    scores = [score - NEW_NAME_PENALTY * named for score, named in zip(scores, new_names)]
     order = sorted(range(len(candidates)), key=lambda i: (-scores[i], i))
     return [(candidates[i], scores[i]) for i in order]
+
+
+@dataclass(frozen=True)
+class ScoringPass:
+    """One call of the model's scoring: the shared prompt, the windows, which candidates
+    each window is part of (indices), and whether the first window is the file's own
+    lines, the baseline each window's score is taken against."""
+
+    prefix: str
+    windows: list[str]
+    members: list[tuple[int, ...]]
+    baseline: bool = False
+
+
+# A window of more characters than this (about MAX_SCORED_TOKENS of the fast path's
+# tokens: two such windows already cost more than the rest of a repair) is scored
+# place by place; shorter ones whole, each candidate over the same lines.
+PLACE_CHARS = 1200
+# Changed lines this far apart or more are different places.
+PLACE_GAP = 4
+
+
+def scoring_passes(source: str, language: str, candidates: Sequence[Candidate]) -> list[ScoringPass]:
+    """How ``candidates`` are scored. Where they differ within a few lines, over the
+    same span (``scoring_texts``). Where they differ at places far apart (partial
+    repairs of different mistakes, or one mistake repaired the same way and another
+    not), place by place, each against the file's own lines there: a candidate's score
+    is the sum of what its edits add to the likelihood of their places, so they compare
+    without scoring every line between (a hundred lines apart, seconds of the model for
+    each candidate)."""
+    prefix, windows = scoring_texts(source, language, candidates)
+    if len(candidates) < 2 or max(len(w) for w in windows) <= PLACE_CHARS:
+        return [ScoringPass(prefix, windows, [(i,) for i in range(len(candidates))])]
+    lines = source_lines(source)
+    hunks = [[(line, len(old), tuple(new)) for line, old, new in changed_hunks(source, c.source_after)]
+             for c in candidates]
+    passes = []
+    for first, last in _places(sorted({(line, line + max(span, 1) - 1) for found in hunks for line, span, _ in found})):
+        variants: dict[tuple, list[int]] = {}
+        for i, found in enumerate(hunks):
+            mine = tuple(h for h in found if first <= h[0] <= last)
+            if mine:
+                variants.setdefault(mine, []).append(i)
+        if len(variants) == 1 and len(next(iter(variants.values()))) == len(candidates):
+            continue  # every candidate changes this place alike
+        texts = [source] + ["\n".join(_applied(lines, mine)) + "\n" for mine in variants]
+        prefix, windows = _window_texts(texts, language)
+        passes.append(ScoringPass(prefix, windows, [tuple(v) for v in variants.values()], baseline=True))
+    return passes
+
+
+def _places(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Line spans merged where they lie within PLACE_GAP of each other."""
+    places: list[tuple[int, int]] = []
+    for first, last in spans:
+        if places and first <= places[-1][1] + PLACE_GAP:
+            places[-1] = (places[-1][0], max(places[-1][1], last))
+        else:
+            places.append((first, last))
+    return places
+
+
+def _applied(lines: list[str], hunks: tuple[tuple[int, int, tuple[str, ...]], ...]) -> list[str]:
+    """``lines`` with ``hunks`` ((first line, lines replaced, new lines)) applied."""
+    lines = list(lines)
+    for line, span, new in sorted(hunks, reverse=True):
+        lines[line - 1:line - 1 + span] = new
+    return lines
 
 
 def scoring_texts(source: str, language: str, candidates: Sequence[Candidate]) -> tuple[str, list[str]]:
@@ -46,7 +125,12 @@ def scoring_texts(source: str, language: str, candidates: Sequence[Candidate]) -
     candidate's version of the window: the lines where the candidates differ from each
     other. Edits they all make lie outside it, so a fix that repairs three distant
     errors is scored where the choice is, not over every line in between."""
-    texts = [source_lines(c.source_after) for c in candidates]
+    return _window_texts([c.source_after for c in candidates], language)
+
+
+def _window_texts(sources: Sequence[str], language: str) -> tuple[str, list[str]]:
+    """The shared prompt and each text's version of the lines where the texts differ."""
+    texts = [source_lines(text) for text in sources]
     shortest = min(len(t) for t in texts)
     head = 0
     while head < shortest and all(t[head] == texts[0][head] for t in texts):

@@ -31,7 +31,7 @@ from typing import Iterator, Mapping, NamedTuple, Sequence
 
 from ..config import Settings, from_environment, toml_parser
 from ..deadline import DeadlineExceeded, ensure_time_left, expired, remaining
-from ..languages import LanguageSpec, get_parser, spec
+from ..languages import LanguageSpec, get_parser, read_as, spec
 from . import grammar_gaps, headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
@@ -265,9 +265,8 @@ def verdict(source: str, language: str) -> Verdict | None:
     tool = _tool(language, source)
     if tool is None:
         return None
-    record = spec(language)
-    other = record.judged_as(source) if record is not None and record.judged_as is not None else None
-    if other is not None:
+    other = read_as(source, language)
+    if other != language:
         # The text says another language's judge reads it (a C++ header named .h).
         language, tool = other, _tool(other, source)
         if tool is None:
@@ -355,6 +354,8 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
         lines[header.line - 1] = ""
         text = "\n".join(lines)
     else:
+        # Still stopped at a header after every retry: nothing past it was read.
+        extra.append(Diagnostic(header.line, header.column, unresolved.UNREAD, False))
         found = [d for d in found if not readers.missing_header(d.message)]
     if output.returncode != 0 and not found and not extra:
         return None  # it failed without saying where: not a verdict

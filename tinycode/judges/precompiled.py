@@ -10,8 +10,9 @@ folder that lives as long as the process), and later runs name it with ``-includ
 
 The verdict does not change: the block holds exactly the lines the file begins with
 (only system headers, blank lines and comments, nothing that could define a macro
-first), so the headers are read in the same order with the same macros, and the file's
-own ``#include`` lines then find them already included. Should gcc refuse the
+first, a header's own include guard aside), so the headers are read in the same order
+with the same macros, and the file's own ``#include`` lines then find them already
+included. Should gcc refuse the
 precompiled header, it reads ``block.h`` itself, which gives the same result.
 """
 
@@ -44,18 +45,32 @@ _PIECE = re.compile(r"""
 """, re.VERBOSE | re.DOTALL)
 
 
+# A header's include guard (``#ifndef X_H`` then ``#define X_H``) before its includes:
+# no system header reads the guard of the file that includes it, so the block past the
+# guard is read the same with the guard's macro defined or not.
+_GUARD = re.compile(r"[ \t]*#[ \t]*ifndef[ \t]+(\w+)[ \t]*\n(?:[ \t]*\n)*[ \t]*#[ \t]*define[ \t]+\1\b[^\n]*(?:\n|$)")
+
+
 def header_block(text: str) -> str:
     """The start of ``text`` up to its last system ``#include`` before anything else
-    (see ``_PIECE``), or "" when it begins otherwise."""
+    (see ``_PIECE``), an include guard left out (``_GUARD``), or "" when it begins
+    otherwise."""
     position = end = 0
+    pieces: list[str] = []
+    guarded = False
     while position < len(text):
         match = _PIECE.match(text, position)
         if match is None or match.end() == position:
-            break
+            guard = None if guarded or end else _GUARD.match(text, position)
+            if guard is None:
+                break
+            guarded, position = True, guard.end()
+            continue
         position = match.end()
+        pieces.append(match.group(0))
         if match.group("include") is not None:
-            end = position
-    return text[:end]
+            end = len(pieces)
+    return "".join(pieces[:end])
 
 
 class Cache:

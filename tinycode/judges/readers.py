@@ -22,10 +22,10 @@ _GCC_SYNTAX = re.compile(
     r"expected ',' or '\)', found |expected parameter name, found |'#' is not followed by a macro parameter|#else after #else|#elif after #else|invalid preprocessing directive|"
     r"empty character constant|extra tokens|unbalanced|expected declaration or statement at end of input|"
     r"invalid suffix|exponent has no digits|invalid digit|missing '\(' |missing binary operator|"
-    r"parameter name omitted|two or more data types|multiple types in one declaration|"
+    r"missing '\)' |parameter name omitted|two or more data types|multiple types in one declaration|"
     r"macro names must be identifiers|no macro name given|unknown type name|version control conflict marker|"
     r"a label can only be part of a statement|a function-definition is not allowed here|"
-    r"invalid storage class|expected unqualified-id|expected primary-expression|"
+    r"invalid storage class|expected unqualified-id|expected primary-expression|invalid declarator before|"
     r"token \"[^\"]*\" is not valid in preprocessor expressions)")
 # clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
 _CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")
@@ -42,9 +42,15 @@ def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
     """gcc, g++, clang, clang++, swiftc -parse."""
     found: list[Diagnostic] = []
     for match in _CC_LINE.finditer(output.stderr):
-        if match.group("file") != filename:
-            continue  # an error inside a header it included: reported at the #include too
         message = match.group("msg").strip()
+        if match.group("file") != filename:
+            # An error inside a header it included is reported at the #include too, but
+            # a header that header cannot find stops the compiler there: it is put on
+            # the file's own #include that led to it, which can then be left out.
+            line = _included_from(output.stderr, match.start(), filename) if missing_header(message) else None
+            if line is not None:
+                found.append(Diagnostic(line, 1, message, False))
+            continue
         category_syntax = any(message.endswith(c) for c in _CLANG_SYNTAX_CATEGORIES)
         has_category = message.endswith("]") and " [" in message
         if has_category:
@@ -55,8 +61,63 @@ def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
             syntax = category_syntax
         else:
             syntax = bool(_GCC_SYNTAX.match(message))
-        found.append(Diagnostic(int(match.group("line")), int(match.group("col") or 1), message, syntax))
+        line, column = _expanded_at(output.stderr, match.end(), filename) or \
+            (int(match.group("line")), int(match.group("col") or 1))
+        found.append(Diagnostic(line, column, message, syntax))
+    return _placed_unplaced(output.stderr, filename, found)
+
+
+# "file:73:1: note: in expansion of macro 'DECL'": where a macro the error lies in was used.
+_EXPANSION = re.compile(r"\n(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s*note: in expansion of macro ")
+
+
+def _expanded_at(stderr: str, end: int, filename: str) -> tuple[int, int] | None:
+    """For an error inside a macro's definition (``#define DECL static __host__``, an
+    error at each use), the place in ``filename`` where the outermost macro was used,
+    from the notes right after it; None when it has none."""
+    place = None
+    while (note := _EXPANSION.match(stderr, end)) is not None:
+        if note.group("file") == filename:
+            place = int(note.group("line")), int(note.group("col") or 1)
+        end = stderr.find("\n", note.end())
+        if end < 0:
+            break
+    return place
+
+
+# An error the compiler proper prints without a place ("cc1plus: error: unterminated
+# argument list invoking macro "__N""): a macro call left open ran on to the end.
+_CC_NOWHERE = re.compile(r"^(?:cc1|cc1plus|cc1obj): error: (?P<msg>.*)$", re.MULTILINE)
+
+
+def _placed_unplaced(stderr: str, filename: str, found: list[Diagnostic]) -> list[Diagnostic]:
+    """``found`` with each error printed without a place put where the compiler ran out
+    of input (its first "at end of input" after it), or else where its next error is."""
+    for match in _CC_NOWHERE.finditer(stderr):
+        following = [m for m in _CC_LINE.finditer(stderr, match.end()) if m.group("file") == filename]
+        after = next((m for m in following if "at end of input" in m.group("msg")), following[0] if following else None)
+        if after is None:
+            continue
+        message = match.group("msg").strip()
+        placed = Diagnostic(int(after.group("line")), int(after.group("col") or 1), message,
+                            bool(_GCC_SYNTAX.match(message)))
+        found.insert(next((i for i, d in enumerate(found) if (d.line, d.column) >= (placed.line, placed.column)),
+                          len(found)), placed)
     return found
+
+
+_INCLUDED_FROM = re.compile(r"from (?P<file>[^\n:]+):(?P<line>\d+)[,:]")
+
+
+def _included_from(stderr: str, before: int, filename: str) -> int | None:
+    """The line of ``filename``'s #include through which the message at ``before``
+    came ("In file included from input.c:8:"), if it did."""
+    start = stderr.rfind("In file included from ", 0, before)
+    if start < 0:
+        return None
+    lines = [int(m.group("line")) for m in _INCLUDED_FROM.finditer(stderr, start, before)
+             if m.group("file") == filename]
+    return lines[-1] if lines else None
 
 
 def read_swift(output: Output, filename: str, text: str) -> list[Diagnostic]:
@@ -162,3 +223,4 @@ def read_php(output: Output, filename: str, text: str) -> list[Diagnostic]:
     seen: set[Diagnostic] = set()
     unique = [d for d in found if not (d in seen or seen.add(d))]  # printed on stdout and stderr
     return unique or [Diagnostic(1, 1, (output.stdout or output.stderr).strip()[:200] or "syntax error", True)]
+

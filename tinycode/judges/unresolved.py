@@ -24,6 +24,7 @@ such a name opens, is taken for the macro's doing.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING, Iterable
 
@@ -36,6 +37,9 @@ if TYPE_CHECKING:
     from ..problems import Problem
 
 NOTE = "types unknown: checked by the parser only"
+# Said (not as a syntax problem) where the compiler still stopped at a missing header
+# after every header before it was left out: it read nothing past that line.
+UNREAD = "the compiler read no further (headers missing): the rest checked by the parser only"
 # A compiler's message that it cannot resolve a name (gcc, g++, clang).
 UNRESOLVED = re.compile(r"^(?:'[^']+' (?:undeclared|was not declared|has not been declared|is not a type|"
                         r"is not a (?:class|namespace|template)|(?:in namespace '[^']+' )?does not name a "
@@ -45,7 +49,7 @@ UNRESOLVED = re.compile(r"^(?:'[^']+' (?:undeclared|was not declared|has not bee
                         r"expected constructor, destructor, or type conversion)")
 # Messages that are about the text itself whatever its types: a token the lexer cannot
 # finish, a preprocessor directive that is malformed or unbalanced.
-_LEXICAL = re.compile(r"^(?:missing terminating |unterminated |#include expects |#include nested|"
+_LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' after \"defined\"|missing '\)' in expression|#include expects |#include nested|"
                       r"#\w+ without #if|#else after #else|#elif after #else|invalid preprocessing directive|"
                       r"stray '[^']*' in program|empty character constant|"
                       r"macro names must be identifiers|no macro name given|expected ',' or '\)', found |"
@@ -74,17 +78,29 @@ def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None) ->
         return True
     # The names a real syntax error leaves unknown after it ("unknown type name 'count'"
     # once an 'else' lost its 'if') are its consequence: only those before it count.
+    # So are names the compiler knows in another scope ("did you mean 'std::__detail'?"):
+    # a brace typed twice closed the namespace they are in.
     first = min((d.line for d in diagnostics if d.syntax and not UNRESOLVED.match(d.message)), default=None)
+    elsewhere = {name for d in diagnostics for name in _KNOWN_ELSEWHERE.findall(d.message)}
     return any(UNRESOLVED.match(d.message) and (first is None or d.line <= first)
-               and not _scrambled_keyword(d.message) for d in diagnostics)
+               and not _scrambled_keyword(d.message) and _first_name(d.message) not in elsewhere
+               for d in diagnostics)
+
+
+# A compiler's hint that a name it did not find here is declared in a namespace or class.
+_KNOWN_ELSEWHERE = re.compile(r"did you mean '[\w:]*::(\w+)'")
+
+
+def _first_name(message: str) -> str:
+    quoted = _QUOTED.search(message)
+    return quoted.group(1) if quoted else ""
 
 
 def _scrambled_keyword(message: str) -> bool:
     """The name a message says is unknown has exactly a keyword's letters in another
     order (``retrun``, ``whiel``, ``esle``): a keyword typed with two letters swapped,
     not a type from a header the compiler was not shown, so its messages are the file's."""
-    quoted = _QUOTED.search(message)
-    name = quoted.group(1) if quoted else ""
+    name = _first_name(message)
     return len(name) >= 3 and name not in KEYWORDS and sorted(name) in _KEYWORD_LETTERS
 
 
@@ -111,12 +127,16 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
     def seen_by_parser(line: int) -> bool:
         return any(start <= line <= end for start, end in spans)
 
+    unpaired_marks = functools.cache(lambda: _unpaired(text))  # counted once, when a message names a bracket
     stopped = _stopped_at(diagnostics) or len(lines) + 1
     skipped = _skipped_bodies(diagnostics, lines)
     out: list[Diagnostic] = []
     said: list[int] = []  # lines with an error of the compiler's that no unknown macro explains
     last_explained = False  # the compiler's previous message was an unknown macro's doing
     for d in diagnostics:
+        if d.message == UNREAD:
+            out.append(d)
+            continue
         lexical = bool(_LEXICAL.match(d.message))
         name = bool(UNRESOLVED.match(d.message))  # a name it does not know: not a grammar problem
         grammar = not (name or missing_header(d.message)) and (lexical or not (
@@ -126,7 +146,9 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
         if grammar or name:
             # (g++ says only "'int64_t' does not name a type" of ``int64_t n = a->ne 2];``)
             said.append(d.line)
-        if d.syntax and not (lexical or (grammar and seen_by_parser(d.line))):
+        named = _NAMED_BRACKET.findall(d.message) if d.syntax and not name else []
+        unpaired = bool(named) and bool(set(named) & unpaired_marks())
+        if d.syntax and not (lexical or unpaired or (grammar and seen_by_parser(d.line))):
             d = Diagnostic(d.line, d.column, d.message, False, doubtful=True)
         out.append(d)
     covered = {d.line for d in out if d.syntax}
@@ -143,12 +165,16 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
 def _skipped_bodies(diagnostics: list[Diagnostic], lines: list[str]) -> list[tuple[int, int]]:
     """The lines of each function body the compiler did not read: a definition that
     starts with a type it does not know ("'T' does not name a type" at the line's first
-    word) is skipped up to its closing brace, so tree-sitter's problems there count as
-    they are, as where no compiler ran."""
+    word, g++), or one of whose parameters has such a type ("unknown type name 'T'"
+    inside the parentheses, gcc), is skipped up to its closing brace, so tree-sitter's
+    problems there count as they are, as where no compiler ran."""
     bodies = []
     for d in diagnostics:
         row = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
-        if not _NOT_A_TYPE.match(d.message) or d.column != len(row) - len(row.lstrip()) + 1:
+        before = row[:max(d.column - 1, 0)]
+        starts = _NOT_A_TYPE.match(d.message) and d.column == len(row) - len(row.lstrip()) + 1
+        parameter = d.message.startswith("unknown type name") and before.count("(") > before.count(")")
+        if not (starts or parameter):
             continue
         body = _body_after(lines, d.line)
         if body is not None:
@@ -177,12 +203,30 @@ def _body_after(lines: list[str], line: int) -> tuple[int, int] | None:
 _NOT_A_TYPE = re.compile(r"^'[^']+' (?:in namespace '[^']+' )?does not name a type")
 
 
+# A bracket a message names: "expected '}' at end of input", "before '{' token".
+_NAMED_BRACKET = re.compile(r"'([{}()])'")
+_CODE_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|^[ \t]*#(?:[^\n\\]|\\.)*',
+                         re.DOTALL | re.MULTILINE)
+
+
+def _unpaired(text: str) -> set[str]:
+    """The brackets of the kinds the file opens and closes unequally often (comments,
+    strings, directives and all but each conditional's first branch left out): a count
+    no unknown type changes, so a message naming one is about the file's syntax."""
+    code = _CODE_NOISE.sub(" ", grammar_gaps.first_branches(text))
+    return {mark for pair in ("{}", "()") if code.count(pair[0]) != code.count(pair[1]) for mark in pair}
+
+
 def _stopped_at(diagnostics: list[Diagnostic]) -> int | None:
     """The line past which the compiler read nothing, when it stopped at its error limit
-    (an unknown type on every line of a long table): the rest of the file is as unread
+    (an unknown type on every line of a long table) or at a header it could not find
+    (``UNREAD``): the rest of the file is as unread
     as where no compiler ran, and tree-sitter's problems there count as they are."""
-    told = [d for d in diagnostics if not missing_header(d.message)]
-    return max(d.line for d in told) + NEAR if len(told) >= ERROR_LIMIT else None
+    told = [d for d in diagnostics if not missing_header(d.message) and d.message != UNREAD]
+    stops = [d.line for d in diagnostics if d.message == UNREAD]
+    if len(told) >= ERROR_LIMIT:
+        stops.append(max(d.line for d in told) + NEAR)
+    return min(stops, default=None)
 
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
@@ -192,6 +236,9 @@ _MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*$")  # GGML_API, G_BE
 _TRAILING_ANNOTATION = re.compile(r"\b[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*\s*[;{]?\s*$")
 _LONE_WORD = re.compile(r"^\s*([A-Za-z_]\w*)\s*$")
 _WORD_BEFORE = re.compile(r"([A-Za-z_]\w*)\s*$")
+# A name that ends in capitals joined by '_' (``PyObject_HEAD_INIT``, ``G_DEFINE_TYPE``).
+_CAPITAL_TAIL = re.compile(r"[A-Z][A-Z0-9]*_[A-Z0-9_]*[A-Z0-9]$")
+_WORDS = re.compile(r"[A-Za-z_]\w*")
 _WORD_AT = re.compile(r"\s*([A-Za-z_]\w*)")
 _LINE_START = re.compile(r"^\s*([A-Za-z_]\w*)\s*(\()?")
 # Only words and stars before the problem on its line: a declaration's specifiers.
@@ -225,12 +272,15 @@ def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]
     at = max(column - 1, 0)
     before, after = _WORD_BEFORE.search(row[:at]), _WORD_AT.match(row[at:])
     if _DECLARATION_PREFIX.match(row[:at]) and (
-            (before and unknown(before.group(1))) or (after and unknown(after.group(1)))):
-        return True  # GGML_API struct, static GGML_INLINE int, G_BEGIN_DECLS
+            any(unknown(word) for word in _WORDS.findall(row[:at])) or (after and unknown(after.group(1)))):
+        return True  # GGML_API struct, static GGML_INLINE int, G_BEGIN_DECLS, static G_TLS T x
     named = _AFTER_DECLARATOR.match(message)
     if named and unknown(named.group(1)):
         return True  # int f(void) G_GNUC_CONST;
     start = _LINE_START.match(row)
+    if start and start.group(2) and _CAPITAL_TAIL.search(start.group(1)) and start.group(1) not in defined \
+            and not row[_balanced_end(row, start.end(2) - 1):].strip():
+        return True  # PyVarObject_HEAD_INIT(NULL, 0) alone on its line: it brings its own ','
     if start and unknown(start.group(1)):
         if not start.group(2):
             rest = row[start.end():].lstrip()

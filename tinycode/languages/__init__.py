@@ -97,6 +97,15 @@ def normalize(name: str) -> str:
     return _index().aliases.get(key, key)
 
 
+def read_as(source: str, name: str) -> str:
+    """The language ``source``, given as ``name``, is read as: its record may say the
+    text is another's (a C++ header named .h is C++ to its compiler and to the grammar)."""
+    language = normalize(name)
+    record = _index().by_name.get(language)
+    other = record.judged_as(source) if record is not None and record.judged_as is not None else None
+    return other or language
+
+
 def spec(name: str) -> LanguageSpec | None:
     """The record of a language (any name or alias), or None when tinycode has none."""
     return _index().by_name.get(normalize(name))
