@@ -35,7 +35,7 @@ from ..languages import LanguageSpec, get_parser, read_as, spec
 from . import grammar_gaps, headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
-           "calls", "configure_from", "judge_name", "in_process_only", "located"]
+           "calls", "configure_from", "judge_name", "in_process_only", "located", "unverified_changes"]
 
 _CACHE_SIZE = 256
 _MAX_HEADER_RETRIES = 4  # headers blanked out one by one when the compiler cannot find them
@@ -314,9 +314,10 @@ _cache_lock = threading.Lock()
 
 
 def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[str, ...] = (),
-         whole: bool = False) -> Verdict | None:
+         whole: bool = False, raw: bool = False) -> Verdict | None:
     """Run the tool (a compiler with the project's ``flags``); ``spent[0]`` grows by
-    each run's cost. ``whole``: ``source`` is a whole file, not a snippet."""
+    each run's cost. ``whole``: ``source`` is a whole file, not a snippet. ``raw``: the
+    compiler's own classification, even where the file's types are unknown."""
     text, filename, extra = source, tool.filename, []
     record: LanguageSpec | None = spec(language)
     node = registry.family(tool.executable) == "node"
@@ -363,7 +364,7 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
             and record.beyond_judge(source, get_parser(language)):
         return None  # syntax the grammar reads and the judge does not (JSX for node)
     diagnostics = extra + found
-    if _project(language) and unresolved.types_unknown(diagnostics, source):
+    if not raw and _project(language) and unresolved.types_unknown(diagnostics, source):
         return Verdict(tool.name, tuple(unresolved.agreed(diagnostics, source, language)), unresolved.NOTE)
     return Verdict(tool.name, tuple(diagnostics))
 
@@ -385,10 +386,10 @@ def _without_unreachable_headers(text: str, flags: tuple[str, ...], executable: 
 def _output(tool: Tool, text: str, language: str, filename: str, flags: tuple[str, ...] = ()) -> Output:
     """One run of the tool on ``text``; node's runs go to its worker where it can say."""
     argv, limit = _argv(tool, text, language, flags), _limit(tool)
-    if registry.family(tool.executable) == "node" and _state.runner is run_tool:
-        from . import node_worker  # only a repair of JavaScript needs it, not every check's start-up
+    if _state.runner is run_tool and (registry.family(tool.executable) == "node" or registry.served(tuple(argv))):
+        from . import warm  # only node and tinycode's own parsers run warm, not every check's start-up
 
-        found = node_worker.output(argv, text, filename, limit)
+        found = warm.output(argv, text, filename, limit)
         if found is not None:
             return found
     return _state.runner(argv, text, filename, limit)
@@ -451,6 +452,106 @@ def _in_process(source: str, language: str) -> Verdict | None:
     except RecursionError:
         return None
     return Verdict("tomllib")
+
+
+# --- a repair where the compiler does not know the file's types ---------------------
+
+# What a compiler says of a name it cannot resolve: (name, the namespace it looked in).
+_UNKNOWN_NAME = re.compile(
+    r"^(?:unknown type name '(?P<t1>\w+)'|'(?P<t2>\w+)' (?:in namespace '(?P<ns>[\w:]+)' )?does not name a "
+    r"(?:template )?type|'(?P<t3>\w+)' is not a type|no type named '(?P<t4>\w+)' in namespace '(?P<ns2>[\w:]+)'|"
+    r"'(?P<v1>\w+)' (?:undeclared|was not declared in this scope|has not been declared)|"
+    r"use of undeclared identifier '(?P<v2>\w+)')")
+_DECLARING_ROUNDS = 3  # each declaration can let the compiler read on to more names
+
+
+def unverified_changes(original: str, result: str, language: str) -> list[Diagnostic]:
+    """Where the compiler does not know the file's types (``unresolved.NOTE``), so that
+    its syntax messages were set aside: the syntax messages it still gives on the lines
+    ``result`` changed from ``original`` once the names it did not know are declared as
+    types, that it did not give on the same line of ``original``. [] when it accepts
+    the change, or when no compiler judges the language here."""
+    language = read_as(result, language)
+    record = spec(language)
+    if record is None or record.declare_type is None or _tools_off.get():
+        return []
+    after = _declared_syntax(result, language)
+    before = _declared_syntax(original, language)
+    if after is None or before is None:
+        return []
+    seen = {(d.message, row) for d, row in before}
+    changed = _changed_lines(original, result)
+    return [d for d, row in after
+            if (d.message, row) not in seen and any(abs(d.line - line) <= 1 for line in changed)]
+
+
+def _changed_lines(original: str, result: str) -> set[int]:
+    """The 1-based lines of ``result`` that are not lines of ``original`` (a line after
+    a deletion counts as changed)."""
+    import difflib
+
+    changed: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, original.split("\n"), result.split("\n"), autojunk=False)
+    for tag, _, _, start, end in matcher.get_opcodes():
+        if tag != "equal":
+            changed.update(range(start + 1, max(end, start + 1) + 1))
+    return changed
+
+
+def _declared_syntax(text: str, language: str) -> list[tuple[Diagnostic, str]] | None:
+    """The compiler's syntax messages on ``text`` with the names it does not know
+    declared before it (the numbering kept by ``#line``), each with its line's text."""
+    record = spec(language)
+    tool = _tool(language, text)
+    if record is None or record.declare_type is None or tool is None:
+        return None
+    flags = _project_flags(language)
+    declared: dict[str, str] = {}
+    found: Verdict | None = None
+    for _ in range(_DECLARING_ROUNDS + 1):
+        prefix = "".join(line + "\n" for line in declared.values()) + ("#line 1\n" if declared else "")
+        key = (tool.argv, tool.filename, flags, "declared", prefix + text)
+        remembered = _remembered(key)
+        spent = [0]
+        try:
+            found = remembered[0] if remembered is not None else _run(tool, prefix + text, language, spent, flags,
+                                                                        raw=True)
+        except (ToolTimeout, OSError):
+            return None
+        if remembered is None:
+            _remember(key, (found, spent[0]))
+        _charge(key, spent[0], remembered is None)
+        if found is None:
+            return None
+        more = _declarations(found.diagnostics, text, record.declare_type, set(declared))
+        if not more:
+            break
+        declared.update(more)
+    assert found is not None
+    lines = text.split("\n")
+    return [(d, lines[d.line - 1].strip() if 0 < d.line <= len(lines) else "") for d in found.syntax]
+
+
+def _declarations(diagnostics: Sequence[Diagnostic], text: str, declare, known: set[str]) -> dict[str, str]:
+    """name -> its declaration as a type, for each name the compiler did not know and
+    the text uses as a type: said to be one, or named on a line it also reports a
+    syntax error on (``foo_t *p = (foo_t *) q;``: "'foo_t' undeclared", "expected expression")."""
+    syntax_lines = {d.line for d in diagnostics if d.syntax and not _UNKNOWN_NAME.match(d.message)}
+    out: dict[str, str] = {}
+    for d in diagnostics:
+        match = _UNKNOWN_NAME.match(d.message)
+        if match is None:
+            continue
+        name = match.group("t1") or match.group("t2") or match.group("t3") or match.group("t4")
+        if name is None:
+            name = match.group("v1") or match.group("v2")
+            if d.line not in syntax_lines:
+                continue  # a value it does not know: not the grammar's business
+        if name in known or name in out:
+            continue
+        template = re.search(rf"\b{re.escape(name)}\s*<", text) is not None
+        out[name] = declare(name, match.group("ns") or match.group("ns2") or "", template)
+    return out
 
 
 # --- what counts as a problem during a repair ----------------------------------------

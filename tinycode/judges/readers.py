@@ -224,3 +224,27 @@ def read_php(output: Output, filename: str, text: str) -> list[Diagnostic]:
     unique = [d for d in found if not (d in seen or seen.add(d))]  # printed on stdout and stderr
     return unique or [Diagnostic(1, 1, (output.stdout or output.stderr).strip()[:200] or "syntax error", True)]
 
+
+# javac's parser (``JavaSyntax.java``): "file:LINE:COL: error: message [compiler.err.code]".
+_JAVAC = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*?)(?: \[(?P<code>[\w.]+)\])?$",
+                    re.MULTILINE)
+
+
+def read_javac(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """javac's parser alone: every error it reports is a syntax problem. A text it
+    could not judge (a Java newer than this JDK) prints only a note: no diagnostics."""
+    return [Diagnostic(int(m.group("line")), int(m.group("col")), m.group("msg").strip(), True)
+            for m in _JAVAC.finditer(output.stderr) if m.group("file") == filename]
+
+
+# tsc: "file(LINE,COL): error TS1005: message".
+_TSC = re.compile(r"^(?P<file>[^(\n]+)\((?P<line>\d+),(?P<col>\d+)\): error TS(?P<code>\d+): (?P<msg>.*)$",
+                  re.MULTILINE)
+
+
+def read_tsc(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """The ``typescript`` package's syntactic diagnostics: the run checks no types, so
+    every message placed in the file is about its syntax (TS2657, adjacent JSX
+    elements, is the parser's too)."""
+    return [Diagnostic(int(m.group("line")), int(m.group("col")), m.group("msg").strip(), True)
+            for m in _TSC.finditer(output.stdout + output.stderr) if m.group("file") == filename]

@@ -23,8 +23,8 @@ from ..languages.commands import OFF, family, parse_commands
 from . import readers
 from .base import Tool
 
-__all__ = ["OFF", "built_in", "family", "find_tool", "in_process", "in_process_available", "parse_commands",
-           "run_cost", "tools_for"]
+__all__ = ["OFF", "OWN_PROGRAMS", "built_in", "family", "find_tool", "in_process", "in_process_available", "parse_commands",
+           "run_cost", "served", "tools_for"]
 
 
 def run_cost(language: str) -> int:
@@ -56,6 +56,9 @@ class _Family:
     filename: Callable[[str], str]  # language -> temporary file name
     read: Callable[..., list]
     label: str  # "{exe}" is replaced by the executable's name
+    # The found executable -> the command that runs in its stead (a parser program of
+    # tinycode's own that it serves), or None when it cannot run here; None: itself.
+    runs: Callable[[str], tuple[str, ...] | None] | None = None
 
 
 ERROR_LIMIT = 50  # a compiler's errors before it stops reading
@@ -73,14 +76,94 @@ def _cc_args(clang: bool) -> Callable[[str], tuple[str, ...]]:
     return args
 
 
-def _cc_file(language: str) -> str:
-    record = spec(language)
-    return record.judge_input if record is not None and record.judge_input else "input.c"
+def _input(default: str) -> Callable[[str], str]:
+    """The temporary input's name: the language record's ``judge_input``, else ``default``."""
+    def filename(language: str) -> str:
+        record = spec(language)
+        return record.judge_input if record is not None and record.judge_input else default
+    return filename
+
+
+# tinycode's own judge programs (package data): named with a file, each judges it;
+# started without one, each serves texts on stdin (``warm.py``).
+OWN_PROGRAMS = ("JavaSyntax.java", "JavaSyntax", "ts_syntax.cjs")
+
+
+def served(argv: tuple[str, ...]) -> bool:
+    """``argv`` runs one of tinycode's own judge programs."""
+    return any(os.path.basename(part) in OWN_PROGRAMS for part in argv[1:])
+
+
+def _program(name: str) -> str:
+    """The path of one of tinycode's own judge programs (package data)."""
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+
+
+def _javac_parser(javac: str) -> tuple[str, ...] | None:
+    """javac's parser alone, in the JVM of the JDK that ``javac`` belongs to: the
+    program compiled once into tinycode's private folder (a JVM then starts in about a
+    second), else run from its source (three)."""
+    java = os.path.join(os.path.dirname(os.path.realpath(javac)), "java")
+    if not os.access(java, os.X_OK):
+        return None
+    compiled = _compiled_java_program(javac)
+    program = ("-cp", compiled, "JavaSyntax") if compiled else (_program("JavaSyntax.java"),)
+    return (java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss16m", "-Xshare:auto") + program
+
+
+def _compiled_java_program(javac: str) -> str | None:
+    """The folder of ``JavaSyntax.class`` compiled by ``javac``, made on first use in the
+    private tinycode home; None where it cannot be (the source is then run as it is)."""
+    import hashlib
+    import subprocess
+    import tempfile
+
+    from ..private import state_dir, unsafe
+
+    source = _program("JavaSyntax.java")
+    try:
+        with open(source, "rb") as handle:
+            digest = hashlib.sha256(handle.read() + os.path.realpath(javac).encode()).hexdigest()[:16]
+    except OSError:
+        return None
+    root = state_dir("judges")
+    if root is None:
+        return None
+    folder = root / f"java-syntax-{digest}"
+    try:
+        if (folder / "JavaSyntax.class").is_file() and not unsafe(os.stat(folder)) \
+                and not unsafe(os.stat(folder / "JavaSyntax.class")):
+            return str(folder)
+        staging = tempfile.mkdtemp(prefix="java-syntax-", dir=root)
+    except OSError:
+        return None
+    try:
+        done = subprocess.run([javac, "-d", staging, "-proc:none", "-nowarn", source], capture_output=True,
+                              timeout=120, check=False, stdin=subprocess.DEVNULL)
+        if done.returncode == 0:
+            os.replace(staging, folder)
+    except (OSError, subprocess.SubprocessError):
+        pass  # another process made the folder first (its classes are the same), or javac failed
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return str(folder) if (folder / "JavaSyntax.class").is_file() else None
+
+
+def _typescript_parser(tsc: str) -> tuple[str, ...] | None:
+    """The ``typescript`` package that ``tsc`` belongs to, syntax only: its JavaScript
+    parser in node where it has one (up to 6.x), else its native ``tsc`` (7.x on) told
+    to read this one file and check nothing."""
+    package = os.path.dirname(os.path.dirname(os.path.realpath(tsc)))
+    library = os.path.join(package, "lib", "typescript.js")
+    if os.path.isfile(library):
+        node = shutil.which("node") or shutil.which("nodejs")
+        return (node, _program("ts_syntax.cjs"), library) if node else None
+    return (tsc, "--noEmit", "--noCheck", "--noResolve", "--pretty", "false", "--jsx", "preserve")
 
 
 _FAMILIES: dict[str, _Family] = {
-    "gcc": _Family(_cc_args(False), _cc_file, readers.read_cc, "{exe} -fsyntax-only"),
-    "clang": _Family(_cc_args(True), _cc_file, readers.read_cc, "{exe} -fsyntax-only"),
+    "gcc": _Family(_cc_args(False), _input("input.c"), readers.read_cc, "{exe} -fsyntax-only"),
+    "clang": _Family(_cc_args(True), _input("input.c"), readers.read_cc, "{exe} -fsyntax-only"),
     "node": _Family(lambda _: ("--check", "{file}"), lambda _: "input.js", readers.read_node, "{exe} --check"),
     "gofmt": _Family(lambda _: ("-l", "-e", "{file}"), lambda _: "input.go", readers.read_gofmt, "{exe} -e"),
     "rustfmt": _Family(lambda _: ("--check", "--edition", "2021", "{file}"), lambda _: "input.rs",
@@ -89,6 +172,10 @@ _FAMILIES: dict[str, _Family] = {
     "ruby": _Family(lambda _: ("-W0", "-c", "{file}"), lambda _: "input.rb", readers.read_ruby, "{exe} -c"),
     "php": _Family(lambda _: ("-n", "-l", "{file}"), lambda _: "input.php", readers.read_php, "{exe} -l"),
     "swiftc": _Family(lambda _: ("-parse", "{file}"), lambda _: "input.swift", readers.read_swift, "{exe} -parse"),
+    "javac": _Family(lambda _: ("{file}",), _input("input.java"), readers.read_javac, "javac parser",
+                     _javac_parser),
+    "tsc": _Family(lambda _: ("{file}",), _input("input.ts"), readers.read_tsc, "typescript parser",
+                   _typescript_parser),
 }
 
 
@@ -109,10 +196,20 @@ def find_tool(language: str, source: str, commands: Mapping[str, str]) -> Tool |
         executable, extra = shutil.which(words[0]), tuple(words[1:])
         return _tool(executable, language, extra) if executable else None
     for name in tools_for(language, source):
-        executable = shutil.which(name)
+        executable = _which(name)
         if executable:
             return _tool(executable, language, ())
     return None
+
+
+def _which(name: str) -> str | None:
+    """Where ``name`` is: a JDK's tool in ``JAVA_HOME`` first, as Java's own tools look."""
+    java_home = os.environ.get("JAVA_HOME", "")
+    if java_home and family(name) == "javac":
+        candidate = os.path.join(java_home, "bin", name)
+        if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return shutil.which(name)
 
 
 def _tool(executable: str, language: str, extra: tuple[str, ...]) -> Tool | None:
@@ -121,6 +218,11 @@ def _tool(executable: str, language: str, extra: tuple[str, ...]) -> Tool | None
         return None
     how = _FAMILIES[kind]
     label = how.label.format(exe=os.path.basename(executable))
+    if how.runs is not None:
+        command = how.runs(executable)
+        if command is None:
+            return None
+        executable, extra = command[0], command[1:] + extra
     return Tool(label, executable, extra + how.args(language), how.filename(language), how.read)
 
 

@@ -80,6 +80,10 @@ class LanguageSpec:
     judge_input: str = ""
     # The judge reads the file as its project compiles it (include folders, macros).
     project: bool = False
+    # A declaration that makes an unknown name a type to its compiler (name, the
+    # namespace it was looked up in or "", whether it is used as a template): what is
+    # put before a text whose types are unknown so that the compiler can judge it.
+    declare_type: Callable[[str, str, bool], str] | None = None
     # Another language whose judge should read this text, when it says so (a C++ header named .h).
     judged_as: Callable[[str], str | None] | None = None
     # (prefix, suffix) that make a snippet a whole file for the judge, or None: a file already.

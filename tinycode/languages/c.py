@@ -18,8 +18,13 @@ def judged_as(source: str) -> str | None:
     return "cpp" if _CPP_ONLY.search(source) else None
 
 
+def declare_type(name: str, namespace: str, template: bool) -> str:
+    """C has no namespaces or templates: a name unknown as a type is a typedef."""
+    return f"typedef int {name};"
+
+
 LANGUAGE = LanguageSpec(
     "c", wheel("tree_sitter_c"), (".c", ".h"), comment="//", words=("c", "gcc", "clang"), relatives=("cpp",),
     judges=("gcc", "clang", "cc"), dialect=("-x", "c", "-std=gnu17"), judge_input="input.c",
-    project=True, judged_as=judged_as,
+    project=True, judged_as=judged_as, declare_type=declare_type,
 )

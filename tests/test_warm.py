@@ -1,4 +1,5 @@
-"""The node worker: the same verdicts as ``node --check``, from one long-lived process."""
+"""Warm judge processes: the node worker gives the same verdicts as ``node --check``,
+from one long-lived process (javac's and TypeScript's parsers: ``test_own_parsers.py``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import time
 import pytest
 
 from tinycode import judges
-from tinycode.judges import node_worker, readers
+from tinycode.judges import warm, readers
 from tinycode.judges.base import Output, ToolTimeout, run_tool
 
 pytestmark = pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
@@ -37,12 +38,12 @@ CLEAN = [
 @pytest.fixture
 def workers(monkeypatch):
     """A fresh set of workers, started on the first run; every one stopped after the test."""
-    node_worker.stop_all()
-    monkeypatch.setattr(node_worker, "_slots", {})
-    monkeypatch.setattr(node_worker, "RUNS_BEFORE_START", 0)
+    warm.stop_all()
+    monkeypatch.setattr(warm, "_slots", {})
+    monkeypatch.setattr(warm, "RUNS_BEFORE_START", 0)
     monkeypatch.delenv("NODE_OPTIONS", raising=False)
-    yield node_worker
-    node_worker.stop_all()
+    yield warm
+    warm.stop_all()
 
 
 def node_argv() -> tuple[str, ...]:
@@ -54,7 +55,7 @@ def diagnostics(output: Output, filename: str, text: str):
 
 
 def the_worker():
-    (slot,) = node_worker._slots.values()
+    (slot,) = warm._slots.values()
     return slot.worker
 
 
@@ -91,7 +92,7 @@ def test_a_runner_of_the_tests_own_is_used_as_before(workers, monkeypatch):
     def refuse(*args):
         raise AssertionError("the worker was asked")
 
-    monkeypatch.setattr(node_worker, "output", refuse)
+    monkeypatch.setattr(warm, "output", refuse)
     seen = []
 
     def runner(argv, text, filename, timeout):
@@ -104,7 +105,7 @@ def test_a_runner_of_the_tests_own_is_used_as_before(workers, monkeypatch):
 
 
 def test_the_first_runs_of_a_process_start_no_worker(workers, monkeypatch):
-    monkeypatch.setattr(node_worker, "RUNS_BEFORE_START", 2)
+    monkeypatch.setattr(warm, "RUNS_BEFORE_START", 2)
     argv = node_argv()
     assert [workers.output(argv, "a = 1;\n", "input.js", 10) for _ in range(2)] == [None, None]
     assert workers.output(argv, "a = 1;\n", "input.js", 10) == Output(0, "", "")
@@ -132,8 +133,8 @@ def test_a_worker_that_dies_on_a_text_is_started_again_for_it_once(workers, monk
         "  if (fs.existsSync(marker)) { fs.unlinkSync(marker); process.exit(1); }\n"
         "  process.stdout.write(JSON.stringify({id: JSON.parse(l).id, status: 0, stderr: ''}) + '\\n');\n"
         "});\n")
-    monkeypatch.setattr(node_worker, "_program", lambda: str(script))
-    monkeypatch.setattr(node_worker, "PROBES", ())  # this program is not node --check
+    monkeypatch.setattr(warm, "_program", lambda: str(script))
+    monkeypatch.setattr(warm, "PROBES", ())  # this program is not node --check
     marker.write_text("")
     assert workers.output(node_argv(), "a = 1;\n", "input.js", 10) == Output(0, "", "")
     (slot,) = workers._slots.values()
@@ -178,11 +179,11 @@ def test_a_judge_whose_worker_hangs_gives_no_verdict_as_a_hung_node_did(workers)
 
 
 def test_without_a_worker_node_check_runs_as_before(workers, monkeypatch):
-    monkeypatch.setattr(node_worker, "_program", lambda: None)  # the program is not installed
+    monkeypatch.setattr(warm, "_program", lambda: None)  # the program is not installed
     text, filename = BROKEN[0]
     assert workers.output(node_argv(), text, filename, 10) is None
     assert judges.verdict(text, "javascript").diagnostics[0].line == 2
-    assert the_worker() is None
+    assert all(slot.worker is None for slot in warm._slots.values())
 
 
 @pytest.mark.parametrize("program", [
@@ -195,7 +196,7 @@ def test_without_a_worker_node_check_runs_as_before(workers, monkeypatch):
 def test_a_worker_that_misbehaves_is_not_believed(workers, monkeypatch, tmp_path, program):
     script = tmp_path / "checker.cjs"
     script.write_text(program)
-    monkeypatch.setattr(node_worker, "_program", lambda: str(script))
+    monkeypatch.setattr(warm, "_program", lambda: str(script))
     text, filename = BROKEN[0]
     assert workers.output(node_argv(), text, filename, 10) is None
     found = judges.verdict(text, "javascript")

@@ -1,14 +1,25 @@
-"""One long-lived node process that judges JavaScript texts as ``node --check`` does.
+"""Long-lived judge processes: one per judge command, many texts each.
 
-``node --check FILE`` spends most of its 40-60 ms starting node, and a repair's search
-judges a hundred texts or more. ``node_checker.cjs`` (package data) compiles each text
+``node --check FILE`` spends most of its 40-60 ms starting node, a JVM takes a second
+to start javac's parser, and a repair's search judges a hundred texts or more.
+
+Two kinds of program run warm. tinycode's own judge programs (``registry.OWN_PROGRAMS``,
+package data: javac's parser, the ``typescript`` package's parser) read the file they
+are named with, or, started without one, serve texts on stdin: the worker is the
+very program the one-off run is, so it is trusted from the start.
+
+``node_checker.cjs`` (package data) compiles each text
 with node's own compiler the way ``node --check`` does, without running it, and
 answers with the exit code and what ``node --check`` prints on stderr: the same
 ``readers.read_node`` reads the same diagnostics from it.
 
 Where the program cannot say (a syntax error in an ES module, an error that is not a
 SyntaxError), and wherever a worker cannot start, dies twice on one text or
-misbehaves, ``output`` returns None and the caller runs ``node --check`` itself.
+misbehaves, ``output`` returns None and the caller runs the command itself.
+
+Protocol (every program): one request per line on stdin, ``{"id", "filename",
+"source": base64}``; one answer per line, ``{"id", "status", "stderr"}`` as the one-off
+run would exit and print, or ``{"id", "fallback": true}``.
 """
 
 from __future__ import annotations
@@ -24,11 +35,11 @@ import time
 from importlib import resources
 from typing import Sequence
 
-from . import readers
+from . import readers, registry
 from .base import Output, ToolTimeout, run_tool
 
-# Judgements of a process before it starts a worker: a check of one clean file asks
-# node once or twice, and starting and trusting a worker costs a few runs' time.
+# Judgements of a process before it starts a node --check worker: a check of one clean
+# file asks node once or twice, and starting and trusting a worker costs a few runs' time.
 RUNS_BEFORE_START = 3
 _MAX_STARTS = 8  # per executable: a worker that keeps dying is given up on
 _FILENAMES = ("input.js", "input.mjs")
@@ -48,14 +59,12 @@ class _Dead(Exception):
 
 
 class _Worker:
-    """A node process running the program; one request at a time."""
+    """A process running a judge program; one request at a time."""
 
-    def __init__(self, executable: str, program: str) -> None:
+    def __init__(self, command: Sequence[str]) -> None:
         env = dict(os.environ, LC_ALL="C", LANG="C", LANGUAGE="C", NO_COLOR="1")
-        # vm.SourceTextModule, to compile a text as an ES module, needs the flag.
         self.process = subprocess.Popen(
-            [executable, "--experimental-vm-modules", "--no-warnings", program],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+            list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=tempfile.gettempdir(), env=env)
         self.pid = os.getpid()  # a forked child does not share its parent's worker
         self.asked = 0
@@ -76,7 +85,7 @@ class _Worker:
                 pass
 
     def ask(self, text: str, filename: str, timeout: float, late: str) -> Output | None:
-        """The Output of ``node --check`` on ``text``, or None when the program cannot say;
+        """The Output of the one-off run on ``text``, or None when the program cannot say;
         ``ToolTimeout(late)`` after ``timeout`` seconds."""
         self.asked += 1
         source = base64.b64encode(text.encode("utf-8", "surrogatepass")).decode("ascii")
@@ -118,14 +127,16 @@ class _Worker:
 
 
 class _Slot:
-    """The worker of one node executable, and what this process learnt about it."""
+    """The worker of one command, and what this process learnt about it."""
 
-    def __init__(self) -> None:
+    def __init__(self, command: tuple[str, ...], own: bool) -> None:
+        self.command = command
+        self.own = own  # one of OWN_PROGRAMS: the same program as the one-off run
         self.lock = threading.Lock()
         self.worker: _Worker | None = None
         self.runs = 0
         self.starts = 0
-        self.trusted: bool | None = None  # None: not yet compared with node --check
+        self.trusted: bool | None = True if own else None  # None: not yet compared with node --check
 
 
 _slots: dict[str, _Slot] = {}
@@ -166,13 +177,29 @@ def usable(argv: Sequence[str], filename: str) -> bool:
             and not os.environ.get("NODE_OPTIONS", "").strip() and not _under_package_json())
 
 
-def output(argv: Sequence[str], text: str, filename: str, timeout: float) -> Output | None:
-    """What ``run_tool(argv, text, filename, timeout)`` would return, from the worker of
-    ``argv[0]``; None: run it. Raises ``ToolTimeout`` as ``run_tool`` does."""
+def _command(argv: Sequence[str], filename: str) -> tuple[tuple[str, ...], bool] | None:
+    """The worker command that stands in for ``argv``, and whether it is one of
+    tinycode's own programs; None: no worker can."""
+    if len(argv) >= 3 and argv[-1] == "{file}" and registry.served(tuple(argv[:-1])):
+        return tuple(argv[:-1]), True
     if not usable(argv, filename):
         return None
+    program = _program()
+    if program is None:
+        return None
+    # vm.SourceTextModule, to compile a text as an ES module, needs the flag.
+    return (argv[0], "--experimental-vm-modules", "--no-warnings", program), False
+
+
+def output(argv: Sequence[str], text: str, filename: str, timeout: float) -> Output | None:
+    """What ``run_tool(argv, text, filename, timeout)`` would return, from the worker
+    that stands in for ``argv``; None: run it. Raises ``ToolTimeout`` as ``run_tool`` does."""
+    found = _command(argv, filename)
+    if found is None:
+        return None
+    command, own = found
     with _slots_lock:
-        slot = _slots.setdefault(argv[0], _Slot())
+        slot = _slots.setdefault(command, _Slot(command, own))
     started = time.monotonic()
     # fix --jobs judges in threads: one request at a time; a thread that would wait
     # longer than its own limit runs node --check instead.
@@ -181,7 +208,7 @@ def output(argv: Sequence[str], text: str, filename: str, timeout: float) -> Out
     try:
         left = timeout - (time.monotonic() - started)
         slot.runs += 1
-        if slot.trusted is False or slot.runs <= RUNS_BEFORE_START or left <= 0:
+        if slot.trusted is False or (not slot.own and slot.runs <= RUNS_BEFORE_START) or left <= 0:
             return None
         if slot.trusted is None:
             # Probes that cannot finish within this run's limit leave the worker unused.
@@ -190,7 +217,7 @@ def output(argv: Sequence[str], text: str, filename: str, timeout: float) -> Out
                 _discard(slot)
                 return None
         for _ in range(2):  # a worker that died is started again, once per text
-            worker = _worker(slot, argv[0])
+            worker = _worker(slot)
             if worker is None:
                 return None
             try:
@@ -205,16 +232,15 @@ def output(argv: Sequence[str], text: str, filename: str, timeout: float) -> Out
         slot.lock.release()
 
 
-def _worker(slot: _Slot, executable: str) -> _Worker | None:
+def _worker(slot: _Slot) -> _Worker | None:
     if slot.worker is not None and slot.worker.alive():
         return slot.worker
     _discard(slot)
-    program = _program()
-    if program is None or slot.starts >= _MAX_STARTS:
+    if slot.starts >= _MAX_STARTS:
         return None
     slot.starts += 1
     try:
-        slot.worker = _Worker(executable, program)
+        slot.worker = _Worker(slot.command)
     except OSError:
         return None
     _stop_at_exit()
@@ -232,7 +258,7 @@ def _agrees(slot: _Slot, argv: Sequence[str], deadline: float) -> bool:
     """The worker's diagnostics equal ``node --check``'s on every probe (all of them
     within the limit of the run that asked: else the worker is not used)."""
     for text, filename in PROBES:
-        worker = _worker(slot, argv[0])
+        worker = _worker(slot)
         left = deadline - time.monotonic()
         if worker is None or left <= 0:
             return False
