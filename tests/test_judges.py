@@ -617,3 +617,27 @@ def test_a_repair_of_punctuation_on_a_line_the_compiler_first_reads_adds_no_prob
         # A word changed on such a line is another matter: the name may be used anew.
         renamed = fixed.replace("&second_type", "&second_typo")
         assert any("second_typo" in d.message for d in judges.problems(renamed, "c")[1])
+
+
+@needs_gcc
+def test_where_types_are_unknown_a_change_is_verified_with_the_unknown_names_declared():
+    original = ("#include \"project.h\"\n\nint count(const item_t *items, size_t n) {\n"
+                "    size_t total = 0\n    for (size_t i = 0; i < n; i++) {\n"
+                "        total += ((const item_t *) items)[i].weight;\n    }\n    return (int) total;\n}\n")
+    repaired = original.replace("total = 0\n", "total = 0;\n")
+    assert judges.unverified_changes(original, repaired, "c") == []
+    # A change gcc still rejects once UNSIGNED is known as a type: two types in one declaration.
+    broken = original.replace("    return (int) total;", "    UNSIGNED char d\n    return (int) total;")
+    wrong = broken.replace("UNSIGNED char d\n", "UNSIGNED char d;\n").replace("total = 0\n", "total = 0;\n")
+    doubts = judges.unverified_changes(broken, wrong, "c")
+    assert [d.line for d in doubts] == [8] and "two or more data types" in doubts[0].message
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+def test_a_cpp_change_is_verified_with_unknown_classes_declared_in_their_namespaces():
+    original = ("#include <project/api.hpp>\n\nstd::string name(const Widget& w) {\n"
+                "    std::vector<Part> parts = w.parts()\n    return parts.empty() ? std::string() : w.name();\n}\n")
+    repaired = original.replace("w.parts()\n", "w.parts();\n")
+    assert judges.unverified_changes(original, repaired, "cpp") == []
+    wrong = original.replace("w.parts()\n", "w.parts() +\n")
+    assert judges.unverified_changes(original, wrong, "cpp")

@@ -183,7 +183,7 @@ class _Reporter:
                     # Each file written is named, as black's "reformatted"; the
                     # progress line already names it on a terminal.
                     if not args.json and not self.progress:
-                        say(f"{item.path}: fixed")
+                        say(f"{item.path}: fixed" + _unjudged(result))
                     if note:
                         say(f"tinycode: note: {item.path}: {note}")
         elif result.status == "failed":
@@ -202,6 +202,7 @@ class _Reporter:
             "steps": len(result.steps), "fast_path": result.fast_path,
             "model_calls": result.model_calls, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "seconds": round(result.seconds, 3),
+            "verified_by": result.verified_by if result.status in ("fixed", "clean") else "",
             "diff": diff}
         if result.status == "error":
             report["error"] = result.reason
@@ -228,6 +229,12 @@ class _Reporter:
         if self.remaining or (args.exit_non_zero_on_fix and self.changed):
             return 1
         return 0
+
+
+def _unjudged(result: RepairResult) -> str:
+    """The word a fixed file's line gets when no tool of its language judged it."""
+    return " (checked by tree-sitter only: no judge of its language is installed)" \
+        if result.verified_by == "tree-sitter" else ""
 
 
 def _problems_before(result: RepairResult) -> CheckResult:

@@ -12,7 +12,10 @@ error does not touch. Each agent edit must also repair rather than rewrite the l
 
 from __future__ import annotations
 
+import functools
+import os
 import re
+import threading
 from typing import Iterable, Sequence
 
 from ..check import Problem, source_lines
@@ -59,6 +62,110 @@ def edit_too_large(before: str, after: str, language: str, *,
         if deleted > max_deleted:
             return f"{deleted} tokens of code deleted{where}, limit {max_deleted}"
     return ""
+
+
+# --- a repair never hides code ---------------------------------------------------------
+
+# Nodes whose text is not code: comments, and strings outside their interpolations.
+_INSIDE_STRING_CODE = ("interpolation", "substitution", "expansion", "embedded")
+_WORDS_ONLY = re.compile(r"\w+")
+_BLOCK_MARKS = ("/*", "*/", "<!--", "-->")
+
+
+def hides_code(before: str, after: str, language: str) -> str:
+    """What code of ``before`` the edit to ``after`` turns into a comment or a string
+    (a string closed early, a comment opened, a ``*/`` taken away), or "".
+
+    tree-sitter reads both texts; a token of ``before`` that was code (not inside a
+    comment or a string) and lies, in ``after``, inside a comment or string that the
+    edit opened (the edit sits between that span's line start and the token) is
+    hidden. Closing an open string or comment after its text hides nothing (the edit
+    comes after it), and neither does putting a comment marker back before prose: words
+    alone, or mostly words where the parser could not read a line of them (a token in
+    an ERROR)."""
+    marks = tuple(QUOTES) + _BLOCK_MARKS + ((comment_prefix(language),) if comment_prefix(language) else ())
+    original = source_lines(before)
+    for hunk in changed_hunks(before, after):
+        _, old, new = hunk
+        if not any(mark in line for line in old + new for mark in marks):
+            continue
+        one = _apply_hunks(original, [hunk], before.endswith("\n"))
+        hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
+                                language)
+        if hidden and not all(map(_is_word, hidden)):
+            return f"it turns code into a comment or string near line {hunk[0]}: {' '.join(hidden)[:60]}"
+    return ""
+
+
+@functools.lru_cache(maxsize=8)
+def _tree(text: bytes, language: str, thread: int):
+    """tree-sitter's tree of ``text`` (the original is read once for all its candidates)."""
+    from ..languages import get_parser
+
+    return get_parser(language).parse(text)
+
+
+def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
+    prefix = len(os.path.commonprefix([before, after]))
+    suffix = len(os.path.commonprefix([before[prefix:][::-1], after[prefix:][::-1]]))
+    thread = threading.get_ident()  # a parser serves one thread (``get_parser``)
+    old_tree, new_tree = _tree(before, language, thread), _tree(after, language, thread)
+    shift = len(after) - len(before)
+    by_line: dict[int, list[str]] = {}
+    leaves = [leaf for leaf in _leaves(old_tree.root_node) if leaf.start_byte >= len(before) - suffix]
+    for leaf in leaves:
+        if not leaf.text.strip(QUOTES.encode() + b" \t\n") or _quiet(leaf) is not None:
+            continue  # only what follows the edit, unchanged, and was not a comment, string or quote
+        at = leaf.start_byte + shift
+        span = _quiet(new_tree.root_node.descendant_for_byte_range(at, at + 1))
+        if span is not None and after.rfind(b"\n", 0, span[0]) < prefix <= at:
+            by_line.setdefault(leaf.start_point[0], []).append(leaf.text.decode("utf-8", "replace"))
+    # Text tree-sitter could not read as code (a token of it in an ERROR) that is
+    # mostly words is prose: a comment's text that lost its marker.
+    hidden = [token for _, tokens in sorted(by_line.items()) for token in tokens]
+    unread = {leaf.start_point[0] for leaf in leaves if _in_error(leaf)}
+    if unread & set(by_line) and 2 * sum(map(_is_word, hidden)) >= len(hidden):
+        return []
+    return hidden
+
+
+def _is_word(token: str) -> bool:
+    return _WORDS_ONLY.fullmatch(token) is not None
+
+
+def _leaves(root) -> Iterable:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.child_count == 0:
+            yield node
+        else:
+            stack.extend(reversed(node.children))
+
+
+def _in_error(node) -> bool:
+    """``node`` lies in an ERROR: tree-sitter could not read it as code."""
+    while node is not None:
+        if node.is_error:
+            return True
+        node = node.parent
+    return False
+
+
+def _quiet(node) -> tuple[int, int] | None:
+    """The byte span of the comment or string ``node`` lies in (the outermost string),
+    or None where it is code (a string's interpolation is code)."""
+    while node is not None:
+        kind = node.type
+        if any(part in kind for part in _INSIDE_STRING_CODE):
+            return None
+        if "comment" in kind or "string" in kind or "heredoc" in kind or kind.endswith("char_literal") \
+                or kind == "character_literal":
+            while node.parent is not None and ("string" in node.parent.type or "heredoc" in node.parent.type):
+                node = node.parent
+            return node.start_byte, node.end_byte
+        node = node.parent
+    return None
 
 
 def _regions(before: str, after: str, max_distance: int) -> list[tuple[int, int, str, str]]:

@@ -37,7 +37,7 @@ from .candidates import Candidate, paired_fixes
 from .rank import rank
 from .edits import Edit
 from .fastpath import try_fast_repair
-from .guard import edit_too_large
+from .guard import edit_too_large, hides_code
 from .progress import TREE_SITTER, made_progress, near, too_wide
 from .rewrite import rewrite_window
 from .trace import Step
@@ -69,6 +69,9 @@ class RepairResult:
     completion_tokens: int = 0
     seconds: float = 0.0
     fast_path: bool = False
+    # Whose verdict the output passed: the language's own judge ("gcc -fsyntax-only",
+    # "javac parser", "python"), or "tree-sitter" where none is installed; "" if not checked.
+    verified_by: str = ""
 
 
 @dataclass
@@ -106,11 +109,13 @@ class RepairState:
 
     def too_large(self, after_source: str) -> str:
         """Why the change from the original to ``after_source`` is not a repair (the
-        minimal-edit and locality guard with the settings' limits), or ''."""
+        minimal-edit and locality guard with the settings' limits; code hidden in a
+        comment or string), or ''."""
         s = self.settings
         return edit_too_large(self.original, after_source, self.language, max_lines=s.max_changed_lines,
                               max_tokens=s.max_changed_tokens, max_deleted=s.max_deleted_tokens,
-                              problems=self.original_result.problems, max_distance=s.max_problem_distance)
+                              problems=self.original_result.problems, max_distance=s.max_problem_distance) \
+            or hides_code(self.original, after_source, self.language)
 
     def count_model(self, prompt_tokens: int, completion_tokens: int = 0) -> None:
         self.result.model_calls += 1
@@ -150,10 +155,12 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
             on_step: OnStep | None, started: float) -> RepairResult:
     before = check(source, language)
     if before.ok:
-        return RepairResult(source, "clean", language, seconds=time.monotonic() - started)
+        return RepairResult(source, "clean", language, seconds=time.monotonic() - started,
+                            verified_by=before.judge)
     if before.judge == "tinycode":  # conflict markers or a chat answer: not for a repair to decide
         return RepairResult(source, "failed", language, reason=before.problems[0].message,
-                            problems_after=list(before.problems), seconds=time.monotonic() - started)
+                            problems_before=list(before.problems), problems_after=list(before.problems),
+                            seconds=time.monotonic() - started)
     if llm is None:
         llm = LazyLLM(**model_options(settings))
     state = RepairState.start(source, language, before, settings, llm, on_step)
@@ -171,11 +178,24 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     if not after.ok:
         result.reason = result.reason or "problems remain"
         return result
+    if after.note:
+        # The compiler did not know the file's types, so its syntax messages were set
+        # aside: asked again with those names declared, it must accept the lines changed.
+        doubts = judges.unverified_changes(source, final_source, language)
+        if doubts:
+            result.reason = (f"not verified: the file's types are unknown and the compiler still rejects line "
+                             f"{doubts[0].line} ({doubts[0].message})")
+            return result
+    hidden = hides_code(source, final_source, language)
+    if hidden:
+        result.reason = f"not a repair ({hidden})"
+        return result
     too_large = state.too_large(final_source)
     if too_large:
         result.reason = f"edit too large ({too_large})"
         return result
     result.source, result.status, result.reason = final_source, "fixed", ""
+    result.verified_by = after.judge
     return result
 
 

@@ -273,6 +273,9 @@ class TinycodeServer(LanguageServer):
             self._checks(), _repair_edits, text, result.source, line if isinstance(line, int) else None,
             document, self.encoding())
         action.edit = self._workspace_edit(uri, version, edits)
+        if result.verified_by == "tree-sitter":
+            self._tell(f"tinycode: {document.name}: repair checked by tree-sitter only "
+                       f"(no judge of {document.language} is installed)", types.MessageType.Info)
         return action
 
     async def _repaired(self, document: _Document, text: str, version: int,

@@ -1,0 +1,40 @@
+"""A repair never hides code: an edit that turns code into a comment or a string is no repair."""
+
+from __future__ import annotations
+
+import pytest
+
+from tinycode.engine.guard import hides_code
+
+HIDING = [
+    # A string closed early: the rest of the line became a comment.
+    ("ruby", 'def f(ref)\n  wellformed_error("undefined entity: #{ref})\n  x = 1\nend\n',
+     'def f(ref)\n  wellformed_error("undefined entity") #{ref})\n  x = 1\nend\n'),
+    # A "*/" taken away far above the error: the code below it became the comment.
+    ("c", "/* a */\nint x = f(2);\n/* b */\nint b = 1\n", "/* a *\nint x = f(2);\n/* b */\nint b = 1;\n"),
+    # A comment opened in the middle of a call.
+    ("python", "x = foo(a b) + g(c)\n", "x = foo(a) # b) + g(c)\n"),
+    ("javascript", "const a = f(x y) + g(z);\nconst b = 2;\n", "const a = f(x) // y) + g(z);\nconst b = 2;\n"),
+]
+REPAIRS = [
+    ("python", 'print("hello)\nfoo()\n', 'print("hello")\nfoo()\n'),  # a string closed where it ends
+    ("python", 'msg = "Value: %d, %s (x)\nfoo()\n', 'msg = "Value: %d, %s (x)"\nfoo()\n'),
+    ("python", "x = 1  this is a comment\ny = 2\n", "x = 1  # this is a comment\ny = 2\n"),  # prose
+    ("c", "int a;\n  stray words here\nint b;\n", "int a;\n  // stray words here\nint b;\n"),
+    ("c", "int a; /* x */ */\nint b;\n", "int a; /* x */\nint b;\n"),  # a doubled closer taken away
+    ("javascript", 'const a = "abc + f(x, y);\n', 'const a = "abc" + f(x, y);\n'),
+    ("python", "x = foo(a, b # c)\ny = 1\n", "x = foo(a, b) # c)\ny = 1\n"),
+    ("toml", 'include = {"tests", "tools"]\n', 'include = ["tests", "tools"]\n'),  # quotes stay quotes
+    ("rust", "    / Very important: this file is `error-index.html`, not `index.html`!\n    x: 1,\n",
+     "    // Very important: this file is `error-index.html`, not `index.html`!\n    x: 1,\n"),
+]
+
+
+@pytest.mark.parametrize("language, before, after", HIDING)
+def test_an_edit_that_hides_code_is_no_repair(language, before, after):
+    assert hides_code(before, after, language)
+
+
+@pytest.mark.parametrize("language, before, after", REPAIRS)
+def test_closing_what_was_open_or_a_comment_put_back_before_prose_hides_nothing(language, before, after):
+    assert hides_code(before, after, language) == ""
