@@ -25,9 +25,14 @@ Determinism: every case's output is kept (text and SHA-256) in the JSON; ``--bus
 runs N busy-looping processes beside the bench, and ``--compare EARLIER.json`` (or
 ``tools/compare_runs.py A.json B.json``) lists the cases whose output differs and exits 1.
 
-``--judge CMD`` scores with a language's own tool run here (``gcc``: ``gcc
--fsyntax-only``; ``bash``: ``bash -n``; ``node``: ``node --check``) instead of
-tinycode's checker, so that the system measured is not also the referee.
+The referee is the language's own tool run here (``tools/referee.py``: CPython,
+``gcc -fsyntax-only`` with the file's include folders, ``javac`` stopped after parsing,
+``tsc``'s grammar errors...), never tinycode's check, except for a language with no
+such tool here (C#, CSS, HTML), which each report names. Each report counts, per
+language, outputs called fixed that the referee rejects ("false fixed") and broken
+files called clean ("false clean"). ``--judge CMD`` names the referee for a set of
+one language (``gcc``: ``gcc -fsyntax-only``; ``bash``: ``bash -n``; ``node``:
+``node --check``).
 """
 
 from __future__ import annotations
@@ -57,6 +62,7 @@ from tools.baselines import BASELINES, run_baseline  # noqa: E402
 from tools.compare_runs import report_differences  # noqa: E402
 from tools.corrupt import SCALING_ERRORS, corrupt_cases, scaling_pair  # noqa: E402
 from tools.pngchart import grouped_bars  # noqa: E402
+from tools import referee  # noqa: E402
 
 from tinycode.check import check  # noqa: E402
 from tinycode.engine.edits import code_tokens, token_distance  # noqa: E402
@@ -277,10 +283,13 @@ _JUDGE_ARGS = {"gcc": ["-fsyntax-only", "-w", "-x", "c"], "clang": ["-fsyntax-on
 _JUDGE_SUFFIX = {"node": ".js"}
 
 
-def accepted(output: str, language: str) -> bool:
-    """Does the referee accept ``output``: the --judge tool when given, else tinycode's check."""
+def accepted(output: str, language: str, path: str | None = None) -> bool:
+    """Does the referee accept ``output`` (the file at ``path``, when the case names it):
+    the --judge tool when given, else the language's own tool (``tools/referee.py``),
+    else, where the machine has none, tinycode's check."""
     if JUDGE is None:
-        return check(output, language).ok
+        verdict = referee.confirm(output, path or _input_name(language), language)
+        return check(output, language).ok if verdict is None else verdict
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / ("input" + _JUDGE_SUFFIX.get(JUDGE, ".txt"))
         path.write_text(output, encoding="utf-8")
@@ -289,9 +298,27 @@ def accepted(output: str, language: str) -> bool:
         return done.returncode == 0
 
 
+def _input_name(language: str) -> str:
+    from tinycode.languages import spec
+
+    record = spec(language)
+    return "input" + (record.extensions[0] if record is not None and record.extensions else ".txt")
+
+
+def referee_name(language: str) -> str:
+    """Who scored ``language``'s outputs in this run."""
+    if JUDGE is not None:
+        return JUDGE
+    own = referee.name(language)
+    return own if own != "none" else "tinycode check (no own tool here)"
+
+
 def score(case: dict[str, Any], output: str) -> dict[str, Any]:
     language = case["lang"]
-    parsed = accepted(output, language)
+    source = case.get("source")
+    # (a member of an archive: its name, for the tool, without its folders)
+    parsed = accepted(output, language, source if source and os.path.isfile(source) else
+                      (os.path.basename(source) if source else None))
     fixed = case.get("fixed")
     exact = bool(fixed) and parsed and code_tokens(output, language) == code_tokens(fixed, language)
     errors = int(case.get("errors", 1))  # several errors: up to 4 tokens for each
@@ -307,6 +334,7 @@ def run_tinycode(llm, case: dict[str, Any], timeout: float, settings=None) -> di
     result = repair(case["broken"], case["lang"], llm=llm, timeout=timeout, settings=settings)
     seconds = time.perf_counter() - start
     return {"seconds": seconds, **_output(result.source), "status": result.status, "reason": result.reason,
+            "verified_by": getattr(result, "verified_by", ""), "referee": referee_name(case["lang"]),
             "model_calls": result.model_calls, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "steps": len(result.steps),
             "fast_path": bool(getattr(result, "fast_path", False)),
@@ -358,6 +386,12 @@ def summarise(records: list[dict[str, Any]]) -> dict[str, Any]:
         "mean_completion_tokens": statistics.fmean(r["completion_tokens"] for r in records) if n else 0.0,
         "fast_path": _rate(records, "fast_path"),
         "crashes": sum(1 for r in records if r.get("crash")),
+        # Called fixed, but the referee rejects the output; called clean, but broken (every
+        # case is broken); refused: left as it was, "not fixed".
+        "false_fixed": sum(1 for r in records if r.get("status") == "fixed" and not r.get("parsed")),
+        "false_clean": sum(1 for r in records if r.get("status") == "clean"),
+        "refused": sum(1 for r in records if r.get("status") == "failed"),
+        "referees": sorted({r["referee"] for r in records if r.get("referee")}),
         "end_states": _counts(r.get("status", "") for r in with_fix),
     }
 
@@ -444,6 +478,14 @@ def markdown(report: dict[str, Any]) -> str:
                 g = report[key][name].get(group)
                 cells.append(f"{g['success']:.0%} | {g['exact']:.0%} | {g['median_seconds']:.2f}" if g else "- | - | -")
             lines.append(f"| {group} | {s['n']} | " + " | ".join(cells) + " |")
+    if "by_language" in report and "tinycode" in report["by_language"]:
+        lines += ["", "## What tinycode said, against the referee", "",
+                  "| language | n | fixed | false fixed | false clean | not fixed | referee |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: | --- |"]
+        for group, g in report["by_language"]["tinycode"].items():
+            fixed = g["end_states"].get("fixed", 0)
+            lines.append(f"| {group} | {g['n']} | {fixed} | {g['false_fixed']} | {g['false_clean']} | "
+                         f"{g['refused']} | {', '.join(g['referees']) or '-'} |")
     if "scaling" in report:
         lines += ["", "## Scaling", "", "| error | lines | median s | model calls | prompt tok | success | large / small |",
                   "| --- | ---: | ---: | ---: | ---: | --- | ---: |"]

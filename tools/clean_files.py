@@ -30,15 +30,11 @@ unpacked there too (C#: unconfirmed, as no C# compiler here reads C# 8 or later)
 from __future__ import annotations
 
 import contextlib
-import functools
 import io
 import json
 import os
 import random
-import re
-import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,6 +44,7 @@ from typing import Any, Iterator
 from tinycode.cli import main as tinycode_main
 from tinycode.languages import BUILTIN, detect
 from tools.corrupt import KINDS, corrupt
+from tools.referee import confirm
 
 ROOT = Path(__file__).resolve().parent.parent
 # Where installed sources live. Folders that do not exist are skipped.
@@ -62,8 +59,6 @@ CANDIDATES_PER_LANGUAGE = 600  # files looked at per language before sampling
 # before a language stops looking: each costs a compiler run.
 MAX_REJECTED = 80
 ERROR_ATTEMPTS = 12  # corruptions tried per file before it is left without a broken twin
-CONFIRM_TIMEOUT = 120.0  # seconds the language's own tool may take on one file (a busy machine)
-_HEADER_INDEX: dict[str, list[str]] | None = None
 
 
 def languages() -> list[str]:
@@ -115,144 +110,6 @@ def _language_of(path: str) -> str | None:
         return None
     language = detect(path, head)
     return language if language in languages() else None
-
-
-# --- the language's own verdict, with the file's real include folders ---------------------
-
-def confirm(text: str, path: str, language: str) -> bool | None:
-    """Does the language's own tool accept ``text`` (the file at ``path``, or a version of
-    it), given the folders its includes come from? None: no such tool here."""
-    if language == "python":
-        try:
-            compile(text, path, "exec", dont_inherit=True)
-        except (SyntaxError, ValueError):
-            return False
-        return True
-    if language == "json":
-        try:
-            json.loads(text)
-        except ValueError:
-            return False
-        return True
-    if language == "yaml":
-        import yaml
-
-        try:
-            for _ in yaml.parse(text, Loader=yaml.SafeLoader):
-                pass
-        except yaml.YAMLError:
-            return False
-        return True
-    if language == "toml":
-        import tomllib
-
-        try:
-            tomllib.loads(text)
-        except tomllib.TOMLDecodeError:
-            return False
-        return True
-    if language in ("c", "cpp"):
-        return _compiles(text, path, language)
-    command = _tool_for(language, text)
-    if command is None:
-        return None
-    with tempfile.TemporaryDirectory(prefix="clean-confirm-") as folder:
-        copy = os.path.join(folder, os.path.basename(path))
-        Path(copy).write_text(text, encoding="utf-8")
-        try:
-            done = subprocess.run(command + [copy], capture_output=True, timeout=CONFIRM_TIMEOUT, check=False,
-                                  stdin=subprocess.DEVNULL, cwd=folder)
-        except subprocess.TimeoutExpired:
-            return False  # not confirmed either way: left out
-    if language == "rust":
-        return b"error" not in done.stderr
-    return done.returncode == 0
-
-
-def _tool_for(language: str, text: str) -> list[str] | None:
-    if language == "javascript" and shutil.which("node"):
-        return ["node", "--check"]
-    if language == "bash":
-        shell = "sh" if re.match(r"#!\s*/bin/(?:da)?sh\b", text) else "bash"
-        return [shell, "-n"] if shutil.which(shell) else None
-    if language == "rust" and shutil.which("rustfmt"):
-        return ["rustfmt", "--check", "--edition", "2021"]
-    if language == "go" and shutil.which("gofmt"):
-        return ["gofmt", "-l", "-e"]
-    if language == "ruby" and shutil.which("ruby"):
-        return ["ruby", "-c"]
-    if language == "php" and shutil.which("php"):
-        return ["php", "-l"]
-    if language == "java" and shutil.which("javac"):
-        # Parse only: a file of a project whose classes are not here is no error.
-        return ["javac", "-XDshould-stop.ifNoError=PARSE", "-XDshould-stop.ifError=PARSE", "-d", "out"]
-    if language in ("typescript", "tsx") and shutil.which("node") and _typescript():
-        return ["node", "-e", _TS_PARSE, _typescript()]
-    return None
-
-
-# Exits 1 when TypeScript's own parser reports a syntax error in the file (argv[2]).
-_TS_PARSE = (
-    "const ts = require(process.argv[1]); const fs = require('fs'); const f = process.argv[2];"
-    "const kind = f.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;"
-    "const s = ts.createSourceFile(f, fs.readFileSync(f, 'utf8'), ts.ScriptTarget.Latest, false, kind);"
-    "process.exit(s.parseDiagnostics.length ? 1 : 0);")
-
-
-@functools.cache
-def _typescript() -> str | None:
-    """The installed ``typescript`` package (``npm install -g typescript``), if any."""
-    try:
-        root = subprocess.run(["npm", "root", "-g"], capture_output=True, text=True, timeout=30,
-                              check=False).stdout.strip()
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return os.path.join(root, "typescript") if root and os.path.isdir(os.path.join(root, "typescript")) else None
-
-
-def _compiles(text: str, path: str, language: str) -> bool | None:
-    """gcc or g++ -fsyntax-only on ``text`` with the folder of ``path`` and, for each
-    header it cannot find, the installed folder that has it."""
-    compiler = "g++" if language == "cpp" else "gcc"
-    if not shutil.which(compiler):
-        return None
-    folders = [os.path.dirname(path), os.path.dirname(os.path.dirname(path))]
-    kind = ["-x", "c++", "-std=gnu++20"] if language == "cpp" else ["-x", "c", "-std=gnu17"]
-    with tempfile.TemporaryDirectory(prefix="clean-confirm-") as temp:
-        copy = os.path.join(temp, "input" + (".cpp" if language == "cpp" else ".c"))
-        Path(copy).write_text(text, encoding="utf-8")
-        for _ in range(12):
-            command = [compiler, "-fsyntax-only", "-w", *kind, *[f"-I{f}" for f in folders], copy]
-            try:
-                done = subprocess.run(command, capture_output=True, timeout=CONFIRM_TIMEOUT, check=False,
-                                      text=True, stdin=subprocess.DEVNULL, cwd=temp, env=dict(os.environ, LC_ALL="C"))
-            except subprocess.TimeoutExpired:
-                return None  # not confirmed either way: left out
-            if done.returncode == 0:
-                return True
-            missing = re.search(r"fatal error: (\S+): No such file or directory", done.stderr)
-            folder = _folder_with(missing.group(1)) if missing else None
-            if folder is None or folder in folders:
-                return False
-            folders.append(folder)
-    return False
-
-
-def _folder_with(header: str) -> str | None:
-    """An installed include folder that has ``header`` (``libxml/parser.h`` ->
-    ``/usr/include/libxml2``)."""
-    global _HEADER_INDEX
-    if _HEADER_INDEX is None:
-        _HEADER_INDEX = {}
-        for root in ("/usr/include", "/usr/local/include", "/usr/local/cuda/include", "/usr/lib/python3",
-                     "/usr/lib/gcc"):
-            for path in _walk(root):
-                _HEADER_INDEX.setdefault(os.path.basename(path), []).append(path)
-    suffix = "/" + header
-    for path in sorted(_HEADER_INDEX.get(os.path.basename(header), []), key=len):
-        if path.endswith(suffix):
-            return path[:-len(suffix)]
-    return None
 
 
 # --- checking as the hook does ----------------------------------------------------------------

@@ -11,9 +11,10 @@ other quote, a trailing comma, a comment or single quotes in JSON.
 
 Sources are files the OS and the package registries put on this machine (Python's
 standard library and site-packages, node packages, /usr/include, /usr/share...), of
-30-400 lines, that tinycode's checker (tree-sitter plus the language's own judge)
-finds clean. Each corruption alone must make the checker reject the file; with
-``--errors 3`` the three lie at least MIN_APART lines apart.
+30-400 lines, that the language's own tool accepts (``tools/referee.py``; where this
+machine has none, tinycode's check). Each corruption alone must make that tool reject
+the file, whether or not tinycode's check sees it (so a set can hold files tinycode
+wrongly calls clean); with ``--errors 3`` the three lie at least MIN_APART lines apart.
 
     python tools/corrupt_real.py --per-language 8 --errors 1 --out real1.jsonl
     python tools/bench.py --data real1.jsonl --out real1.json
@@ -41,6 +42,7 @@ if not __package__:
 from tinycode import judges  # noqa: E402
 from tinycode.check import check  # noqa: E402
 from tinycode.languages import detect  # noqa: E402
+from tools.referee import confirm  # noqa: E402
 
 MIN_APART = 12
 MIN_LINES, MAX_LINES = 30, 400
@@ -354,7 +356,7 @@ def cases_from_file(path: Path, language: str, text: str, rng: random.Random, er
                 if any(abs(n - w) < MIN_APART for w in where):
                     continue
                 alone = _text(_apply(lines, n, new), trailing)
-                if not _small(text, alone, 4) or check(alone, language).ok:
+                if not _small(text, alone, 4) or _accepted(alone, path, language):
                     continue
                 found = (n, new)
                 break
@@ -368,13 +370,20 @@ def cases_from_file(path: Path, language: str, text: str, rng: random.Random, er
         for n, new, _kind in sorted(used, key=lambda u: -u[0]):
             current = _apply(current, n, new)
         broken = _text(current, trailing)
-        if check(broken, language).ok or not _restorable(broken, text, language, errors):
+        if _accepted(broken, path, language) or not _restorable(broken, text, language, errors):
             continue
         order = [k for _, _, k in sorted(used, key=lambda u: u[0])]
         return {"broken": broken, "fixed": text, "lang": language, "errors": errors,
                 "category": order[0] if errors == 1 else " + ".join(order), "kinds": order,
                 "lines": sorted(n + 1 for n in where), "source": str(path)}
     return None
+
+
+def _accepted(text: str, path: Path, language: str) -> bool:
+    """The language's own tool accepts ``text`` as the file at ``path`` (tinycode's
+    check where this machine has no such tool)."""
+    verdict = confirm(text, str(path) if path.is_file() else path.name, language)
+    return check(text, language).ok if verdict is None else verdict
 
 
 def _restorable(broken: str, fixed: str, language: str, errors: int) -> bool:
@@ -451,7 +460,7 @@ def make_cases(per_language: int, errors: int, seed: int, languages: set[str] | 
             for path, text in pool:
                 if made >= per_language:
                     break
-                if not check(text, language).ok:
+                if not _accepted(text, path, language):
                     continue
                 kinds = [names[(turn + k * 5) % len(names)] for k in range(errors)]
                 for shift in range(len(names)):  # the next kind that this file admits
