@@ -24,7 +24,7 @@ from . import readers
 from .base import Tool
 
 __all__ = ["OFF", "OWN_PROGRAMS", "built_in", "family", "find_tool", "in_process", "in_process_available", "parse_commands",
-           "run_cost", "served", "tools_for"]
+           "program", "run_cost", "served", "tools_for"]
 
 
 def run_cost(language: str) -> int:
@@ -94,9 +94,16 @@ def served(argv: tuple[str, ...]) -> bool:
     return any(os.path.basename(part) in OWN_PROGRAMS for part in argv[1:])
 
 
-def _program(name: str) -> str:
-    """The path of one of tinycode's own judge programs (package data)."""
-    return os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
+def program(name: str) -> str | None:
+    """The path of one of tinycode's own judge programs (package data), or None where
+    it is not a file on disk (a zip): then it does not run."""
+    from importlib import resources
+
+    try:
+        path = os.fspath(resources.files("tinycode.judges").joinpath(name))  # type: ignore[call-overload]
+    except TypeError:
+        return None
+    return path if os.path.isfile(path) else None
 
 
 def _javac_parser(javac: str) -> tuple[str, ...] | None:
@@ -106,12 +113,15 @@ def _javac_parser(javac: str) -> tuple[str, ...] | None:
     java = os.path.join(os.path.dirname(os.path.realpath(javac)), "java")
     if not os.access(java, os.X_OK):
         return None
-    compiled = _compiled_java_program(javac)
-    program = ("-cp", compiled, "JavaSyntax") if compiled else (_program("JavaSyntax.java"),)
-    return (java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss16m", "-Xshare:auto") + program
+    source = program("JavaSyntax.java")
+    if source is None:
+        return None
+    compiled = _compiled_java_program(javac, source)
+    run = ("-cp", compiled, "JavaSyntax") if compiled else (source,)
+    return (java, "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC", "-Xss16m", "-Xshare:auto") + run
 
 
-def _compiled_java_program(javac: str) -> str | None:
+def _compiled_java_program(javac: str, source: str) -> str | None:
     """The folder of ``JavaSyntax.class`` compiled by ``javac``, made on first use in the
     private tinycode home; None where it cannot be (the source is then run as it is)."""
     import hashlib
@@ -120,7 +130,6 @@ def _compiled_java_program(javac: str) -> str | None:
 
     from ..private import state_dir, unsafe
 
-    source = _program("JavaSyntax.java")
     try:
         with open(source, "rb") as handle:
             digest = hashlib.sha256(handle.read() + os.path.realpath(javac).encode()).hexdigest()[:16]
@@ -157,7 +166,8 @@ def _typescript_parser(tsc: str) -> tuple[str, ...] | None:
     library = os.path.join(package, "lib", "typescript.js")
     if os.path.isfile(library):
         node = shutil.which("node") or shutil.which("nodejs")
-        return (node, _program("ts_syntax.cjs"), library) if node else None
+        checker = program("ts_syntax.cjs")
+        return (node, checker, library) if node and checker else None
     return (tsc, "--noEmit", "--noCheck", "--noResolve", "--pretty", "false", "--jsx", "preserve")
 
 

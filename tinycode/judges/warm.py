@@ -32,7 +32,6 @@ import subprocess
 import tempfile
 import threading
 import time
-from importlib import resources
 from typing import Sequence
 
 from . import readers, registry
@@ -145,11 +144,7 @@ _package_json: dict[str, bool] = {}
 
 
 def _program() -> str | None:
-    try:
-        path = os.fspath(resources.files("tinycode.judges").joinpath("node_checker.cjs"))  # type: ignore[call-overload]
-    except TypeError:  # not a file on disk (a zip): no worker
-        return None
-    return path if os.path.isfile(path) else None
+    return registry.program("node_checker.cjs")
 
 
 def _under_package_json() -> bool:
