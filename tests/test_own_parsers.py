@@ -121,14 +121,13 @@ CLEAN_TSX = """export function Hello(props: { name: string }) {
 """
 
 
-def _typescript_cases(javascript_parser: bool) -> None:
-    # tree-sitter-typescript reads the first two. JSDoc's ``null!`` is the checker's to
-    # reject: found where the parser is JavaScript (6.x), not by a native tsc told to
-    # check nothing.
+def _typescript_cases() -> None:
+    # tree-sitter-typescript reads all three. JSDoc's ``null!`` is the checker's to
+    # reject: found by tinycode in the JavaScript parser's tree (6.x), by the native
+    # compiler's grammar rules (7.x).
     cases = [(CLEAN_TS.replace("= (n: number)", "= ~(n: number)"), 9),
-             (CLEAN_TS.replace("get(): string {", "get(): string"), 5)]
-    if javascript_parser:
-        cases.append((CLEAN_TS.replace("| null = null", "| null! = null"), 2))
+             (CLEAN_TS.replace("get(): string {", "get(): string"), 5),
+             (CLEAN_TS.replace("| null = null", "| null! = null"), 2)]
     for broken, line in cases:
         result = check(broken, "typescript")
         assert not result.ok and result.judge == "typescript parser", broken
@@ -136,19 +135,23 @@ def _typescript_cases(javascript_parser: bool) -> None:
     assert check(CLEAN_TS, "typescript").ok
     assert check(CLEAN_TSX, "tsx").ok and check(CLEAN_TSX, "tsx").judge == "typescript parser"
     assert not check(CLEAN_TSX.replace("(props:", "(: "), "tsx").ok
+    # Decorators of either kind and any module syntax are not grammar errors here.
+    assert check("import fs = require('fs');\nexport class A {\n  constructor(@Inject() a: string) {}\n}\n"
+                 "const m = await import('./m');\n", "typescript").ok
+    # Both parsers run warm: one node process, however many texts.
+    assert [slot.own for slot in warm._slots.values()] == [True]
+    assert [slot.starts for slot in warm._slots.values()] == [1]
 
 
 @needs_tsc
 def test_the_installed_typescript_judges_typescript_and_tsx():
-    package = os.path.dirname(os.path.dirname(os.path.realpath(shutil.which("tsc"))))
-    _typescript_cases(os.path.isfile(os.path.join(package, "lib", "typescript.js")))
+    _typescript_cases()
 
 
 @needs_tsc6
 def test_typescript_with_a_javascript_parser_runs_warm_in_node():
     judges.configure({"typescript": TSC6, "tsx": TSC6})
-    _typescript_cases(True)
-    assert [slot.own for slot in warm._slots.values()] == [True]
+    _typescript_cases()
     assert judges.describe(["typescript"])["typescript"].startswith("typescript parser (")
 
 

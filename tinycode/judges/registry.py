@@ -159,15 +159,17 @@ def _compiled_java_program(javac: str, source: str) -> str | None:
 
 
 def _typescript_parser(tsc: str) -> tuple[str, ...] | None:
-    """The ``typescript`` package that ``tsc`` belongs to, syntax only: its JavaScript
-    parser in node where it has one (up to 6.x), else its native ``tsc`` (7.x on) told
-    to read this one file and check nothing."""
+    """The ``typescript`` package that ``tsc`` belongs to, in node: its JavaScript parser
+    where it has one (up to 6.x), else its native compiler through the package's API
+    (7.x on), running the grammar's rules and no type check. A package with neither
+    runs its ``tsc`` told to read this one file and check nothing."""
     package = os.path.dirname(os.path.dirname(os.path.realpath(tsc)))
-    library = os.path.join(package, "lib", "typescript.js")
-    if os.path.isfile(library):
-        node = shutil.which("node") or shutil.which("nodejs")
-        checker = program("ts_syntax.cjs")
-        return (node, checker, library) if node and checker else None
+    node = shutil.which("node") or shutil.which("nodejs")
+    checker = program("ts_syntax.cjs")
+    for library in (os.path.join(package, "lib", "typescript.js"),
+                    os.path.join(package, "dist", "api", "sync", "api.js")):
+        if os.path.isfile(library):
+            return (node, checker, library) if node and checker else None
     return (tsc, "--noEmit", "--noCheck", "--noResolve", "--pretty", "false", "--jsx", "preserve")
 
 

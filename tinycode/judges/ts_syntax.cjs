@@ -1,26 +1,30 @@
 'use strict';
-// Parses TypeScript texts with the `typescript` package's own parser: syntactic
-// diagnostics only (no type checking, no other files read), and JSDoc's types where
-// code has them. tinycode's judge for TypeScript and TSX.
+// Parses TypeScript texts with the `typescript` package's own parser, and runs the
+// checker's grammar rules where the package has a native compiler; never its type
+// errors (they are about a project not here) and no other file is read. tinycode's
+// judge for TypeScript and TSX.
 //
-//   node ts_syntax.cjs TYPESCRIPT_JS FILE   prints FILE's syntax errors on stderr as
-//                                           tsc does and exits 1 (0 when there are none)
-//   node ts_syntax.cjs TYPESCRIPT_JS        serves texts: one JSON request per line on
-//                                           stdin {"id", "filename", "source": base64},
-//                                           one answer per line {"id", "status", "stderr"}
+//   node ts_syntax.cjs TYPESCRIPT FILE   prints FILE's syntax errors on stderr as
+//                                        tsc does and exits 1 (0 when there are none)
+//   node ts_syntax.cjs TYPESCRIPT        serves texts: one JSON request per line on
+//                                        stdin {"id", "filename", "source": base64},
+//                                        one answer per line {"id", "status", "stderr"}
 //
-// TYPESCRIPT_JS is the package's lib/typescript.js, found by tinycode. A .tsx name
-// reads JSX.
+// TYPESCRIPT, found by tinycode, is the package's lib/typescript.js (up to 6.x: its
+// JavaScript parser, syntactic diagnostics and JSDoc's types in code) or its
+// dist/api/sync/api.js (7.x on: the native compiler kept running, in a folder of its
+// own that holds only the text). A .tsx name reads JSX.
 
 const fs = require('node:fs');
 const path = require('node:path');
 const readline = require('node:readline');
 
-const ts = require(process.argv[2]);
+const LIBRARY = process.argv[2];
+const ts = LIBRARY.endsWith('typescript.js') ? require(LIBRARY) : null;
 
 // JSDoc's own types, which the parser reads anywhere and tsc's checker rejects
 // outside documentation comments (`string | null!`): [code, message].
-const JSDOC_ONLY = new Map([
+const JSDOC_ONLY = ts === null ? new Map() : new Map([
   [ts.SyntaxKind.JSDocNonNullableType, [17019, "'!' at the end of a type is not valid TypeScript syntax."]],
   [ts.SyntaxKind.JSDocNullableType, [17020, "'?' at the end of a type is not valid TypeScript syntax."]],
   [ts.SyntaxKind.JSDocAllType, [8020, 'JSDoc types can only be used inside documentation comments.']],
@@ -41,7 +45,7 @@ function jsdocTypesInCode(file) {
   return found;
 }
 
-function check(filename, text) {
+function checkWithParser(filename, text) {
   const kind = filename.endsWith('.tsx') ? ts.ScriptKind.TSX : ts.ScriptKind.TS;
   const file = ts.createSourceFile(filename, text, ts.ScriptTarget.Latest, true, kind);
   // parseDiagnostics is what Program.getSyntacticDiagnostics returns for a file.
@@ -54,27 +58,116 @@ function check(filename, text) {
   }).join('');
 }
 
-if (process.argv.length > 3) {
-  const file = process.argv[3];
-  const stderr = check(path.basename(file), fs.readFileSync(file, 'utf8'));
-  process.stderr.write(stderr);
-  process.exitCode = stderr ? 1 : 0;
-} else {
-  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-  lines.on('line', (line) => {
-    let reply;
-    try {
-      const { id, filename, source } = JSON.parse(line);
-      if (typeof filename !== 'string' || typeof source !== 'string') {
-        reply = { id, fallback: true };
-      } else {
-        const stderr = check(filename, Buffer.from(source, 'base64').toString('utf8'));
-        reply = { id, status: stderr ? 1 : 0, stderr };
+// The checker's grammar errors and JSDoc's types in code; its other errors (TS2xxx
+// and on) are about types, names and modules, which need the project.
+const GRAMMAR_CODES = new Set([8020, 17019, 17020]);
+const isGrammar = (code) => code < 2000 || GRAMMAR_CODES.has(code);
+
+// Options under which code that compiles somewhere is not a grammar error here: any
+// module syntax, decorators of either kind, the newest target.
+const NATIVE_OPTIONS = {
+  noEmit: true, noResolve: true, types: [], jsx: 'preserve', target: 'esnext', module: 'preserve',
+  experimentalDecorators: true, allowJs: false, skipLibCheck: true,
+};
+
+async function nativeChecker(apiPath) {
+  const { pathToFileURL } = require('node:url');
+  const { API } = await import(pathToFileURL(apiPath).href);
+  // The compiler sees a folder that exists only here; everything else it reads
+  // (its own lib files) comes from disk.
+  const root = '/tinycode-input';
+  const files = new Map();
+  const inRoot = (name) => name === root || name.startsWith(`${root}/`);
+  const fsCallbacks = {
+    readFile: (name) => (files.has(name) ? files.get(name) : (inRoot(name) ? null : undefined)),
+    fileExists: (name) => (files.has(name) ? true : (inRoot(name) ? false : undefined)),
+    directoryExists: (name) => (inRoot(name) ? [...files.keys()].some((f) => f.startsWith(`${name}/`)) : undefined),
+    getAccessibleEntries: (name) => {
+      if (!inRoot(name)) return undefined;
+      const entries = { files: [], directories: [] };
+      for (const file of files.keys()) {
+        if (path.posix.dirname(file) === name) entries.files.push(path.posix.basename(file));
+        else if (file.startsWith(`${name}/`)) {
+          const sub = file.slice(name.length + 1).split('/')[0];
+          if (!entries.directories.includes(sub)) entries.directories.push(sub);
+        }
       }
-    } catch {
-      reply = { id: null, fallback: true };
+      return entries;
+    },
+    realpath: (name) => (inRoot(name) ? name : undefined),
+  };
+  const api = new API({ fs: fsCallbacks, cwd: root });
+  const opened = new Set();
+  return (filename, text) => {
+    // One project per file name (.ts, .tsx), each holding that one file.
+    const name = path.basename(filename);
+    const folder = `${root}/${name.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+    const config = `${folder}/tsconfig.json`;
+    const file = `${folder}/${name}`;
+    files.set(file, text);
+    let params;
+    if (!opened.has(config)) {
+      files.set(config, JSON.stringify({ compilerOptions: NATIVE_OPTIONS, files: [name] }));
+      opened.add(config);
+      params = { openProjects: [config] };
+    } else {
+      params = { fileChanges: { changed: [file] } };
     }
-    process.stdout.write(`${JSON.stringify(reply)}\n`);
-  });
-  lines.on('close', () => process.exit(0));
+    const snapshot = api.updateSnapshot(params);
+    try {
+      const program = snapshot.getProject(config).program;
+      const found = program.getSyntacticDiagnostics(file).concat(
+        program.getSemanticDiagnostics(file).filter((d) => isGrammar(d.code)));
+      found.sort((a, b) => a.pos - b.pos);
+      return found.map((d) => {
+        const at = lineAndColumn(text, d.pos);
+        return `${name}(${at[0]},${at[1]}): error TS${d.code}: ${d.text.replace(/\s+/g, ' ')}\n`;
+      }).join('');
+    } finally {
+      snapshot.dispose();
+    }
+  };
 }
+
+function lineAndColumn(text, offset) {
+  let line = 1;
+  let start = 0;
+  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) {
+    line += 1;
+    start = at + 1;
+  }
+  return [line, offset - start + 1];
+}
+
+async function main() {
+  const check = ts !== null ? checkWithParser : await nativeChecker(LIBRARY);
+  if (process.argv.length > 3) {
+    const file = process.argv[3];
+    const stderr = check(path.basename(file), fs.readFileSync(file, 'utf8'));
+    process.stderr.write(stderr);
+    process.exit(stderr ? 1 : 0);  // the native compiler would keep node running
+  } else {
+    const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+    lines.on('line', (line) => {
+      let reply;
+      try {
+        const { id, filename, source } = JSON.parse(line);
+        if (typeof filename !== 'string' || typeof source !== 'string') {
+          reply = { id, fallback: true };
+        } else {
+          const stderr = check(filename, Buffer.from(source, 'base64').toString('utf8'));
+          reply = { id, status: stderr ? 1 : 0, stderr };
+        }
+      } catch {
+        reply = { id: null, fallback: true };
+      }
+      process.stdout.write(`${JSON.stringify(reply)}\n`);
+    });
+    lines.on('close', () => process.exit(0));
+  }
+}
+
+main().catch((error) => {
+  process.stderr.write(`tinycode: typescript could not start: ${error && error.message}\n`);
+  process.exit(2);
+});
