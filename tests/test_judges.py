@@ -120,6 +120,23 @@ def test_a_repair_may_meet_more_unresolved_names_in_a_file_that_has_some():
         assert [c.source_after for c in suggest(FRAGMENT, "cpp") if c.fixes_all][0] == fixed
 
 
+@needs_gxx
+def test_names_a_syntax_error_leaves_unknown_after_it_do_not_make_the_file_a_fragment():
+    # A '{' lost in an initialiser: the function ends early, so g++ reads the next line as
+    # a declaration and 'cout' "does not name a type". That is the error's doing; the
+    # file's types are known, and a repair that leaves g++ an error on its line is none.
+    source = ("#include <iostream>\n#include <vector>\nstruct Item { const char *name; double price; };\n"
+              "int main() {\n    std::vector<Item> cart{{\"tea\", 3.5}, \"cake\", 4.25}};\n"
+              "    std::cout << cart.size() << std::endl;\n    return 0;\n}\n")
+    assert any("does not name a type" in d.message for d in judges.verdict(source, "cpp").other)
+    wrong = source.replace("3.5}, \"cake\"", "3.5, \"cake\"")  # parses; g++: no matching constructor
+    with judges.baseline(source, "cpp"):
+        assert [d.line for d in judges.problems(wrong, "cpp")[1]] == [5]
+        assert judges.problems(source.replace("}, \"cake\"", "}, {\"cake\""), "cpp")[1] == []
+        # The original's own messages are not new to it.
+        assert all("(new:" not in d.message for d in judges.problems(source, "cpp")[1])
+
+
 @needs_gcc
 def test_an_unresolved_name_is_still_new_in_a_file_that_resolves_its_names():
     source = "int main(void) {\n    int total = 0\n    total += 1;\n    return total;\n}\n"

@@ -70,6 +70,7 @@ _account: contextvars.ContextVar[_Account | None] = contextvars.ContextVar("tiny
 class _Baseline(NamedTuple):
     """What the original of a repair already had (``baseline``)."""
 
+    original: str
     language: str
     allowed: Counter  # its non-syntax messages, which may stay
     names_unresolved: bool  # it had a header it cannot find or a name it never declares
@@ -564,7 +565,7 @@ def _names_unresolved(found: Verdict) -> bool:
     """The file leaves names unresolved already (a header it cannot find, a name it never
     declares): a repair that lets the compiler read on meets more such names, not
     because of the repair."""
-    return unresolved.types_unknown(found.other)
+    return unresolved.types_unknown(found.diagnostics)
 
 
 @contextlib.contextmanager
@@ -576,7 +577,7 @@ def baseline(source: str, language: str) -> Iterator[None]:
     broken_lines = {d.line for d in found.syntax} if found is not None else set()
     counts = Counter(_key(d) for d in found.other if d.doubtful or d.line not in broken_lines) \
         if found is not None else Counter()
-    token = _baseline.set(_Baseline(language, counts, found is not None and _names_unresolved(found),
+    token = _baseline.set(_Baseline(source, language, counts, found is not None and _names_unresolved(found),
                                     frozenset(broken_lines), source.count("\n") + 1,
                                     frozenset(_words(line) for line in source.split("\n"))))
     try:
@@ -611,7 +612,8 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
         return None
     out = list(found.syntax)
     current = _baseline.get()
-    if current is not None and current.language == language and found.other:
+    # The original's own messages are never new to it (a problems_before that says "new").
+    if current is not None and current.language == language and found.other and source != current.original:
         allowed = Counter(current.allowed)
         for diagnostic in found.other:
             key = _key(diagnostic)
