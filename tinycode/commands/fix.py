@@ -183,7 +183,8 @@ class _Reporter:
                     # Each file written is named, as black's "reformatted"; the
                     # progress line already names it on a terminal.
                     if not args.json and not self.progress:
-                        say(f"{item.path}: fixed" + _unjudged(result))
+                        say(f"{item.path}: fixed" + _unjudged(result)
+                            + (f" (rules: {', '.join(result.rules)})" if args.verbose and result.rules else ""))
                     if note:
                         say(f"tinycode: note: {item.path}: {note}")
         elif result.status == "failed":
@@ -203,6 +204,7 @@ class _Reporter:
             "model_calls": result.model_calls, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "seconds": round(result.seconds, 3),
             "verified_by": result.verified_by if result.status in ("fixed", "clean") else "",
+            "rules": result.rules if result.status == "fixed" else [],
             "diff": diff}
         if result.status == "error":
             report["error"] = result.reason

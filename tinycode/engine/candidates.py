@@ -28,6 +28,7 @@ from ..check import CheckResult, Problem, check, compile_error, source_lines, tr
 from ..languages import NoVerdict
 from ..problems import tree_problems
 from .edits import BRACKETS, WHOLE_LINE, Edit, changed_hunks, code_tokens, differing_span, original_line, token_distance
+from .rules import PAIRED_FIX, combined
 from .layout import HEADER_SCAN, block_header, open_strings, unmatched_brackets
 from .proposals import opener_at_end, proposals
 from .. import judges
@@ -879,7 +880,7 @@ def paired_fixes(source: str, language: str, result: CheckResult, reach: int) ->
                 start, end_before, end_after = differing_span(lines, edited)
                 change = Edit(start + 1, end_before - start, edited[start:end_after],
                               f"{earlier.description}; {later.description}",
-                              max(token_distance(source, text, language, cap=20), 2))
+                              max(token_distance(source, text, language, cap=20), 2), rule=PAIRED_FIX)
                 found[text] = Candidate(change, len(after.problems), text)
     return list(found.values())
 
@@ -1077,7 +1078,8 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
         size = token_distance("\n".join(original[start:end_before]),
                               "\n".join(node.lines[start:end_after]), language, cap=50)
         change = Edit(start + 1, end_before - start, node.lines[start:end_after],
-                      "; ".join(e.description for e in node.edits), max(size, 1))
+                      "; ".join(e.description for e in node.edits), max(size, 1),
+                      rule=combined(e.rule for e in node.edits))
         unfamiliar = contexts.unseen(node.lines) if contexts.enough else None
         out[key], offbeat[key] = Candidate(change, _count(node, text, language), text, unfamiliar), unusual
     return list(out.values())[:limit]

@@ -44,6 +44,7 @@ class Edit:
     column: int = 0  # 0-based column where the change starts on its first line
     whole_repair_only: bool = False  # acceptable only as the whole repair, never as a step of one
     direct: bool = False  # asked of the language's native judge without tree-sitter's filter
+    rule: str = ""  # the id of the rule that made it (``rules.RULES``)
 
     @property
     def end_line(self) -> int:

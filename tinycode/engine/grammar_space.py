@@ -20,6 +20,7 @@ from typing import Iterator, Sequence
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language, spec
 from .edits import Edit, differing_span
+from .rules import rule
 from .layout import indent_of, open_strings
 from .progress import UNCLOSED
 
@@ -235,6 +236,7 @@ def _span_ends(lines: list[str], problem: Problem, language: str) -> list[int]:
 LONE_TYPOS = 3  # keywords misspelt far from the error that are tried, the nearest first
 
 
+@rule('keyword-typo', 'a keyword misspelt anywhere in the file (a word it has once, one typo away)')
 def _lone_typos(lines: list[str], problem: Problem, language: str, searched: set[int],
                 names: Counter) -> Iterator[Edit]:
     """A keyword misspelt anywhere in the file: a word it has once, one typo (or its
@@ -348,6 +350,7 @@ def _near(tokens: list[tuple[int, str]], column: int) -> list[int]:
     return list(range(max(0, at - NEAR_TOKENS), min(len(tokens), at + NEAR_TOKENS + 1)))
 
 
+@rule('word-typo', 'a word near the error respelt as a keyword or a name of the file, or two tokens swapped')
 def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """The few edits of a word or of token order that a typo makes: each word near the
     error replaced by its spelling neighbours, adjacent tokens swapped, a word typed
@@ -417,6 +420,7 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
 _CLOSERS = (")", "]", "}")
 
 
+@rule('line-split', 'a line split in two before a token that begins a line of its own')
 def _line_splits(lines: list[str], line_no: int, marker: str, keywords: Sequence[str],
                  symbols: Sequence[str]) -> Iterator[Edit]:
     """Line ``line_no`` split in two before a token that begins a line of its own: a
@@ -536,6 +540,7 @@ def _line_breaks(text: str, language: str) -> _LineBreaks:
     return _LineBreaks(text.split("\n"), language)
 
 
+@rule('lost-break', 'two lines typed as one split where no token changes')
 def lost_breaks(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """A line break lost, two lines typed as one: a line split before a token that
     begins the file's lines or after one that ends them, and seldom stands inside one
@@ -562,6 +567,7 @@ COMMENT_SPLITS = 3  # places in a comment, from its end, where the code it swall
 COMMENT_OPENERS = 2  # comments that end with a block's opener tried, nearest the error first
 
 
+@rule('code-in-comment', "code typed onto a comment's line moved out of it")
 def _code_in_comment(lines: list[str], reported: list[int], language: str) -> Iterator[Edit]:
     """A line comment that swallowed code typed onto it (``# note url = url[2:]``,
     ``/// docs impl Hasher for A {``): split where the code may begin, on the line above
@@ -607,6 +613,7 @@ def _split(line_no: int, text: str, col: int, indent: str, what: str) -> Edit:
     return Edit(line_no, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line_no}: {what}", 1)
 
 
+@rule('line-join', 'a line joined to the line above or below')
 def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
            symbols: Sequence[str]) -> Iterator[Edit]:
     """``line`` joined to the line above, and the line below joined to it."""
@@ -711,6 +718,7 @@ class Contexts:
 _NAME_KIND = "N"
 
 
+@rule('familiar-token', 'one-token edits after which every token has neighbours it has elsewhere in the file')
 def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """The one-token edits near the error after which every token around the change
     sits between neighbours the file has it between elsewhere, the most familiar
@@ -803,6 +811,7 @@ def contexts_of(text: str, language: str) -> Contexts:
     return Contexts(text.split("\n"), language)
 
 
+@rule('foreign-comment', "a comment in another language's syntax deleted")
 def _foreign_comment(text: str, line_no: int, symbols: Sequence[str]) -> Iterator[Edit]:
     """A ``//``, ``/* */`` or ``#`` comment (outside strings) deleted from a line of a
     language that has no comments (JSON): the line's code stays, a line that was only
@@ -845,6 +854,7 @@ def _prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
 _SENTENCE_MARKS = (",", ".", "'", "-", ":", ";", "(", ")", "!", "?")
 
 
+@rule('grammar-token', 'every insertion, deletion and substitution of one token of the grammar near the error')
 def late_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """Every deletion, insertion and substitution of one grammar token (or a name of
     the file) among the tokens nearest the error. The few swaps and deletions of every

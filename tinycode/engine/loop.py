@@ -40,6 +40,7 @@ from .fastpath import try_fast_repair
 from .guard import edit_too_large, hides_code
 from .progress import TREE_SITTER, made_progress, near, too_wide
 from .rewrite import rewrite_window
+from .rules import AGENT_EDIT, MODEL_REWRITE, PAIRED_FIX, is_on
 from .trace import Step
 
 # Kept steps of the repair loop before what remains goes to the agent.
@@ -72,6 +73,11 @@ class RepairResult:
     # Whose verdict the output passed: the language's own judge ("gcc -fsyntax-only",
     # "javac parser", "python"), or "tree-sitter" where none is installed; "" if not checked.
     verified_by: str = ""
+
+    @property
+    def rules(self) -> list[str]:
+        """The ids of the rules whose changes the steps kept, each once, in order."""
+        return list(dict.fromkeys(r for step in self.steps for r in step.rule.split("+") if r))
 
 
 @dataclass
@@ -301,7 +307,7 @@ def _candidate_step(state: RepairState, *, partial: bool,
                f"a verified small edit removes the problem at line {state.current.problems[0].line}")
     state.record(Step(state.next_number(), kind="fast_path", thought=thought, action="apply_fix",
                       input={"description": change.description}, observation=_observed(after),
-                      ms=fast.seconds * 1000, prompt_tokens=fast.prompt_tokens))
+                      ms=fast.seconds * 1000, prompt_tokens=fast.prompt_tokens, rule=change.rule))
     if fast.scored:  # one scoring pass, no generation
         state.count_model(fast.prompt_tokens)
     state.result.fast_path = after.ok and len(state.result.steps) == 1
@@ -359,7 +365,7 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
     kept when the file then parses, or when the problem went and none came, within the
     guard."""
     assert state.current is not None
-    if state.rewrites_failed >= MAX_FAILED_REWRITES:
+    if state.rewrites_failed >= MAX_FAILED_REWRITES or not is_on(MODEL_REWRITE):
         return None
     rewrite = rewrite_window(state.llm, state.working, state.language, state.current)
     if rewrite is None:  # too long a window to retype within a file's budget
@@ -385,7 +391,8 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
                       "rewrite the lines around it", action="rewrite_lines",
                       input={"start": rewrite.edit.line, "end": rewrite.edit.end_line, "text": rewrite.edit.text},
                       observation=observation, prompt_tokens=rewrite.prompt_tokens,
-                      completion_tokens=rewrite.completion_tokens, ms=rewrite.seconds * 1000))
+                      completion_tokens=rewrite.completion_tokens, ms=rewrite.seconds * 1000,
+                      rule=MODEL_REWRITE if kept is not None else ""))
     return kept
 
 
@@ -393,6 +400,8 @@ def _paired_fix(state: RepairState) -> tuple[str, CheckResult] | None:
     """Two verified edits at two places that only together make progress (a bracket
     duplicated here and lost there), recorded as one step."""
     assert state.current is not None
+    if not is_on(PAIRED_FIX):
+        return None
     started = time.monotonic()
     pairs = [c for c in paired_fixes(state.working, state.language, state.current,
                                      state.settings.max_problem_distance)
@@ -415,7 +424,7 @@ def _paired_fix(state: RepairState) -> tuple[str, CheckResult] | None:
     state.record(Step(state.next_number(), kind="fast_path",
                       thought="no single edit makes progress: two places that only together do",
                       action="apply_fix", input={"description": found.edit.description},
-                      observation=_observed(after), ms=(time.monotonic() - started) * 1000))
+                      observation=_observed(after), ms=(time.monotonic() - started) * 1000, rule=PAIRED_FIX))
     return found.source_after, after
 
 
@@ -430,7 +439,7 @@ LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _paired_fix, _el
 
 def _agent_or_stop(state: RepairState) -> str:
     """What the loop could not repair goes to the agent, if one pays with this model."""
-    style = style_for(state.settings)
+    style = style_for(state.settings) if is_on(AGENT_EDIT) else None
     if style is None:
         # The search stops at the file's deadline too: then time ran out, not the edits.
         state.result.reason = ("time budget spent before a step made progress" if expired()

@@ -14,6 +14,7 @@ from typing import Iterator
 from ..check import Problem
 from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
+from .rules import rule
 from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks
 from .layout import (HEADER_SCAN, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
@@ -52,27 +53,10 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     yield from lost_breaks(lines, problems, language)
     if problems and not python:  # the layout says where a closer was lost: before the parser's guess
         yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
-    for p in problems:  # a token the parser named as missing: insert exactly there
-        if p.kind == "missing" and p.message.startswith("missing "):
-            token = p.message[len("missing "):].strip("'\"")
-            if not token or len(token) > 8:
-                continue
-            if p.line > total:  # at the end of the file: a line of its own
-                yield Edit(total, 1, [lines[-1], token], f"line {total + 1}: insert {token!r}")
-            elif p.line >= 1:
-                yield insert(lines[p.line - 1], p.line, p.column - 1, token)
-    for p in problems[:1]:  # a compiler naming the token it expected: insert it where it points
-        expected = _EXPECTED.match(p.message) if p.kind == "compiler" and not python else None
-        if expected and 1 <= p.line <= total:
-            # After the token before, where a person types it; when the pointed token
-            # begins its line, at the end of the line above, then where it points.
-            places = [(p.line, len(lines[p.line - 1][:p.column - 1].rstrip()))]
-            if not places[0][1]:
-                above = next((n for n in range(p.line - 1, 0, -1) if lines[n - 1].strip()), None)
-                places = ([(above, len(lines[above - 1].rstrip()))] if above else []) + [(p.line, p.column - 1)]
-            for line_no, col in places:
-                for token in _QUOTED.findall(expected.group(1)):
-                    yield insert(lines[line_no - 1], line_no, col, token)
+    yield from _named_missing_edits(lines, problems)
+    for p in problems[:1]:
+        if not python:
+            yield from _expected_token_edits(lines, p)
         if p.kind == "compiler" and not python and 1 <= p.line <= total:
             yield from _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
     if problems and not python:
@@ -91,12 +75,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     if python:
         for line_no in anchors[:2]:
             yield from block_indent_edits(lines, line_no)
-    for p in problems[:1]:  # a missing token most often belongs at the end of the line before
-        text = lines[p.line - 1] if 1 <= p.line <= total else ""
-        if p.column - 1 <= len(text) - len(text.lstrip()) and len(anchors) > 1:
-            before = lines[anchors[1] - 1]
-            for token in INSERTABLE:
-                yield insert(before, anchors[1], len(before.rstrip()), token)
+    if problems:
+        yield from _line_end_edits(lines, problems[0], anchors)
     # Unexpected text that holds a quote: a string ended in the wrong place, most often
     # because a closing quote lines before it was lost; try that before token edits here.
     # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
@@ -124,6 +104,49 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     yield from late_edits(lines, problems, language)
 
 
+@rule('named-missing', 'the token the parser names as missing inserted where it says')
+def _named_missing_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """A token the parser named as missing, inserted exactly there."""
+    total = len(lines)
+    for p in problems:
+        if p.kind == "missing" and p.message.startswith("missing "):
+            token = p.message[len("missing "):].strip("'\"")
+            if not token or len(token) > 8:
+                continue
+            if p.line > total:  # at the end of the file: a line of its own
+                yield Edit(total, 1, [lines[-1], token], f"line {total + 1}: insert {token!r}")
+            elif p.line >= 1:
+                yield insert(lines[p.line - 1], p.line, p.column - 1, token)
+
+
+@rule('expected-token', 'the token a compiler says it expected inserted where it points', 'any (not python)')
+def _expected_token_edits(lines: list[str], p: Problem) -> Iterator[Edit]:
+    """A compiler naming the token it expected: inserted after the token before, where a
+    person types it; when the pointed token begins its line, at the end of the line
+    above, then where it points."""
+    expected = _EXPECTED.match(p.message) if p.kind == "compiler" else None
+    if not expected or not 1 <= p.line <= len(lines):
+        return
+    places = [(p.line, len(lines[p.line - 1][:p.column - 1].rstrip()))]
+    if not places[0][1]:
+        above = next((n for n in range(p.line - 1, 0, -1) if lines[n - 1].strip()), None)
+        places = ([(above, len(lines[above - 1].rstrip()))] if above else []) + [(p.line, p.column - 1)]
+    for line_no, col in places:
+        for token in _QUOTED.findall(expected.group(1)):
+            yield insert(lines[line_no - 1], line_no, col, token)
+
+
+@rule('line-end-insert', 'a token inserted at the end of the line before the problem')
+def _line_end_edits(lines: list[str], p: Problem, anchors: list[int]) -> Iterator[Edit]:
+    """A problem at the start of its line: a missing token most often belongs at the
+    end of the line before."""
+    text = lines[p.line - 1] if 1 <= p.line <= len(lines) else ""
+    if p.column - 1 <= len(text) - len(text.lstrip()) and len(anchors) > 1:
+        before = lines[anchors[1] - 1]
+        for token in INSERTABLE:
+            yield insert(before, anchors[1], len(before.rstrip()), token)
+
+
 def _nearest_first(problems: tuple[Problem, ...], count: int = 3) -> tuple[Problem, ...]:
     """The first problem and the ``count - 1`` others nearest it. With several errors in a
     file, the ones listed next may be other mistakes far away (tree-sitter's, in line
@@ -140,6 +163,7 @@ _GLUE = ("(", "[")  # the brackets that stand between two words
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
+@rule('glued-words', 'a bracket lost between two words that ran together put back between them')
 def _glued_word_edits(lines: list[str], line_nos: list[int]) -> Iterator[Edit]:
     """A bracket lost between two words glues them (``accept(double`` becomes
     ``acceptdouble``): a word the file has nowhere else, split where both parts are
@@ -157,6 +181,7 @@ def _glued_word_edits(lines: list[str], line_nos: list[int]) -> Iterator[Edit]:
                         yield insert(text, line_no, match.start() + cut, opener)
 
 
+@rule('delete-pointed', 'the token a compiler points at deleted, keyword or not', 'any (not python)')
 def _delete_pointed(text: str, line_no: int, col: int) -> Iterator[Edit]:
     """Delete the token a compiler points at, keyword or not (an ``else`` without an
     ``if``, a stray ``*/``): the token edits elsewhere never delete words. Not a
@@ -207,6 +232,7 @@ def _odd_quotes_above(lines: list[str], problem: Problem, comment: str) -> bool:
     return False
 
 
+@rule('quote-left-open', 'a closing quote put back on a line above the problem with an odd count of it')
 def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A dropped closing quote is often reported lines later, where the string it
     opened finally ends: on the lines before the problem with an odd number of some
@@ -228,6 +254,7 @@ ODD_QUOTE_LINES = 8  # lines with an odd count of a quote tried when a string ra
 _NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")
 
 
+@rule('quote-to-the-end', 'a string the judge read on to the end of the file closed, or its stray quote deleted', 'any (not python)')
 def _quote_to_the_end_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
     """A string or command substitution the judge read on to the end of the file (``EOF
     in backquote substitution``) may have opened on any line above: on the first lines,
@@ -254,6 +281,7 @@ def _quote_to_the_end_edits(lines: list[str], problem: Problem, comment: str) ->
             return
 
 
+@rule('unmatched-bracket', 'a bracket left unmatched near the problem given its partner, or deleted', 'any (not python)')
 def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
     """A bracket left unmatched near the problem: its partner at each token boundary
     after it (an opener) or before it (a closer) on its own line, or the bracket
@@ -289,6 +317,7 @@ def opener_at_end(lines: list[str], header: int, opener: str) -> Edit:
     return insert(above, header, end, opener if above[end - 1:end] in ("", "(") else " " + opener)
 
 
+@rule('lost-opener', 'the opener of an indented block whose closer closes nothing put back', 'any (not python)')
 def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
     """The problem lies inside a block laid out by indentation whose closer closes
     nothing: the block's first line lost its opener (a function's ``{``), and the
@@ -320,6 +349,7 @@ def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iter
 LOST_CLOSERS = 2  # blocks that lost their closer above a problem, the nearest first, given one back
 
 
+@rule('lost-closer', 'the closer of an indented block that ends while still open put back', 'any (not python)')
 def _lost_closer_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
     """A block laid out by indentation that ends (a line as shallow as the block's
     first line follows its body) while its opener is still open: its closer was lost
@@ -385,6 +415,7 @@ def _inner_lines(problems: tuple[Problem, ...], total: int, anchors: list[int]) 
     return out
 
 
+@rule('reindent-line', 'one line re-indented to a neighbouring level')
 def _indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
     """Re-indent one line to a neighbouring level, one level in or out, or to none."""
     text = lines[line_no - 1]
@@ -420,6 +451,7 @@ def _enclosing_levels(lines: list[str], line_no: int) -> list[str]:
     return levels
 
 
+@rule('line-token-edits', "on the problem's lines: a symbol deleted or replaced, a token inserted at a boundary")
 def _token_edits(text: str, line_no: int, python: bool, spacing: Spacing) -> Iterator[Edit]:
     """Delete a symbol, insert a token at each token boundary (end of line first),
     replace a symbol, close an unterminated string. The few deletions first: where

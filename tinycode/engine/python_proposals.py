@@ -10,6 +10,7 @@ from typing import Iterator
 
 from ..check import Problem
 from .edits import BRACKETS, Edit, insert, replace_token
+from .rules import rule
 from .guard import MAX_CHANGED_LINES
 from .layout import HEADER_SCAN, INNER_LINES, indent_of, tokens, unmatched_brackets
 
@@ -80,6 +81,7 @@ def late_python_edits(lines: list[str], problems: tuple[Problem, ...], anchors: 
         yield from _python_error_token_edits(lines, problems[0], late=True)
 
 
+@rule('py-error-token', "the token CPython points at: another language's habit replaced, or deleted", 'python')
 def _python_error_token_edits(lines: list[str], problem: Problem, late: bool = False) -> Iterator[Edit]:
     """Edits of the very token CPython points at: replace a habit from another
     language, fix a misspelt keyword, rename a keyword used as a name; ``late``:
@@ -134,6 +136,7 @@ _STATEMENT_ONLY = ("def", "class", "import", "from", "global", "nonlocal", "pass
 _OPERAND_AFTER = ("if", "elif", "while", "return", "==", "!=", "<", ">", "<=", ">=", "and", "or", "not", "in")
 
 
+@rule('py-keyword-name', 'a keyword used as a name renamed', 'python')
 def _keyword_name_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A keyword used as a name on the error's line (``del = []``, ``f(try)``): it
     renamed, with ``_`` after it, wherever in the file it stands as a name, in one edit."""
@@ -251,6 +254,7 @@ def _same_level(flat: list[tuple[int, int, str]], start: int) -> Iterator[tuple[
             yield i, tok
 
 
+@rule('py-bracket-kind', 'the brackets around the error of another kind', 'python')
 def _bracket_kind_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """The brackets around the error of another kind, both of them (``[1: 2]`` for
     ``{1: 2}``, ``f[x]`` for ``f(x)``)."""
@@ -268,6 +272,7 @@ def _bracket_kind_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
                                f"line {a_line}: replace {a + b!r} with {kind + BRACKETS[kind]!r}", 2)
 
 
+@rule('py-comprehension-target', "a comprehension's tuple target given its parentheses", 'python')
 def _comprehension_target_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A comprehension whose target is a tuple without its parentheses
     (``[a, b for a, b in x]``): the parentheses around it."""
@@ -296,6 +301,7 @@ def _comprehension_target_edits(lines: list[str], problem: Problem) -> Iterator[
 _OPERAND_START = re.compile(r"""[A-Za-z_0-9"'\[{(-]""")
 
 
+@rule('py-call-parentheses', 'a name followed by its operand made a call', 'python')
 def _call_parentheses_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A name followed by the operand it was meant to be called with (``range n``,
     ``len x``): the parentheses of the call around the operand, up to each place
@@ -327,6 +333,7 @@ def _call_parentheses_edits(lines: list[str], problem: Problem) -> Iterator[Edit
                            f"line {line_no}: call {name!r} with what follows it", 2)
 
 
+@rule('py-comparison', "an '=' in an expression made '=='", 'python')
 def _comparison_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """CPython suggesting ``==`` for an ``=`` in an expression: every ``=`` of that
     expression (from the error to the end of its brackets) made ``==`` at once, since
@@ -350,6 +357,7 @@ def _comparison_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
         yield _edit_tokens(lines, changes, f"line {problem.line}: replace each '=' with '=='", len(changes))
 
 
+@rule('py-dict-entry', "a dict entry written as an assignment given its ':'", 'python')
 def _dict_entry_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """An error inside braces at an ``=``: a dict entry written as an assignment
     (``{'a' = 1}``), its ``=`` made ``:``."""
@@ -387,6 +395,7 @@ def _dict_entry_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
             return
 
 
+@rule('py-close-bracket', 'a bracket never closed closed at the end of one of its lines', 'python')
 def _close_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A bracket "never closed": its closer at the end of the code of one of the lines
     that follow (before a comment there)."""
@@ -399,6 +408,7 @@ def _close_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
             yield insert(text, line_no, _line_code_end(text), closer)
 
 
+@rule('py-close-all-brackets', 'every bracket left open closed where the first one should be', 'python')
 def _close_all_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A bracket "never closed" inside others left open too (CPython names the
     innermost): the closers of it and the brackets around it, together at the end of
@@ -436,6 +446,7 @@ def _line_code_end(text: str) -> int:
     return len(text[:_code_end(text, 0)[0]].rstrip())
 
 
+@rule('py-mismatched-opener', 'a closer that does not match its opener: one of them changed', 'python')
 def _mismatched_opener_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A closer that "does not match opening parenthesis '(' on line N": the opener on
     line N left unclosed there, deleted or made the closer's partner."""
@@ -463,6 +474,7 @@ def _mismatched_opener_edits(lines: list[str], problem: Problem) -> Iterator[Edi
             yield replace_token(text, line_no, col, opener, next(o for o, c in BRACKETS.items() if c == closer))
 
 
+@rule('py-open-bracket', 'the opener of an unmatched closer put back at the end of a line above', 'python')
 def _open_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A closer CPython calls "unmatched": its opener lost at the end of a line above
     (``x = [`` written ``x =``), the nearest first."""
@@ -496,6 +508,7 @@ def _one_typo(a: str, b: str, shortest: int = 3) -> bool:
     return any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
 
 
+@rule('py-keyword', 'misspelt keywords on the line, or a keyword left out at its start', 'python')
 def _python_keyword_edits(text: str, line_no: int) -> Iterator[Edit]:
     """Misspelt keywords anywhere on the line, and a keyword left out at its start."""
     for col, tok in tokens(text):
@@ -515,6 +528,7 @@ def _python_keyword_edits(text: str, line_no: int) -> Iterator[Edit]:
         yield Edit(line_no, 1, [indent + word + " " + text[len(indent):]], f"line {line_no}: insert {word!r}")
 
 
+@rule('py-print', 'a Python 2 print or exec statement made a call', 'python')
 def _python_print_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
     """A Python 2 ``print``/``exec`` statement on the line (at its start, or after a
     ``:`` or ``;`` there) as a call: the parentheses around what it prints, before a
@@ -574,6 +588,7 @@ def _code_end(text: str, start: int) -> tuple[int, int]:
     return end, depth
 
 
+@rule('block-indent', 'a line and the lines below it at least as deep shifted together', 'python')
 def block_indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
     """Shift a line and the lines below it that are indented at least as deeply."""
     text = lines[line_no - 1]
@@ -625,6 +640,7 @@ def _statement_starts(block: list[str]) -> list[bool]:
     return out
 
 
+@rule('py-declaration-word', "another language's declaration word (var, int, let) deleted", 'python')
 def _declaration_word_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A declaration from another language (``var x = 1``, ``int n = 0``, ``let s =
     ''``): the word before the assigned name deleted, on every line that begins the
@@ -669,6 +685,7 @@ def _declaration_word(text: str) -> str | None:
 MAX_PROSE_WORDS = 3  # words of text pasted before a statement that are deleted at most
 
 
+@rule('py-leading-prose', 'words pasted before a statement made a comment', 'python')
 def _leading_prose_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """Words pasted before a statement on its line (``note this import os``): the
     words before the statement's keyword deleted."""
@@ -687,6 +704,7 @@ def _leading_prose_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
             return
 
 
+@rule('py-forgot-comma', 'the comma CPython says may be missing inserted', 'python')
 def _forgot_comma_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """CPython's "Perhaps you forgot a comma?" spans the two items the comma should
     separate, often over several lines (two dicts of a list): a comma where the first
@@ -723,6 +741,7 @@ def _forgot_comma_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
 _CONTINUED = (".", "+", "-", "*", "/", "and", "or", "if", "else", "%", "==", "|", "&")
 
 
+@rule('py-continuation', 'an unexpected indent that continues an expression joined to it', 'python')
 def _continuation_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """An unexpected indent at a line that goes on with the expression above it
     (``.filter(...)`` under a chain of calls): the backslash that joins it to the line
@@ -740,6 +759,7 @@ def _continuation_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
             yield insert(text, previous, end, " \\" if end else "\\")
 
 
+@rule('py-misplaced-closer', 'a closer typed too early moved to where it belongs', 'python')
 def _misplaced_closer_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A closer CPython points at that was typed too early (``f(x: )g(y)``): moved to
     the end of the line's code."""
@@ -761,6 +781,7 @@ _NEEDS_MORE = ("and", "as", "assert", "async", "class", "def", "del", "elif", "f
                "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "while", "with")
 
 
+@rule('py-dangling-keyword', 'a line that ends with a keyword needing more completed', 'python')
 def _dangling_keyword_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A line whose code ends with a keyword that needs more after it (a ``def`` left
     alone, ``x = a and``), where CPython points past that keyword: the keyword deleted."""
@@ -779,6 +800,7 @@ def _dangling_keyword_edits(lines: list[str], problem: Problem) -> Iterator[Edit
 _INTRODUCES = ("import", "from", "as", "def", "class")  # what a name follows where it is first given
 
 
+@rule('py-number-name', 'a number given as a name replaced by the name the file uses', 'python')
 def _number_name_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A number given as a name (``import 2`` with ``2.run()`` below, a placeholder for a
     module's real name): ``_`` before it wherever it stands as that name, in one edit."""
@@ -802,6 +824,7 @@ def _number_name_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
                                f"to {'_' + number!r}", len(changes))
 
 
+@rule('py-missing-handler', 'a try without except or finally given a handler', 'python')
 def _missing_handler_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A ``try`` with no ``except`` or ``finally`` after its block: a handler that
     ignores the error, or a ``finally``, after the block's last line."""
@@ -844,6 +867,7 @@ _BAD_LITERAL = re.compile(r"invalid (?:decimal|hexadecimal|octal|binary) literal
 _WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
+@rule('py-unquoted-literal', 'a word that begins with a digit quoted', 'python')
 def _unquoted_literal_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A word that begins with a digit where CPython finds no number (a hash, a key
     or an id pasted without its quotes, ``5f3a9c``): the word made a string."""

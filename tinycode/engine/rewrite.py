@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from ..check import CheckResult, check, source_lines
 from .edits import Edit, replace_lines
+from .rules import MODEL_REWRITE
 from ..llm.base import LLM
 
 LINES_BEFORE, LINES_AFTER = 3, 3  # context around the first problem
@@ -77,7 +78,7 @@ def rewrite_window(llm: LLM, source: str, language: str, result: CheckResult) ->
         if candidate != source:
             edited, edited_result = candidate, check(candidate, language)
             repaired = candidate if edited_result.ok else None
-    change = Edit(start, end - start + 1, new_text.split("\n"), "rewrite of the problem's window")
+    change = Edit(start, end - start + 1, new_text.split("\n"), "rewrite of the problem's window", rule=MODEL_REWRITE)
     return Rewrite(repaired, change, completion.prompt_tokens,
                    completion.completion_tokens, time.perf_counter() - started, edited, edited_result)
 

@@ -17,6 +17,7 @@ from typing import Iterator
 
 from ..check import Problem
 from .edits import Edit
+from .rules import rule
 
 _CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}
 # A keyword at a command's start: the line's start, or after ; & | ( ) (a case item's
@@ -67,6 +68,7 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
         yield from _quote_edits(lines)
 
 
+@rule('sh-case-terminator', "a case item's ';;' that lost a ';' completed", 'shell')
 def _case_terminator_edits(text: str, line_no: int) -> Iterator[Edit]:
     """A lone ``;`` the shell did not expect: most often a case item's ``;;`` that lost
     its second half, else one ``;`` too many."""
@@ -85,6 +87,7 @@ def _code(text: str) -> str:
     return re.sub(r"(^|\s)#.*$", "", text).rstrip()
 
 
+@rule('sh-missing-word', "'then' or 'do' put back on the nearest opener that lacks it", 'shell')
 def _missing_word_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
     """``then``/``do`` on the nearest openers above the error that lack it."""
     low = max(1, error_line - 60)
@@ -123,6 +126,7 @@ def _at(text: str, line_no: int, col: int, insert: str, description: str) -> Edi
     return Edit(line_no, 1, [text[:col] + insert + text[col:]], description, 1, col + len(insert) + 1, col)
 
 
+@rule('sh-missing-closer', "a closer (fi, done, esac, '}') for an opener left unclosed", 'shell')
 def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
     """A closer for each opener left unclosed (innermost first), where its indentation
     returns: the first lines after it indented no deeper than it, and the file's end."""
@@ -190,6 +194,7 @@ def _unclosed(lines: list[str]) -> list[_Opener]:
     return lost + list(reversed(stack))
 
 
+@rule('sh-quote', 'a closing \'"\' where a double-quoted string runs on past its line', 'shell')
 def _quote_edits(lines: list[str]) -> Iterator[Edit]:
     """A closing ``"`` on the first lines where a double-quoted string runs on past its
     line: after each word that follows the opening quote, then at the line's end."""

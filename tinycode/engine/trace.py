@@ -22,6 +22,9 @@ class Step:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     ms: float = 0.0
+    # The id of the rule whose change the step kept (``engine.rules``); "" when the
+    # step changed nothing.
+    rule: str = ""
     raw: str = field(default="", repr=False)
 
     def to_dict(self) -> dict[str, Any]:
@@ -38,6 +41,8 @@ class Step:
             parts.append(f"Action Input: {json.dumps(self.input, ensure_ascii=False)}")
         if self.error:
             parts.append(f"Parse error: {self.error}")
+        if self.rule:
+            parts.append(f"Rule: {self.rule}")
         if self.observation:
             parts.append(f"Observation: {self.observation}")
         return "\n".join(parts)

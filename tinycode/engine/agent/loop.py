@@ -140,7 +140,10 @@ def run_agent(llm: LLM, copy: WorkingCopy, *, max_steps: int = 8, token_budget: 
             corrected = True
             observation = f"Could not read your turn: {turn.error}. {hint}"
         else:
+            edits_before = copy.edits
             observation = guard.call(turn.action, turn.arguments).render()
+            if copy.edits != edits_before:
+                step.rule = copy.last_rule
             if not copy.result.ok:
                 observation += _fixes(copy, style)
         step.observation = observation

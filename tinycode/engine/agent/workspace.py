@@ -13,6 +13,7 @@ from ..candidates import Candidate, suggest
 from ...check import CheckResult, check, number_lines, render, source_lines
 from ..edits import replace_lines as apply_line_edit
 from ..guard import MAX_PROBLEM_DISTANCE, far_from_problems, rewrites_instead_of_repairing
+from ..rules import AGENT_EDIT
 from .toolkit import Observation, Tool, ToolError
 
 MAX_VIEW = 30  # lines per view_lines call
@@ -30,6 +31,7 @@ class WorkingCopy:
     # locality guard measures every edit from there.
     original: str | None = None
     original_result: CheckResult | None = None
+    last_rule: str = ""  # the rule of the last edit kept (``rules``)
 
     def __post_init__(self) -> None:
         if self.result is None:
@@ -58,7 +60,7 @@ class WorkingCopy:
                          + ("" if c.fixes_all else f" ({c.problems_after} problems left)")
                          for number, c in enumerate(self.suggestions, 1))
 
-    def try_edit(self, new_source: str) -> Observation:
+    def try_edit(self, new_source: str, rule: str = AGENT_EDIT) -> Observation:
         if new_source == self.source:
             raise ToolError("no_effect", "unchanged", "the edit changes nothing",
                             "look at the marked line and change it")
@@ -83,6 +85,7 @@ class WorkingCopy:
                             "keep the original lines and change only the broken part")
         self.source, self.result = new_source, after
         self.edits += 1
+        self.last_rule = rule
         self.suggestions = []
         if after.ok:
             return Observation("Edit applied. No problems: the file parses.")
@@ -144,7 +147,7 @@ def build_tools(copy: WorkingCopy, *, web_backend: str = "offline", offline: boo
             raise ToolError("invalid_input", "no_such_fix", f"there is no suggestion {number}",
                             "call suggest_fixes first")
         chosen = copy.suggestions[number - 1]
-        return copy.try_edit(chosen.source_after)
+        return copy.try_edit(chosen.source_after, chosen.edit.rule)
 
     def web_search(query: str, k: int = 3) -> Observation:
         try:
