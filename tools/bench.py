@@ -21,6 +21,14 @@ twin of each (``tools/clean_files.py``): false alarms beside detection, per lang
 would measure only the easy head. Rows per human-fix distance (1, 2, 3+ tokens) and per
 snippet length (lines) come with every run.
 
+Rules (``docs/rules.md``): ``--without ID ...`` leaves those rules out of every repair;
+``--leave-one-out`` runs the cases with every rule, then, for each rule, the cases whose
+repair used it again without it, and prints what each rule earns (repairs and exact
+repairs lost without it, and the time of those cases with and without it). A case
+whose repair did not use a rule is not rerun without it: leaving a rule out changes
+the candidates of such a case at most in their order, which a deletion's full rerun
+then shows.
+
 Determinism: every case's output is kept (text and SHA-256) in the JSON; ``--busy N``
 runs N busy-looping processes beside the bench, and ``--compare EARLIER.json`` (or
 ``tools/compare_runs.py A.json B.json``) lists the cases whose output differs and exits 1.
@@ -94,9 +102,18 @@ def main(argv: list[str] | None = None) -> int:
     if not cases and not args.scaling:
         print("no cases to run", file=sys.stderr)
         return 2
+    from tinycode.engine import rules
+
+    try:
+        rules.switch_off(args.without)
+    except ValueError as exc:
+        print(f"bench: {exc}", file=sys.stderr)
+        return 2
     busy = start_busy(args.busy)
     try:
         report = run_bench(args, cases)
+        if args.leave_one_out:
+            report["leave_one_out"] = leave_one_out(args, cases, report)
     finally:
         stop_busy(busy)
     json_path.write_text(json.dumps(report, indent=1), encoding="utf-8")
@@ -159,6 +176,7 @@ def run_bench(args: argparse.Namespace, cases: list[dict[str, Any]]) -> dict[str
                    "baseline": args.baseline, "split": args.split, "limit": args.limit,
                    "judge": args.judge, "lang": args.lang, "busy": args.busy,
                    "corrupt": args.corrupt, "agent_only": args.agent_only, "lookup": args.lookup,
+                   "without": sorted(args.without),
                    "machine": platform.platform(), "python": platform.python_version()},
         "systems": {name: summarise(records) for name, records in runs.items()},
         "by_fix_distance": {name: grouped(records, "fix_distance", DISTANCE_BINS)
@@ -214,6 +232,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--timeout", type=float, default=30.0, help="seconds per repair")
     parser.add_argument("--busy", type=int, default=0, metavar="N",
                         help="run N busy-looping processes beside the bench (the determinism check)")
+    parser.add_argument("--without", nargs="+", default=[], metavar="RULE",
+                        help="leave these rules (docs/rules.md) out of every repair")
+    parser.add_argument("--leave-one-out", action="store_true",
+                        help="then, for each rule, rerun the cases whose repair used it without it: "
+                             "what each rule earns")
     parser.add_argument("--compare", default=None, metavar="EARLIER.json",
                         help="after the run, list the cases whose output differs from that run's; exit 1 if any")
     parser.add_argument("--out", default="bench-out", help="a folder, or NAME.json (NAME.md and NAME.png beside it)")
@@ -338,7 +361,44 @@ def run_tinycode(llm, case: dict[str, Any], timeout: float, settings=None) -> di
             "model_calls": result.model_calls, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "steps": len(result.steps),
             "fast_path": bool(getattr(result, "fast_path", False)),
-            "lookup": any(step.kind == "lookup" for step in result.steps), **score(case, result.source)}
+            "lookup": any(step.kind == "lookup" for step in result.steps),
+            "rules": list(getattr(result, "rules", [])), **score(case, result.source)}
+
+
+def leave_one_out(args: argparse.Namespace, cases: list[dict[str, Any]],
+                  report: dict[str, Any]) -> list[dict[str, Any]]:
+    """Per rule: the cases whose repair used it, rerun with it left out (and
+    whatever else ``--without`` leaves out): repairs and exact repairs lost, seconds."""
+    from tinycode.config import Settings
+    from tinycode.engine import rules
+    from tinycode.llm import load_llm
+
+    import tinycode.engine.proposals  # noqa: F401  (registers every rule)
+
+    settings = Settings(agent_only=args.agent_only, lookup=args.lookup, offline=True)
+    llm = load_llm(args.model, offline=True)
+    records = report["cases"]["tinycode"]
+    kept = set(args.without)
+    rows = []
+    for rule_id in sorted(set(rules.RULES) - kept):
+        used = [(case, record) for case, record in zip(cases, records) if rule_id in record.get("rules", [])]
+        row = {"rule": rule_id, "used": len(used), "lost": 0, "exact_lost": 0, "gained": 0,
+               "seconds_with": sum(r["seconds"] for _, r in used), "seconds_without": 0.0}
+        rules.switch_off(kept | {rule_id})
+        try:
+            for case, record in used:
+                again = _guarded(lambda c: run_tinycode(llm, c, args.timeout, settings), case)
+                row["seconds_without"] += again["seconds"]
+                row["lost"] += int(record["success"] and not again["success"])
+                row["gained"] += int(again["success"] and not record["success"])
+                row["exact_lost"] += int(record["exact"] and not again["exact"])
+        finally:
+            rules.switch_off(kept)
+        if not args.quiet:
+            print(f"[without {rule_id}] used {row['used']}, lost {row['lost']}, exact lost {row['exact_lost']}",
+                  file=sys.stderr)
+        rows.append(row)
+    return rows
 
 
 def run_baseline_case(kind: str, llm, case: dict[str, Any], seed: int) -> dict[str, Any]:
@@ -450,6 +510,14 @@ def markdown(report: dict[str, Any]) -> str:
                      f"{s['fast_path']:.1%} | {s['crashes']} |")
     if report.get("speed_ratio"):
         lines += ["", f"Speed ratio (baseline median / tinycode median): {report['speed_ratio']:.1f}x"]
+    if report.get("leave_one_out"):
+        lines += ["", "## Each rule left out", "",
+                  "Cases whose repair used the rule, rerun without it.", "",
+                  "| rule | used by | repairs lost | exact lost | gained | seconds with / without |",
+                  "| --- | ---: | ---: | ---: | ---: | ---: |"]
+        for row in sorted(report["leave_one_out"], key=lambda r: (-r["lost"], -r["exact_lost"], -r["used"], r["rule"])):
+            lines.append(f"| `{row['rule']}` | {row['used']} | {row['lost']} | {row['exact_lost']} | {row['gained']} | "
+                         f"{row['seconds_with']:.1f} / {row['seconds_without']:.1f} |")
     for title, key, column in (("human-fix distance (tokens)", "by_fix_distance", "tokens"),
                                ("snippet length (lines)", "by_length", "lines")):
         if key not in report:
