@@ -79,19 +79,20 @@ def _syntax(source: str, language: str, path: str | None) -> CheckResult:
     spoken = _native_problems(source, language, path) if own is None else None
     native: list[Problem] = []
     note = ""
+    beside = record is not None and record.judge_beside_parser
     if spoken is not None:
         spoke, native, note = spoken
-        if not native:
+        if not native and not beside:
             return CheckResult(language, judge=spoke, note=note)  # the language's own tool accepts it
     # Where the types are unknown, the judge already took the tree-sitter errors it
     # corroborates; the others are as likely an unknown macro's doing.
     problems = tree_sitter_problems(source, language) if not note else []
-    if spoken is None and problems and own is None:
+    if (spoken is None or beside) and problems and own is None:
         from . import judges
 
         problems, note = judges.parser_only(source, language, problems)
         if not problems:
-            return CheckResult(language, note=note)
+            return CheckResult(language, judge=spoke if spoken is not None else "", note=note)
     if native:  # the tool's lines first: that is where the person will look
         # tree-sitter's own on other lines are kept, and a token it names as missing
         # even on the tool's line: that says exactly what to insert where.

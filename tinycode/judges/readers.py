@@ -237,6 +237,16 @@ def read_javac(output: Output, filename: str, text: str) -> list[Diagnostic]:
             for m in _JAVAC.finditer(output.stderr) if m.group("file") == filename]
 
 
+# tinycode's web_syntax.cjs (postcss, html-validate): "file:LINE:COL: error: message".
+_WEB_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.MULTILINE)
+
+
+def read_web(output: Output, filename: str, text: str) -> list[Diagnostic]:
+    """postcss, html-validate: every error is the markup's."""
+    return [Diagnostic(int(m.group("line")), int(m.group("col")), m.group("msg").strip(), True)
+            for m in _WEB_LINE.finditer(output.stderr) if m.group("file") == filename]
+
+
 # tsc: "file(LINE,COL): error TS1005: message".
 _TSC = re.compile(r"^(?P<file>[^(\n]+)\((?P<line>\d+),(?P<col>\d+)\): error TS(?P<code>\d+): (?P<msg>.*)$",
                   re.MULTILINE)

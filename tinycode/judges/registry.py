@@ -86,7 +86,7 @@ def _input(default: str) -> Callable[[str], str]:
 
 # tinycode's own judge programs (package data): named with a file, each judges it;
 # started without one, each serves texts on stdin (``warm.py``).
-OWN_PROGRAMS = ("JavaSyntax.java", "JavaSyntax", "ts_syntax.cjs")
+OWN_PROGRAMS = ("JavaSyntax.java", "JavaSyntax", "ts_syntax.cjs", "web_syntax.cjs")
 
 
 def served(argv: tuple[str, ...]) -> bool:
@@ -173,6 +173,35 @@ def _typescript_parser(tsc: str) -> tuple[str, ...] | None:
     return (tsc, "--noEmit", "--noCheck", "--noResolve", "--pretty", "false", "--jsx", "preserve")
 
 
+# Judges that are node packages with no program of their own: found on PATH (a bin the
+# package installs), else in the global node_modules of the node on PATH, where
+# ``npm install -g`` puts them. A project's own node_modules is its code: never run.
+NODE_LIBRARIES = ("postcss", "html-validate")
+
+
+def _node_package(name: str) -> str | None:
+    """The folder of the package ``name`` installed globally for the node on PATH."""
+    node = shutil.which("node") or shutil.which("nodejs")
+    if node is None:
+        return None
+    prefix = os.path.dirname(os.path.dirname(os.path.realpath(node)))
+    for folder in (os.path.join(prefix, "lib", "node_modules", name), os.path.join(prefix, "node_modules", name)):
+        if os.path.isfile(os.path.join(folder, "package.json")):
+            return folder
+    return None
+
+
+def _web_parser(found: str) -> tuple[str, ...] | None:
+    """postcss or html-validate, found as its package's folder or a program it installs
+    (``bin/html-validate``), run by ``web_syntax.cjs`` in node."""
+    package = found if os.path.isdir(found) else os.path.dirname(os.path.dirname(os.path.realpath(found)))
+    node = shutil.which("node") or shutil.which("nodejs")
+    checker = program("web_syntax.cjs")
+    if node is None or checker is None or not os.path.isfile(os.path.join(package, "package.json")):
+        return None
+    return (node, checker, package)
+
+
 _FAMILIES: dict[str, _Family] = {
     "gcc": _Family(_cc_args(False), _input("input.c"), readers.read_cc, "{exe} -fsyntax-only"),
     "clang": _Family(_cc_args(True), _input("input.c"), readers.read_cc, "{exe} -fsyntax-only"),
@@ -188,6 +217,9 @@ _FAMILIES: dict[str, _Family] = {
                      _javac_parser),
     "tsc": _Family(lambda _: ("{file}",), _input("input.ts"), readers.read_tsc, "typescript parser",
                    _typescript_parser),
+    "postcss": _Family(lambda _: ("{file}",), _input("input.css"), readers.read_web, "postcss", _web_parser),
+    "html-validate": _Family(lambda _: ("{file}",), _input("input.html"), readers.read_web, "html-validate",
+                             _web_parser),
 }
 
 
@@ -206,6 +238,8 @@ def find_tool(language: str, source: str, commands: Mapping[str, str]) -> Tool |
     if chosen:
         words = shlex.split(chosen)
         executable, extra = shutil.which(words[0]), tuple(words[1:])
+        if executable is None and family(words[0]) in NODE_LIBRARIES and os.path.isdir(words[0]):
+            executable = words[0]  # the package's folder
         return _tool(executable, language, extra) if executable else None
     for name in tools_for(language, source):
         executable = _which(name)
@@ -221,7 +255,10 @@ def _which(name: str) -> str | None:
         candidate = os.path.join(java_home, "bin", name)
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
             return candidate
-    return shutil.which(name)
+    found = shutil.which(name)
+    if found is None and family(name) in NODE_LIBRARIES:
+        return _node_package(name)
+    return found
 
 
 def _tool(executable: str, language: str, extra: tuple[str, ...]) -> Tool | None:

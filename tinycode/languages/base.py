@@ -73,6 +73,9 @@ class LanguageSpec:
     # of a few hundred lines (a shell's ``-n`` is a quarter of that, a C++ compiler's
     # with its headers four times as much).
     judge_cost: int = 4
+    # The judge sees mistakes tree-sitter misses and misses some it sees (postcss reads
+    # no selector or value): a text is clean only when both accept it.
+    judge_beside_parser: bool = False
     # The tools to look for instead, from the text (a script's "#!" line picks its shell).
     judges_for: Callable[[str], tuple[str, ...]] | None = None
     # What a compiler that reads several languages is told, and the input's name.

@@ -31,7 +31,7 @@ def family(executable: str) -> str | None:
         return "node"
     if stem in SHELLS:
         return "shell"
-    if stem in ("gofmt", "rustfmt", "ruby", "php", "swiftc", "javac", "tsc"):
+    if stem in ("gofmt", "rustfmt", "ruby", "php", "swiftc", "javac", "tsc", "postcss", "html-validate"):
         return stem
     return None
 
@@ -64,6 +64,7 @@ def parse_commands(value: object) -> dict[str, str]:
             continue
         if family(shlex.split(command)[0]) is None:
             raise ValueError(f"{command!r} is not a judge tinycode knows how to read "
-                             f"(known: gcc, clang, node, gofmt, rustfmt, bash, sh, ruby, php, swiftc, javac, tsc)")
+                             f"(known: gcc, clang, node, gofmt, rustfmt, bash, sh, ruby, php, swiftc, javac, tsc, postcss, "
+                             f"html-validate)")
         out[language] = command
     return out

@@ -1,4 +1,5 @@
-"""HTML: tree-sitter alone judges it."""
+"""HTML: html-validate judges it beside tree-sitter where it is installed (``npm install -g
+html-validate``): end tags that close the wrong element, attributes left open."""
 
 from __future__ import annotations
 
@@ -37,4 +38,5 @@ def open_names(lines: list[str], line_no: int, before: str) -> list[str]:
 
 
 LANGUAGE = LanguageSpec("html", wheel("tree_sitter_html"), (".html", ".htm", ".xhtml"), comment="", words=("html",),
-                        open_names=open_names)
+                        open_names=open_names, judges=("html-validate",), judge_input="input.html", judge_cost=2,
+                        judge_beside_parser=True)

@@ -1,0 +1,80 @@
+"""CSS and HTML judged by postcss and html-validate beside tree-sitter: real node
+processes, kept warm. A file is broken when either says so. Tests skip where the
+package is not installed globally (``npm install -g postcss html-validate``)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tinycode import judges
+from tinycode.check import check, tree_sitter_problems
+from tinycode.cli import main
+from tinycode.judges import registry, warm
+
+needs_postcss = pytest.mark.skipif(registry.find_tool("css", "", {}) is None, reason="postcss not installed")
+needs_html_validate = pytest.mark.skipif(registry.find_tool("html", "", {}) is None,
+                                         reason="html-validate not installed")
+
+CSS = "a {\n  color: red;\n  font-weight: bold;\n}\n\nb {\n  margin: 0;\n}\n"
+HTML = ('<!doctype html>\n<html>\n<body>\n  <div class="box">\n    <span>hi</span>\n  </div>\n'
+        '  <p>one<br>two</p>\n</body>\n</html>\n')
+
+
+@pytest.fixture(autouse=True)
+def fresh_workers(monkeypatch):
+    warm.stop_all()
+    monkeypatch.setattr(warm, "_slots", {})
+    yield
+    warm.stop_all()
+
+
+@needs_postcss
+def test_postcss_finds_a_lost_semicolon_tree_sitter_reads_as_one_value():
+    broken = CSS.replace("color: red;", "color: red")
+    assert tree_sitter_problems(broken, "css") == []
+    found = check(broken, "css")
+    assert not found.ok and found.judge == "postcss" and found.problems[0].line == 2
+    assert "semicolon" in found.problems[0].message
+    assert check(CSS, "css").ok and check(CSS, "css").judge == "postcss"
+    # What only tree-sitter sees still counts: postcss reads no value.
+    assert not check(CSS.replace("margin: 0;", "margin: calc(1px + );"), "css").ok
+    assert [slot.starts for slot in warm._slots.values()] == [1]
+
+
+@needs_html_validate
+def test_html_validate_finds_end_tags_tree_sitter_lets_through():
+    for broken in (HTML.replace("</span>", "</spn>"), HTML.replace("  </div>\n", ""),
+                   HTML.replace('class="box"', 'class="box')):
+        found = check(broken, "html")
+        assert not found.ok and found.judge == "html-validate", broken
+    assert check(HTML, "html").ok
+    # A stray end tag is something browsers read and real pages have: no problem.
+    assert check(HTML.replace("<p>one<br>two</p>", "<p>one<br>two</p></p>"), "html").ok
+
+
+@needs_html_validate
+def test_a_repository_s_own_html_validate_configuration_is_not_read(tmp_path, monkeypatch):
+    (tmp_path / ".htmlvalidate.json").write_text(json.dumps({"extends": ["html-validate:recommended"]}))
+    monkeypatch.chdir(tmp_path)
+    page = tmp_path / "page.html"
+    page.write_text(HTML)
+    assert check(HTML, "html", path=str(page)).ok  # the recommended rules would object to it
+
+
+@needs_postcss
+def test_a_css_repair_is_verified_by_postcss(tmp_path, capsys, model):
+    path = tmp_path / "a.css"
+    path.write_text(CSS.replace("color: red;", "color: red"))
+    assert main(["fix", "--json", str(path)]) == 0
+    report = json.loads(capsys.readouterr().out)[0]
+    assert report["status"] == "fixed" and report["verified_by"] == "postcss"
+    assert check(path.read_text(), "css").ok
+
+
+def test_without_the_packages_tree_sitter_alone_judges(monkeypatch):
+    monkeypatch.setenv("PATH", "/nonexistent")
+    judges.configure()
+    assert judges.describe(["css", "html"]) == {"css": "tree-sitter only", "html": "tree-sitter only"}
+    assert check(CSS, "css").ok and not check(CSS.replace("a {", "a {{"), "css").ok

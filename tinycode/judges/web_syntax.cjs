@@ -1,0 +1,84 @@
+'use strict';
+// Parses CSS with postcss and HTML with html-validate, the parsers a web project
+// already has, for the mistakes that break a file: tinycode's judge for CSS and HTML,
+// beside tree-sitter (a file is broken when either says so; see the language records).
+//
+//   node web_syntax.cjs PACKAGE FILE   prints FILE's errors on stderr as
+//                                      "FILE:LINE:COLUMN: error: MESSAGE" and exits 1
+//                                      (0 when there are none)
+//   node web_syntax.cjs PACKAGE        serves texts: one JSON request per line on stdin
+//                                      {"id", "filename", "source": base64}, one answer
+//                                      per line {"id", "status", "stderr"}
+//
+// PACKAGE is the folder of the installed `postcss` or `html-validate` package, found
+// by tinycode; its package.json says which.
+
+const fs = require('node:fs');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const PACKAGE = process.argv[2];
+const NAME = JSON.parse(fs.readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')).name;
+
+// html-validate's rules for markup that is broken, not merely unidiomatic: an end tag
+// that closes the wrong element or none, an attribute left open or given twice, content
+// in a void element. "Stray end tag" is left out: real pages have those (`</p>` after
+// a block that closed it), and browsers read them.
+const HTML_RULES = { 'close-attr': 'error', 'close-order': 'error', 'no-dup-attr': 'error', 'void-content': 'error' };
+
+function cssChecker() {
+  const postcss = require(PACKAGE);
+  return (filename, text) => {
+    try {
+      postcss.parse(text, { from: undefined });
+      return '';
+    } catch (error) {
+      if (!error || error.name !== 'CssSyntaxError') throw error;
+      return `${filename}:${error.line || 1}:${error.column || 1}: error: ${error.reason}\n`;
+    }
+  };
+}
+
+function htmlChecker() {
+  const { HtmlValidate } = require(PACKAGE);
+  // No configuration file is looked for: the rules are these, whatever the folder holds.
+  const validator = new HtmlValidate({ root: true, rules: HTML_RULES });
+  return (filename, text) => {
+    const report = validator.validateStringSync(text, filename);
+    return report.results.flatMap((result) => result.messages)
+      .filter((m) => m.severity === 2 && !/^Stray end tag/.test(m.message))
+      .map((m) => `${filename}:${m.line}:${m.column}: error: ${m.message.replace(/\s+/g, ' ')}\n`)
+      .join('');
+  };
+}
+
+const check = NAME === 'postcss' ? cssChecker() : NAME === 'html-validate' ? htmlChecker() : null;
+if (check === null) {
+  process.stderr.write(`tinycode: ${PACKAGE} is neither postcss nor html-validate\n`);
+  process.exit(2);
+}
+
+if (process.argv.length > 3) {
+  const file = process.argv[3];
+  const stderr = check(path.basename(file), fs.readFileSync(file, 'utf8'));
+  process.stderr.write(stderr);
+  process.exitCode = stderr ? 1 : 0;
+} else {
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  lines.on('line', (line) => {
+    let reply;
+    try {
+      const { id, filename, source } = JSON.parse(line);
+      if (typeof filename !== 'string' || typeof source !== 'string') {
+        reply = { id, fallback: true };
+      } else {
+        const stderr = check(filename, Buffer.from(source, 'base64').toString('utf8'));
+        reply = { id, status: stderr ? 1 : 0, stderr };
+      }
+    } catch {
+      reply = { id: null, fallback: true };
+    }
+    process.stdout.write(`${JSON.stringify(reply)}\n`);
+  });
+  lines.on('close', () => process.exit(0));
+}
