@@ -64,9 +64,14 @@ def python_edits(lines: list[str], problems: tuple[Problem, ...], anchors: list[
     yield from _close_bracket_edits(lines, problems[0])
     yield from _close_all_bracket_edits(lines, problems[0])
     yield from _open_bracket_edits(lines, problems[0])
-    # A pasted interactive session fails at (or just after) its first prompt marker.
+    yield from _prompt_marker_edits(lines, problems[0])
+
+
+@rule("py-prompt-markers", "the prompt markers of a pasted interactive session removed", "python")
+def _prompt_marker_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A pasted interactive session fails at (or just after) its first prompt marker."""
     total = len(lines)
-    near = range(max(0, problems[0].line - 6), min(total, problems[0].line + 5))
+    near = range(max(0, problem.line - 6), min(total, problem.line + 5))
     if any(_PROMPT.match(lines[n]) for n in near):
         yield Edit(1, total, [_PROMPT.sub("", line, count=1) for line in lines],
                    f"lines 1-{total}: remove interactive prompt markers")
