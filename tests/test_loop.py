@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from fake_llm import FakeLLM
 
-from tinycode import check, repair
+from tinycode import check, judges, repair
 from tinycode.check import CheckResult, Problem
 from tinycode.config import Settings
 from tinycode.engine.edits import Edit
@@ -153,6 +153,9 @@ def test_a_bracket_doubled_in_one_place_and_lost_in_another_is_repaired_in_one_s
     assert not check(broken, "css").ok
     # Several pairs parse (the '{' at either end of the line break): the model chooses.
     scorer = lambda prompt, text: 0.0 if ".number {" in text else -3.0  # noqa: E731
+    # tree-sitter alone: with postcss judging too, the first repair found is `{*{` (a
+    # nested rule, valid CSS) rather than the `{` deleted.
+    judges.configure({"css": "off"})
     result = repair(broken, "css", llm=FakeLLM(default="no", scorer=scorer), settings=Settings(agent="off"))
     assert result.status == "fixed" and result.source == clean and len(result.steps) == 1
     pairs = paired_fixes(broken, "css", check(broken, "css"), reach=5)
