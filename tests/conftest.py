@@ -46,6 +46,17 @@ def tree_sitter_only():
 
 
 @pytest.fixture
+def fresh_workers(monkeypatch):
+    """Warm judge processes started by this test alone, and stopped after it."""
+    from tinycode.judges import warm
+
+    warm.stop_all()
+    monkeypatch.setattr(warm, "_slots", {})
+    yield
+    warm.stop_all()
+
+
+@pytest.fixture
 def model(monkeypatch):
     """Every model load returns the scripted fake in ``model["llm"]``; loads are counted."""
     import tinycode.llm.loader as loader

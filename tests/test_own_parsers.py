@@ -46,11 +46,8 @@ public final class Totals {
 
 
 @pytest.fixture(autouse=True)
-def fresh_workers(monkeypatch):
-    warm.stop_all()
-    monkeypatch.setattr(warm, "_slots", {})
+def _own_workers(fresh_workers):
     yield
-    warm.stop_all()
 
 
 @needs_javac

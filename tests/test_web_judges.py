@@ -23,11 +23,8 @@ HTML = ('<!doctype html>\n<html>\n<body>\n  <div class="box">\n    <span>hi</spa
 
 
 @pytest.fixture(autouse=True)
-def fresh_workers(monkeypatch):
-    warm.stop_all()
-    monkeypatch.setattr(warm, "_slots", {})
+def _own_workers(fresh_workers):
     yield
-    warm.stop_all()
 
 
 @needs_postcss

@@ -15,9 +15,8 @@
 // dist/api/sync/api.js (7.x on: the native compiler kept running, in a folder of its
 // own that holds only the text). A .tsx name reads JSX.
 
-const fs = require('node:fs');
 const path = require('node:path');
-const readline = require('node:readline');
+const { run } = require('./judge_protocol.cjs');
 
 const LIBRARY = process.argv[2];
 const ts = LIBRARY.endsWith('typescript.js') ? require(LIBRARY) : null;
@@ -141,30 +140,7 @@ function lineAndColumn(text, offset) {
 
 async function main() {
   const check = ts !== null ? checkWithParser : await nativeChecker(LIBRARY);
-  if (process.argv.length > 3) {
-    const file = process.argv[3];
-    const stderr = check(path.basename(file), fs.readFileSync(file, 'utf8'));
-    process.stderr.write(stderr);
-    process.exit(stderr ? 1 : 0);  // the native compiler would keep node running
-  } else {
-    const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-    lines.on('line', (line) => {
-      let reply;
-      try {
-        const { id, filename, source } = JSON.parse(line);
-        if (typeof filename !== 'string' || typeof source !== 'string') {
-          reply = { id, fallback: true };
-        } else {
-          const stderr = check(filename, Buffer.from(source, 'base64').toString('utf8'));
-          reply = { id, status: stderr ? 1 : 0, stderr };
-        }
-      } catch {
-        reply = { id: null, fallback: true };
-      }
-      process.stdout.write(`${JSON.stringify(reply)}\n`);
-    });
-    lines.on('close', () => process.exit(0));
-  }
+  run(check, process.argv[3]);
 }
 
 main().catch((error) => {

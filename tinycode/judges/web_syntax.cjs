@@ -15,7 +15,7 @@
 
 const fs = require('node:fs');
 const path = require('node:path');
-const readline = require('node:readline');
+const { run } = require('./judge_protocol.cjs');
 
 const PACKAGE = process.argv[2];
 const NAME = JSON.parse(fs.readFileSync(path.join(PACKAGE, 'package.json'), 'utf8')).name;
@@ -59,27 +59,4 @@ if (check === null) {
   process.exit(2);
 }
 
-if (process.argv.length > 3) {
-  const file = process.argv[3];
-  const stderr = check(path.basename(file), fs.readFileSync(file, 'utf8'));
-  process.stderr.write(stderr);
-  process.exitCode = stderr ? 1 : 0;
-} else {
-  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
-  lines.on('line', (line) => {
-    let reply;
-    try {
-      const { id, filename, source } = JSON.parse(line);
-      if (typeof filename !== 'string' || typeof source !== 'string') {
-        reply = { id, fallback: true };
-      } else {
-        const stderr = check(filename, Buffer.from(source, 'base64').toString('utf8'));
-        reply = { id, status: stderr ? 1 : 0, stderr };
-      }
-    } catch {
-      reply = { id: null, fallback: true };
-    }
-    process.stdout.write(`${JSON.stringify(reply)}\n`);
-  });
-  lines.on('close', () => process.exit(0));
-}
+run(check, process.argv[3]);
