@@ -15,9 +15,15 @@ from tinycode.check import CheckResult, Problem
 from tinycode.config import Settings
 from tinycode.engine.edits import Edit
 from tinycode.engine.guard import edit_too_large
-from tinycode.engine.loop import _region_clean
+from tinycode.engine.verifier import Verifier
 
 FILLER = "".join(f"    total += {i}\n" for i in range(12))
+
+
+def _region_clean(candidate, state) -> bool:
+    """The loop's question of a candidate: is its edit's region clear of problems now?"""
+    verifier = Verifier(state.language, state.settings.max_problem_distance)
+    return verifier.region_cleared(state.working, state.current, candidate.source_after, candidate.edit)
 
 
 def three_errors() -> tuple[str, str]:

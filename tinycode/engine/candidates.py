@@ -27,7 +27,7 @@ from ..deadline import expired
 from ..check import CheckResult, Problem, check, compile_error, source_lines, tree_sitter_problems
 from ..languages import NoVerdict
 from ..problems import tree_problems
-from .edits import BRACKETS, WHOLE_LINE, Edit, changed_hunks, code_tokens, differing_span, original_line, token_distance
+from .edits import BRACKETS, WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
 from .rules import PAIRED_FIX, combined
 from .layout import HEADER_SCAN, block_header, open_strings, unmatched_brackets
 from .proposals import opener_at_end, proposals
@@ -35,7 +35,8 @@ from .. import judges
 from ..judges import grammar_gaps, judge_name
 from ..languages import get_parser, spec
 from .grammar_space import contexts_of, habits, vocabulary
-from .progress import REGION, STRING_TO_THE_END, TREE_SITTER, UNCLOSED, made_progress, near, reported_line, too_wide, WIDE
+from .verifier import (BRACKET_MARKS, REGION, STRING_TO_THE_END, TREE_SITTER, WIDE, Verifier, near, reported_line,
+                       too_wide)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -161,9 +162,6 @@ def _familiar_first(nodes: list[_Node], root: _Node, language: str) -> list[_Nod
     return sorted(nodes, key=key)
 
 
-BRACKET_MARKS = ("(", ")", "[", "]", "{", "}")
-
-
 def _apart(found: list[_Node], root: _Node, language: str) -> bool:
     """One of ``found`` repairs a place that the judge confirms (not a bracket the
     parser objects to or finds unclosed, and adding or taking none), and every problem
@@ -173,26 +171,10 @@ def _apart(found: list[_Node], root: _Node, language: str) -> bool:
     error at a time: there the next one is always "left".)"""
     if _one_error_at_a_time(language):
         return False
-    return any(not node.unconfirmed and _clears_its_place(root, node.edits, node.lines, node.problems)
+    verifier = Verifier(language)
+    return any(not node.unconfirmed and verifier.clears_its_place(root.lines, root.problems, node.edits, node.lines,
+                                                                  node.problems)
                for node in found)
-
-
-def _clears_its_place(root: _Node, edits: tuple[Edit, ...], lines: list[str],
-                      problems: tuple[Problem, ...]) -> bool:
-    """``edits`` (giving ``lines`` and ``problems``) repair a place of ``root`` and
-    leave every problem outside their region, adding or taking no bracket and
-    repairing none the parser objects to (which may pair with a mistake anywhere)."""
-    if not problems or len({p.line for p in problems}) >= root.places:
-        return False
-    spans = [(e.line, e.line + max(len(e.new_lines), 1) - 1) for e in edits]
-    repaired = [p for p in root.problems if any(near(p.line, first, last) for first, last in spans)]
-    if any(p.text.strip() in BRACKET_MARKS or UNCLOSED.search(p.message) for p in repaired):
-        return False
-    start, end_before, end_after = differing_span(root.lines, lines)
-    before, after = "".join(root.lines[start:end_before]), "".join(lines[start:end_after])
-    if any(before.count(b) != after.count(b) for b in BRACKET_MARKS):
-        return False
-    return not any(near(p.line, first, last) for p in problems for first, last in spans)
 
 
 def _balanced(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:
@@ -605,6 +587,7 @@ class _TreeJudge:
 
     def __init__(self, node: _Node, language: str, judge_limit: int = 0) -> None:
         self.node, self.language, self.judge_limit = node, language, judge_limit
+        self.verifier = Verifier(language)
         self.parser = get_parser(language)
         self.data = node.text.encode("utf-8", "surrogatepass")
         self.tree = self.parser.parse(self.data)
@@ -721,11 +704,11 @@ class _TreeJudge:
         return {(line, message) for line in range(edit.line, last + 1) for message in old}
 
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
-        return made_progress(self.node.problems, problems, edit.line, edit.line + len(edit.new_lines) - 1,
-                             len(edit.new_lines) - edit.span, self.shadowed,
-                             swallowed_below=self.swallowed_below.get(_key(edit), False),
-                             structure_kept=all(map(too_wide, problems)) and _keeps_structure(
-                                 self.node, edit, self.language))
+        return self.verifier.progress(self.node.problems, problems, edit.line, edit.line + len(edit.new_lines) - 1,
+                                      len(edit.new_lines) - edit.span, self.shadowed,
+                                      swallowed_below=self.swallowed_below.get(_key(edit), False),
+                                      structure_kept=all(map(too_wide, problems)) and _keeps_structure(
+                                          self.node, edit, self.language))
 
     def judged(self, edit: Edit, lines: list[str], rank: int = 0) -> str | None:
         """The native judge's verdict on the edited file: FIXED, PROGRESS or None (also
@@ -789,7 +772,8 @@ class _TreeJudge:
         problems = self.judged_problems.get(_key(edit)) if self.native else self.seen.get(_key(edit))
         if problems is None or self.unconfirmed(problems, edit):
             return False
-        return _clears_its_place(self.node, (edit,), edit.applied(self.node.lines), problems)
+        return self.verifier.clears_its_place(self.node.lines, self.node.problems, (edit,),
+                                              edit.applied(self.node.lines), problems)
 
     def note_rejected(self, rank: int, edit: Edit) -> None:
         """Keep ``edit`` (rejected by tree-sitter) for a second look when it is among
@@ -857,8 +841,8 @@ def paired_fixes(source: str, language: str, result: CheckResult, reach: int) ->
     if other is None:
         return []
     judge = _TreeJudge(node, language)
-    places = [_clearing_edits(node, judge, problem, language, reach) for problem in (first, other)]
-    before = {(p.line, p.message) for p in result.problems}
+    verifier = Verifier(language, reach)
+    places = [_clearing_edits(node, judge, verifier, problem, language) for problem in (first, other)]
     found: dict[str, Candidate] = {}
     tried = 0
     for a in places[0]:
@@ -872,11 +856,7 @@ def paired_fixes(source: str, language: str, result: CheckResult, reach: int) ->
             edited = earlier.applied(later.applied(lines))
             text = "\n".join(edited) + ("\n" if node.trailing_newline else "")
             after = check(text, language)
-            if text in found or not (after.ok or len(after.problems) < len(result.problems)):
-                continue
-            # The problems left must all be old ones, in the original's line numbers.
-            hunks = changed_hunks(source, text)
-            if after.ok or {(original_line(p.line, hunks), p.message) for p in after.problems} <= before:
+            if text not in found and verifier.pair_accepted(source, result, text, after):
                 start, end_before, end_after = differing_span(lines, edited)
                 change = Edit(start + 1, end_before - start, edited[start:end_after],
                               f"{earlier.description}; {later.description}",
@@ -885,9 +865,10 @@ def paired_fixes(source: str, language: str, result: CheckResult, reach: int) ->
     return list(found.values())
 
 
-def _clearing_edits(node: _Node, judge: _TreeJudge, problem: Problem, language: str, reach: int) -> list[Edit]:
+def _clearing_edits(node: _Node, judge: _TreeJudge, verifier: Verifier, problem: Problem,
+                    language: str) -> list[Edit]:
     """The likeliest few single edits after which tree-sitter sees no problem within
-    ``reach`` lines of the edit or of ``problem``."""
+    the region of the edit and of ``problem`` (``Verifier.place_cleared``)."""
     found: list[Edit] = []
     for rank, edit in enumerate(proposals(node.lines, (problem,), language)):
         if rank >= PAIR_WORK or len(found) >= PAIR_EDITS or expired():
@@ -896,9 +877,7 @@ def _clearing_edits(node: _Node, judge: _TreeJudge, problem: Problem, language: 
                 or _opens_strings(node, edit):
             continue
         judge.verdict(edit)
-        last = edit.line + len(edit.new_lines) - 1
-        where = (min(edit.line, problem.line), max(last, problem.line))
-        if not any(near(p.line, *where, reach) for p in judge.seen[_key(edit)]):
+        if verifier.place_cleared(judge.seen[_key(edit)], edit, problem):
             found.append(edit)
     return found
 

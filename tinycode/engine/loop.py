@@ -24,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .. import judges
-from ..check import CheckResult, Problem, check, shadowed
+from ..check import CheckResult, Problem, check
 from ..config import Settings
 from ..deadline import DeadlineExceeded, expired, until
 from ..errors import ModelError, ModelUnavailable
@@ -38,7 +38,7 @@ from .rank import rank
 from .edits import Edit
 from .fastpath import try_fast_repair
 from .guard import edit_too_large, hides_code
-from .progress import TREE_SITTER, made_progress, near, too_wide
+from .verifier import Verifier, near, too_wide
 from .rewrite import rewrite_window
 from .rules import AGENT_EDIT, MODEL_REWRITE, PAIRED_FIX, is_on
 from .trace import Step
@@ -97,6 +97,10 @@ class RepairState:
     edited_lines: list[int] = field(default_factory=list)  # one entry per candidate edit kept
     searched: dict[tuple, list] = field(default_factory=dict)  # candidate searches by text and problem
     rewrites_failed: int = 0  # the model's rewrites that were not kept
+
+    @property
+    def verifier(self) -> Verifier:
+        return Verifier(self.language, self.settings.max_problem_distance)
 
     @classmethod
     def start(cls, source: str, language: str, before: CheckResult, settings: Settings, llm: LLM,
@@ -241,48 +245,9 @@ def _partial_fix(state: RepairState) -> tuple[str, CheckResult] | None:
 
 
 def _region_clean(candidate: Candidate, state: RepairState) -> bool:
-    """No problem of the text after ``candidate`` lies within the guard's distance of
-    the lines it changed, nor, when the language's own judge reported the next problem,
-    of where that was: an edit elsewhere that only quiets tree-sitter while the judge
-    still sees its error is no repair of it. What tree-sitter saw before, under the
-    judge's error, or an error of its own too wide to locate anything, is no sign
-    against the edit (its recovery may span the region, or be wrong about this file)."""
+    """No problem is left in the region of ``candidate``'s edit (``Verifier.region_cleared``)."""
     assert state.current is not None
-    edit = candidate.edit
-    first, last = edit.line, edit.line + max(len(edit.new_lines), 1) - 1
-    reach = state.settings.max_problem_distance
-    delta = len(edit.new_lines) - edit.span
-
-    def shifted(problems: tuple[Problem, ...]) -> set[tuple[int, str]]:
-        return {(p.line + delta if p.line > edit.line else p.line, p.message) for p in problems}
-
-    target = state.current.problems[0]
-    before = shifted(shadowed(state.working, state.current))
-    checked = check(candidate.source_after, state.language)
-    after = checked.problems
-    # Another mistake tree-sitter saw before, off the target's lines and the edit's, and
-    # described as before, is not this region's; a judge that stops at its first error
-    # reporting one on that line now is reporting that mistake (a keyword misspelt two
-    # lines below a lost bracket: both seen at once, one repaired).
-    seen = shifted(tuple(p for p in state.current.problems
-                         if p.source == TREE_SITTER and not target.line <= p.line <= target.end_line))
-    others = {(p.line, p.message) for p in after + shadowed(candidate.source_after, checked)
-              if p.source == TREE_SITTER and (p.line > last or p.end_line < first) and not too_wide(p)} & seen
-    other_lines = {line for line, _ in others}
-
-    def counts(p: Problem) -> bool:
-        if p.source == TREE_SITTER:
-            return (p.line, p.message) not in before | others and not too_wide(p)
-        return p.line not in other_lines
-
-    problems = [p for p in after if counts(p)]
-    if any(near(p.line, first, last, reach) or near(p.end_line, first, last, reach)
-           or p.line < first <= p.end_line for p in problems):
-        return False
-    if target.source == TREE_SITTER:
-        return True
-    line = target.line + (len(edit.new_lines) - edit.span if target.line > edit.line else 0)
-    return not any(near(p.line, line, line, reach) for p in problems)
+    return state.verifier.region_cleared(state.working, state.current, candidate.source_after, candidate.edit)
 
 
 def _candidate_step(state: RepairState, *, partial: bool,
@@ -376,8 +341,8 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
         observation = "The rewrite changes nothing usable; the agent takes over."
     else:
         change = rewrite.edit
-        if not made_progress(state.current.problems, rewrite.edited_result.problems, change.line,
-                             change.line + len(change.new_lines) - 1, len(change.new_lines) - change.span):
+        if not state.verifier.progress(state.current.problems, rewrite.edited_result.problems, change.line,
+                                       change.line + len(change.new_lines) - 1, len(change.new_lines) - change.span):
             observation = "The rewrite does not remove the problem; the agent takes over."
         elif state.too_large(rewrite.edited):
             observation = "The rewrite changes too much; the agent takes over."

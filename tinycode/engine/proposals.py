@@ -18,7 +18,7 @@ from .rules import rule
 from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks
 from .layout import (HEADER_SCAN, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
-from .progress import AT_THE_END, STRING_TO_THE_END, named_line
+from .verifier import AT_THE_END, STRING_TO_THE_END, named_line
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
 from .shell_proposals import shell_edits
 

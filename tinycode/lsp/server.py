@@ -29,6 +29,7 @@ from pygls.uris import to_fs_path
 from .. import judges, languages
 from ..config import RunSettings
 from ..check import CheckResult, check
+from ..engine.verifier import Verifier
 from ..errors import TinycodeError
 from ..version import __version__
 from .positions import UTF16, apply_edits, invalid_position, problem_range, split_lines, text_edits
@@ -424,12 +425,7 @@ def _repair_edits(text: str, repaired: str, line: int | None, document: _Documen
     before = check(text, document.language, document.path)
     after = check(apply_edits(text, near, encoding), document.language, document.path)
     shift = sum(e.new_text.count("\n") - (e.range.end.line - e.range.start.line) for e in near)
-    old = {(p.line + (shift if p.line - 1 > line else 0), p.message) for p in before.problems}
-    added = [p for p in after.problems if (p.line, p.message) not in old]
-    still_here = [p for p in after.problems if abs(p.line - 1 - line) <= reach]
-    if added or still_here or len(after.problems) >= len(before.problems):
-        return edits
-    return near
+    return near if Verifier(document.language, reach).quick_fix(before, after, line, shift) else edits
 
 
 def build_server(overrides: Mapping[str, object]) -> TinycodeServer:

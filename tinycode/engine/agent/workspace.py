@@ -14,6 +14,7 @@ from ...check import CheckResult, check, number_lines, render, source_lines
 from ..edits import replace_lines as apply_line_edit
 from ..guard import MAX_PROBLEM_DISTANCE, far_from_problems, rewrites_instead_of_repairing
 from ..rules import AGENT_EDIT
+from ..verifier import Verifier
 from .toolkit import Observation, Tool, ToolError
 
 MAX_VIEW = 30  # lines per view_lines call
@@ -75,10 +76,7 @@ class WorkingCopy:
                             f"the edit changes code far from every problem ({far}), so it was undone",
                             "edit only the lines around the marked problem")
         after = check(new_source, self.language)
-        old = {(p.message) for p in self.result.problems}
-        added = [p for p in after.problems if p.message not in old]
-        if len(after.problems) > len(self.result.problems) or (added and not after.ok
-                                                                and len(after.problems) >= len(self.result.problems)):
+        if not Verifier(self.language, self.max_distance).agent_edit(self.result, after):
             shown = render(after, new_source, context=1, max_problems=2)
             raise ToolError("invalid_input", "edit_rejected",
                             "the edit adds problems, so it was undone. Your version:\n" + shown,

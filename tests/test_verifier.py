@@ -1,9 +1,11 @@
-"""The progress rule the candidate search and the repair loop share."""
+"""The Verifier: the one answer to "is this edit accepted?"."""
 
 from __future__ import annotations
 
 from tinycode.check import Problem
-from tinycode.engine.progress import made_progress
+from tinycode.engine.verifier import Verifier
+
+made_progress = Verifier("javascript").progress
 
 
 def problem(line: int, message: str, source: str = "tree-sitter") -> Problem:
