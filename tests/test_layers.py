@@ -92,3 +92,24 @@ def test_only_the_language_records_test_a_language_by_name():
              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
              if name_test.search(line)]
     assert found == []
+
+
+def test_no_module_outside_the_language_records_tests_a_languages_name():
+    """What differs by language comes from its record (pre-commit's ``languages/``): no
+    ``== "python"``, ``!= "shell"`` or ``in ("c", "cpp")`` elsewhere in the package."""
+    from tinycode.languages import records
+
+    words = sorted({r.name for r in records()} | {"shell"}, key=len, reverse=True)
+    # Output formats share a word with a language ("json"): those comparisons are of formats.
+    formats = ("json",)
+    quoted = "|".join(re.escape(w) for w in words if w not in formats)
+    compared = re.compile(rf"""(?:==|!=)\s*["']({quoted})["']|["']({quoted})["']\s*(?:==|!=)"""
+                          rf"""|\bin\s*[(\[{{][^)\]}}]*["']({quoted})["']""")
+    found = []
+    for path in sorted((ROOT / "tinycode").rglob("*.py")):
+        if "languages" in path.relative_to(ROOT / "tinycode").parts[:1]:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if compared.search(line.split("#")[0]):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert found == []

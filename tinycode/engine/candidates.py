@@ -252,7 +252,7 @@ class _Node:
 def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -> list[_Node]:
     """The single edits of ``node`` that fix it, or failing that the best few that
     make progress, as nodes checked on the whole file."""
-    judge = _PythonJudge(node) if _one_error_at_a_time(language) else _TreeJudge(node, language, judge_limit)
+    judge = _PythonJudge(node, language) if _one_error_at_a_time(language) else _TreeJudge(node, language, judge_limit)
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
@@ -450,10 +450,10 @@ class _PythonJudge:
 
     cost = 1  # budget units of one window compile
 
-    def __init__(self, node: _Node) -> None:
+    def __init__(self, node: _Node, language: str) -> None:
         self.node = node
         first = node.problems[0]
-        begins = reported_line(first)
+        begins = reported_line(first, Verifier(language).names_where_errors_begin)
         self.reported, self.message = (first.line, first.column), first.message
         # Where it begins: past that, a new first error is progress.
         self.error = self.reported if begins == first.line else (begins, WHOLE_LINE)

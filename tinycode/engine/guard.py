@@ -24,7 +24,7 @@ from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers
 from .verifier import UNCLOSED
-from .shell_proposals import CLOSING_WORDS, OPENING_WORDS
+from .proposals import edit_family
 
 QUOTES = "\"'`"
 _WORD = re.compile(r"\w+|\S")
@@ -210,14 +210,17 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
     # Where a compiler reported, tree-sitter's error there says how far the damage runs
     # (an ``#ifdef`` reported unterminated at its start, which lost its ``#endif`` at
     # the end of what tree-sitter could not parse). CPython points at its errors itself.
-    compiled = [p.line for p in problems if p.kind == "compiler" and p.source != "python"]
+    record = spec(language)
+    taken_as_said = record is not None and record.judge_names_where_errors_begin
+    compiled = [] if taken_as_said else [p.line for p in problems if p.kind == "compiler"]
     spans += [(p.line, p.end_line) for p in tree_sitter_problems(before, language)
               if p.end_line > p.line and any(abs(p.line - a) <= max_distance for a in compiled)]
     # A construct a compiler reports unclosed where it opens lost its closer anywhere
     # below. (CPython's "'(' was never closed" is left as it is: its fix lies at the
     # bracket, and the search for Python is tuned to that.)
     total = before.count("\n") + 1
-    spans += [(p.line, total) for p in problems if p.source != "python" and UNCLOSED.search(p.message)]
+    if not taken_as_said:
+        spans += [(p.line, total) for p in problems if UNCLOSED.search(p.message)]
     original = source_lines(before)
     applied: list[int] = []
     pending = list(range(len(hunks)))
@@ -272,10 +275,9 @@ def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, ab
     closing quote above the line where the string that runs on from it is noticed.
     Such lines may gain those characters and words only."""
     closers, openers = set(BRACKETS.values()), set(BRACKETS.keys()) | set(QUOTES)
-    record = spec(language)
-    if record is not None and record.edit_family == "shell":  # the shell's block words
-        closers |= CLOSING_WORDS
-        openers |= OPENING_WORDS | {";"}
+    family = edit_family(language)  # words that close or open blocks as brackets do
+    closers |= family.closers
+    openers |= family.openers
     return (below or above) and _only_adds(old, new, closers) or above and _only_adds(old, new, openers)
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import replace
-from typing import Iterator
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterator, Mapping
 
 from ..check import Problem
 from ..languages import comment_prefix, spec
@@ -20,7 +20,7 @@ from .layout import (HEADER_SCAN, INNER_LINES, block_header, deeper_closers, ind
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
 from .verifier import AT_THE_END, STRING_TO_THE_END, named_line
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
-from .shell_proposals import shell_edits
+from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
 REPLACEABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", "=", "==", ".")
@@ -32,10 +32,40 @@ _EXPECTED = re.compile(r"^(?:SyntaxError: )?expected ((?:'[^'\s]{1,2}'(?:, | or 
 _QUOTED = re.compile(r"'([^'\s]{1,2})'")
 
 
-def _edit_family(language: str) -> str:
-    """The family of edit proposals ``language`` has of its own ("python", "shell"), or ""."""
+FamilyEdits = Callable[[list[str], tuple[Problem, ...], list[int]], Iterator[Edit]]
+
+
+@dataclass(frozen=True)
+class EditFamily:
+    """The edits a family of languages (``LanguageSpec.edit_family``) has of its own,
+    and the general ones it leaves out."""
+
+    # Before every other edit: the script's own block structure where its judge reports
+    # a missing ``then``/``fi``/``done`` lines after it.
+    first: Callable[[list[str], tuple[Problem, ...]], Iterator[Edit]] | None = None
+    own: FamilyEdits | None = None  # after the grammar's typos, on the problem's lines
+    late: FamilyEdits | None = None  # after every other edit of the problem's lines
+    block_indent: bool = False  # a line shifted with the lines below it indented as deeply
+    alternatives: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # a mark typed for another
+    # Words that close or open a block as brackets do (the shell's ``fi``, ``then``):
+    # a block's partner may be far from where the judge reports it missing.
+    closers: frozenset[str] = frozenset()
+    openers: frozenset[str] = frozenset()
+
+
+GENERAL = EditFamily()
+# The families of edits, by the name a language's record gives (one table, as the records are).
+EDIT_FAMILIES: dict[str, EditFamily] = {
+    "python": EditFamily(own=python_edits, late=late_python_edits, block_indent=True,
+                         alternatives=PYTHON_ALTERNATIVES),
+    "shell": EditFamily(first=shell_edits, closers=CLOSING_WORDS, openers=OPENING_WORDS | {";"}),
+}
+
+
+def edit_family(language: str) -> EditFamily:
+    """The family of edit proposals of ``language``'s record (``GENERAL`` for none)."""
     record = spec(language)
-    return record.edit_family if record is not None else ""
+    return EDIT_FAMILIES.get(record.edit_family, GENERAL) if record is not None else GENERAL
 
 
 def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
@@ -44,35 +74,34 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     if not total:
         return
     problems = _nearest_first(problems)
-    python = _edit_family(language) == "python"
-    if _edit_family(language) == "shell":
-        # The shell reports a missing then/fi/done lines after it, where a token named
-        # missing would also parse: the script's own block structure says where it was.
-        yield from shell_edits(lines, problems)
+    family = edit_family(language)
+    record = spec(language)
+    guess = record is None or not record.judge_names_where_errors_begin  # edits guessed from the layout
+    if family.first is not None:
+        yield from family.first(lines, problems)
     # Two lines typed as one: the few splits that change no token.
     yield from lost_breaks(lines, problems, language)
-    if problems and not python:  # the layout says where a closer was lost: before the parser's guess
+    if problems and guess:  # the layout says where a closer was lost: before the parser's guess
         yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
     yield from _named_missing_edits(lines, problems)
     for p in problems[:1]:
-        if not python:
+        if guess:
             yield from _expected_token_edits(lines, p)
-        if p.kind == "compiler" and not python and 1 <= p.line <= total:
+        if p.kind == "compiler" and guess and 1 <= p.line <= total:
             yield from _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
-    if problems and not python:
+    if problems and guess:
         yield from _lost_opener_edits(lines, problems[0], comment_prefix(language))
     # The grammar's own small-edit neighbourhood: typos of words and of token order first.
     yield from early_edits(lines, problems, language)
     yield from familiar_edits(lines, problems, language)
     anchors = _anchor_lines(lines, problems)
-    record = spec(language)
     if record is not None and record.deep_indent_reported_early and problems:  # tree-sitter-yaml reports such a mistake lines earlier
         anchors += [n for n in _yaml_unexpected_indents(lines, problems[0]) if n not in anchors]
-    if python:
-        yield from python_edits(lines, problems, anchors)
+    if family.own is not None:
+        yield from family.own(lines, problems, anchors)
     for line_no in anchors:
         yield from _indent_edits(lines, line_no)
-    if python:
+    if family.block_indent:
         for line_no in anchors[:2]:
             yield from block_indent_edits(lines, line_no)
     if problems:
@@ -80,26 +109,26 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     # Unexpected text that holds a quote: a string ended in the wrong place, most often
     # because a closing quote lines before it was lost; try that before token edits here.
     # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
-    first_text = problems[0].text if python or not problems else next((p.text for p in problems if p.text), "")
+    first_text = problems[0].text if not guess or not problems else next((p.text for p in problems if p.text), "")
     quoted = bool(problems) and (any(q in first_text for q in "\"'`")
                                  or _odd_quotes_above(lines, problems[0], comment_prefix(language)))
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])
-    if problems and not python:
+    if problems and guess:
         yield from _quote_to_the_end_edits(lines, problems[0], comment_prefix(language))
     spacing = habits("\n".join(lines), language)[0]
     for line_no in anchors:
-        yield from _token_edits(lines[line_no - 1], line_no, python, spacing)
+        yield from _token_edits(lines[line_no - 1], line_no, family.alternatives, spacing)
     yield from _glued_word_edits(lines, anchors[:GLUED_LINES])
     for line_no in _inner_lines(problems, total, anchors):
-        yield from _token_edits(lines[line_no - 1], line_no, python, spacing)
+        yield from _token_edits(lines[line_no - 1], line_no, family.alternatives, spacing)
     if problems:
         if not quoted:
             yield from _unbalanced_quote_edits(lines, problems[0])
-        if not python:  # CPython names an unclosed bracket itself
+        if guess:  # CPython names an unclosed bracket itself
             yield from _unmatched_bracket_edits(lines, problems[0], comment_prefix(language))
-    if python:
-        yield from late_python_edits(lines, problems, anchors)
+    if family.late is not None:
+        yield from family.late(lines, problems, anchors)
     # Then every one-token insertion, deletion and substitution from the grammar's vocabulary.
     yield from late_edits(lines, problems, language)
 
@@ -452,7 +481,8 @@ def _enclosing_levels(lines: list[str], line_no: int) -> list[str]:
 
 
 @rule('line-token-edits', "on the problem's lines: a symbol deleted or replaced, a token inserted at a boundary")
-def _token_edits(text: str, line_no: int, python: bool, spacing: Spacing) -> Iterator[Edit]:
+def _token_edits(text: str, line_no: int, alternatives: Mapping[str, tuple[str, ...]],
+                 spacing: Spacing) -> Iterator[Edit]:
     """Delete a symbol, insert a token at each token boundary (end of line first),
     replace a symbol, close an unterminated string. The few deletions first: where
     only a compiler can tell (tree-sitter sees nothing there) its runs go in this order.
@@ -477,9 +507,8 @@ def _token_edits(text: str, line_no: int, python: bool, spacing: Spacing) -> Ite
         for other in REPLACEABLE:
             if other != tok:
                 yield replace_token(text, line_no, col, tok, other)
-        if python:
-            for other in PYTHON_ALTERNATIVES.get(tok, ()):
-                yield replace_token(text, line_no, col, tok, other)
+        for other in alternatives.get(tok, ()):
+            yield replace_token(text, line_no, col, tok, other)
     for col, tok in parts:
         if tok[:1] in "\"'" and (len(tok) == 1 or tok[-1] != tok[0]):
             yield Edit(line_no, 1, [text.rstrip() + tok[0]], f"line {line_no}: close the string")

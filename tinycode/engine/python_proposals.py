@@ -8,10 +8,10 @@ import re
 from dataclasses import replace
 from typing import Iterator
 
+from ..config import setting
 from ..check import Problem
 from .edits import BRACKETS, Edit, insert, replace_token
 from .rules import rule
-from .guard import MAX_CHANGED_LINES
 from .layout import HEADER_SCAN, INNER_LINES, indent_of, tokens, unmatched_brackets
 
 # Habits from other languages that Python spells differently.
@@ -613,7 +613,7 @@ def block_indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
     # A pasted block is often longer than the guard lets a repair change, though only
     # the lines that begin statements need to move: those alone first, then.
     code_lines = sum(1 for line in block if line.strip())
-    only_starts = code_lines > MAX_CHANGED_LINES and starts.count(True) < code_lines
+    only_starts = code_lines > setting("max_changed_lines").default and starts.count(True) < code_lines
     for target in sorted({indent_of(previous), indent_of(previous) + "    ", ""} - {current}, key=len):
         shifted = [target + line[len(current):] if line.strip() else line for line in block]
         moved = [new if start else old for old, new, start in zip(block, shifted, starts)]

@@ -20,6 +20,7 @@ from typing import Sequence
 
 from ..check import CheckResult, Problem, check, shadowed
 from ..config import setting
+from ..languages import spec
 from .edits import Edit, changed_hunks, differing_span, original_line
 
 TREE_SITTER = "tree-sitter"
@@ -56,12 +57,13 @@ STRING_TO_THE_END = re.compile(
 UNCLOSED = re.compile(r"unterminated|never closed|unclosed|not closed", re.IGNORECASE)
 
 
-def reported_line(problem: Problem) -> int:
+def reported_line(problem: Problem, taken_as_said: bool = False) -> int:
     """Where the error begins: its line, or the earlier line its message names (the
     bracket a mismatch goes back to), so the next error surfacing between the two is
     progress, not a new error. An error noticed only at the end of the file may begin
-    anywhere before it (CPython's own messages name their lines and are taken as said)."""
-    if problem.source != "python" and AT_THE_END.search(problem.message):
+    anywhere before it, unless the judge names where its errors begin (``taken_as_said``:
+    ``LanguageSpec.judge_names_where_errors_begin``)."""
+    if not taken_as_said and AT_THE_END.search(problem.message):
         return 1
     return named_line(problem)
 
@@ -144,6 +146,8 @@ class Verifier:
 
     def __init__(self, language: str, reach: int = REGION) -> None:
         self.language, self.reach = language, reach
+        record = spec(language)
+        self.names_where_errors_begin = record is not None and record.judge_names_where_errors_begin
 
     def progress(self, before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
                  edit_end: int, delta: int, shadowed: Sequence[Problem] = (), *,

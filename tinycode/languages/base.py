@@ -99,6 +99,10 @@ class LanguageSpec:
     # Its judge reports one error at a time (CPython): the search sees only the first,
     # and checks that need the whole list of problems do not apply.
     one_error_at_a_time: bool = False
+    # Its judge names the line where each error begins, even one it noticed only at the
+    # end of the file, and names an unclosed bracket itself (CPython: "'(' was never
+    # closed"): its lines are taken as said, not guessed from the layout.
+    judge_names_where_errors_begin: bool = False
     # Python's own tokenize module lexes it, indentation included, for edit sizes.
     python_tokens: bool = False
     # Indentation is syntax: re-indenting a line changes what the text means.

@@ -64,5 +64,6 @@ LANGUAGE = LanguageSpec(
     aliases=("py", "python3"), interpreters=("python", "pypy"),
     words=("python", "python3", "py", "cpython"),
     own_judge=judge, own_judge_label="CPython compile()",
-    one_error_at_a_time=True, python_tokens=True, indentation_is_syntax=True, edit_family="python",
+    one_error_at_a_time=True, judge_names_where_errors_begin=True, python_tokens=True,
+     indentation_is_syntax=True, edit_family="python",
 )
