@@ -497,10 +497,10 @@ def test_of_the_edits_that_make_progress_those_that_unmatch_a_bracket_in_the_fil
 
 
 def test_a_re_parse_costs_the_search_by_the_length_of_the_text():
-    from tinycode.engine.candidates import REPARSE_UNIT, _Node, _TreeJudge
+    from tinycode.engine.candidates import REPARSE_UNIT, _Node, _ReparseVerdicts
 
-    def judge(lines: list[str]) -> _TreeJudge:
-        return _TreeJudge(_Node(lines, True, check("\n".join(lines) + "\n", "css").problems, (), 0), "css")
+    def judge(lines: list[str]) -> _ReparseVerdicts:
+        return _ReparseVerdicts(_Node(lines, True, check("\n".join(lines) + "\n", "css").problems, (), 0), "css")
 
     short = ["a { color: red; }", "b { color: blue }}"]
     long = [f".rule-{n} {{ color: red; }}" for n in range(REPARSE_UNIT // 10)] + short
@@ -721,7 +721,7 @@ def test_a_backquote_the_judge_reads_on_to_the_end_is_looked_for_from_the_top():
 def test_an_error_uncovered_far_below_is_no_progress_when_the_edit_made_the_lines_between_one_string(
         tree_sitter_only):
     from tinycode.check import source_lines
-    from tinycode.engine.candidates import _key, _Node, _TreeJudge
+    from tinycode.engine.candidates import _key, _Node, _ReparseVerdicts
     from tinycode.engine.edits import Edit
 
     # A stray backquote on line 84, and a line joined into a comment on line 172.
@@ -731,7 +731,7 @@ def test_an_error_uncovered_far_below_is_no_progress_when_the_edit_made_the_line
     result = check(broken, "php")
     assert [p.line for p in result.problems][:1] == [84]
     lines = source_lines(broken)
-    judge = _TreeJudge(_Node(lines, True, result.problems, (), 0), "php")
+    judge = _ReparseVerdicts(_Node(lines, True, result.problems, (), 0), "php")
     # '::' made '.' turns the backquote into a shell command running over 60 lines: the
     # next error tree-sitter sees is far below, but only because the lines between
     # became one string.

@@ -421,7 +421,7 @@ def test_an_edit_where_a_long_tree_sitter_error_ends_goes_to_the_judge():
     broken = HEADER_JOINED
     lines = source_lines(broken)
     split = next(e for e in early_edits(lines, tuple(check(broken, "c").problems), "c") if "split" in e.description)
-    judge = C._TreeJudge(C._Node(lines, True, tuple(check(broken, "c").problems), (), 0), "c")
+    judge = C._ReparseVerdicts(C._Node(lines, True, tuple(check(broken, "c").problems), (), 0), "c")
     # tree-sitter sees the same error over the same lines after the split as before it
     assert judge.verdict(split) == C.FIXED
 

@@ -601,7 +601,7 @@ def test_a_verdict_belongs_to_its_edit_not_to_a_later_one_at_the_same_address(mo
     source = "function f(a) {\n  return a +;\n}\n\nmodule.exports = f;\n"
     lines = source_lines(source)
     node = candidates._Node(lines, True, check(source, "javascript").problems, (), 0)
-    judge = candidates._TreeJudge(node, "javascript", judges.calls() + 100)
+    judge = candidates._ReparseVerdicts(node, "javascript", judges.calls() + 100)
     assert judge.judged(Edit(2, 1, ["  return a + 1;"], "line 2: insert '1'"), lines) == candidates.FIXED
     assert judge.judged(Edit(2, 1, ["  return a +; // still"], "line 2: a comment"), lines) is None
 

@@ -29,6 +29,7 @@ from pathlib import Path
 
 CONFIRM_TIMEOUT = 120.0  # seconds the language's own tool may take on one file (a busy machine)
 _HEADER_INDEX: dict[str, list[str]] | None = None
+_FOUND_FOLDERS: dict[tuple[str, str], list[str]] = {}  # (path, language) -> its include folders so far
 _NAMES = {"python": "CPython compile()", "json": "json", "yaml": "PyYAML", "toml": "tomllib",
           "c": "gcc -fsyntax-only", "cpp": "g++ -fsyntax-only", "javascript": "node --check", "bash": "bash -n",
           "rust": "rustfmt --check", "go": "gofmt -e", "ruby": "ruby -c", "php": "php -l",
@@ -125,7 +126,9 @@ def _compiles(text: str, path: str, language: str) -> bool | None:
     compiler = "g++" if language == "cpp" else "gcc"
     if not shutil.which(compiler):
         return None
-    folders = [os.path.dirname(path), os.path.dirname(os.path.dirname(path))]
+    # The folders a file's headers were found in before: every version of it needs them.
+    folders = _FOUND_FOLDERS.setdefault((path, language),
+                                        [os.path.dirname(path), os.path.dirname(os.path.dirname(path))])
     kind = ["-x", "c++", "-std=gnu++20"] if language == "cpp" else ["-x", "c", "-std=gnu17"]
     with tempfile.TemporaryDirectory(prefix="clean-confirm-") as temp:
         copy = os.path.join(temp, "input" + (".cpp" if language == "cpp" else ".c"))

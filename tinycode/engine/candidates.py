@@ -252,7 +252,8 @@ class _Node:
 def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -> list[_Node]:
     """The single edits of ``node`` that fix it, or failing that the best few that
     make progress, as nodes checked on the whole file."""
-    judge = _PythonJudge(node, language) if _one_error_at_a_time(language) else _TreeJudge(node, language, judge_limit)
+    verdicts = _CompileVerdicts(node, language) if _one_error_at_a_time(language) \
+        else _ReparseVerdicts(node, language, judge_limit)
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
@@ -280,20 +281,20 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         seen.add(key)
         if not _one_error_at_a_time(language) and _opens_strings(node, edit):
             continue
-        budget.take(judge.cost)
-        verdict = judge.verdict(edit)
-        if verdict is None and isinstance(judge, _TreeJudge):
-            judge.note_rejected(rank, edit)
-        judged = verdict == FIXED and isinstance(judge, _TreeJudge) and judge.native
+        budget.take(verdicts.cost)
+        verdict = verdicts.verdict(edit)
+        if verdict is None and isinstance(verdicts, _ReparseVerdicts):
+            verdicts.note_rejected(rank, edit)
+        judged = verdict == FIXED and isinstance(verdicts, _ReparseVerdicts) and verdicts.native
         if judged:
-            verdict = judge.judged(edit, node.lines, rank)  # tree-sitter passed it: now the real judge
-            if verdict == PROGRESS and judge.unconfirmed(judge.judged_problems[_key(edit)], edit):
+            verdict = verdicts.judged(edit, node.lines, rank)  # tree-sitter passed it: now the real judge
+            if verdict == PROGRESS and verdicts.unconfirmed(verdicts.judged_problems[_key(edit)], edit):
                 judged = False  # the judge's first error stands as it was: not ahead of tree-sitter's guesses
         if verdict == FIXED:
             fixing.append((rank, edit))
         elif verdict == PROGRESS and not edit.whole_repair_only and not _unbalances(node, edit):
-            if cleared is None and not node.edits and isinstance(judge, _TreeJudge) \
-                    and judge.clears_its_place(edit, judged):
+            if cleared is None and not node.edits and isinstance(verdicts, _ReparseVerdicts) \
+                    and verdicts.clears_its_place(edit, judged):
                 cleared = rank
             if judged:  # the language's own judge saw progress: ahead of tree-sitter's guesses
                 progressing.insert(judged_progress, (rank, edit))
@@ -301,17 +302,17 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
                 del progressing[MAX_PARTIAL:]
             elif len(progressing) < MAX_PARTIAL:
                 progressing.append((rank, edit))
-            elif isinstance(judge, _TreeJudge):
-                judge.note_progress(rank, edit)
-            elif isinstance(judge, _PythonJudge) and judge.cleared_line(edit):
+            elif isinstance(verdicts, _ReparseVerdicts):
+                verdicts.note_progress(rank, edit)
+            elif isinstance(verdicts, _CompileVerdicts) and verdicts.cleared_line(edit):
                 # The edit's own lines now parse (CPython's next error is on a later
                 # line): ahead of a likelier edit that only moved the error along its line.
-                stuck = [i for i, (_, kept) in enumerate(progressing) if not judge.cleared_line(kept)]
+                stuck = [i for i, (_, kept) in enumerate(progressing) if not verdicts.cleared_line(kept)]
                 if stuck:
                     del progressing[stuck[-1]]
                     progressing.append((rank, edit))
-    if not fixing and isinstance(judge, _TreeJudge):
-        for rank, edit, verdict in judge.favourites(budget) + judge.second_looks(budget):
+    if not fixing and isinstance(verdicts, _ReparseVerdicts):
+        for rank, edit, verdict in verdicts.favourites(budget) + verdicts.second_looks(budget):
             if verdict == FIXED:
                 fixing.append((rank, edit))
             elif verdict == PROGRESS and not _unbalances(node, edit):
@@ -324,9 +325,9 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             lines = node.lines[:edit.line - 1] + edit.new_lines + node.lines[edit.line - 1 + edit.span:]
             child = _Node(lines, node.trailing_newline, (), node.edits + (edit,), node.proposal_rank + rank)
             budget.take()
-            problems = judge.confirm(child.text, edit)
+            problems = verdicts.confirm(child.text, edit)
             if problems is not None:
-                unconfirmed = isinstance(judge, _TreeJudge) and judge.unconfirmed(problems, edit)
+                unconfirmed = isinstance(verdicts, _ReparseVerdicts) and verdicts.unconfirmed(problems, edit)
                 found.append(replace(child, problems=problems,
                                      echoes=node.echoes + _error_repeats(node, problems, language, edit),
                                      unconfirmed=node.unconfirmed + unconfirmed))
@@ -444,9 +445,11 @@ _TOKENIZER_ERROR = re.compile(r"unterminated (?:triple-quoted )?string|unmatched
 _BAD_TOKEN = re.compile(r"invalid (?:non-printable )?character|invalid \w+ literal")
 
 
-class _PythonJudge:
-    """CPython reports one error at a time: an edit helps when the file then compiles,
-    or when the first error moved past both the edit and the old error."""
+class _CompileVerdicts:
+    """The search's verdicts on the edits of one node where the judge reports one error
+    at a time (CPython), each from a compile of a window around the error: an edit
+    helps when the file then compiles, or when the first error moved past both the
+    edit and the old error. Whole files are confirmed by the ``Verifier``'s rules."""
 
     cost = 1  # budget units of one window compile
 
@@ -580,10 +583,11 @@ class _PythonJudge:
         return (Problem(error[0], error[1], error[0], error[1], error[2], kind="compiler", source="python"),)
 
 
-class _TreeJudge:
-    """Every tree-sitter problem is visible at once: an edit helps when problems get
-    fewer and none appears that was not there. Edits are judged by incremental
-    re-parses of the node's tree."""
+class _ReparseVerdicts:
+    """The search's verdicts on the edits of one node, each from an incremental re-parse
+    of its tree, then from the language's own judge where there is one. Every
+    tree-sitter problem is visible at once: an edit helps when problems get fewer and
+    none appears that was not there (``Verifier.progress``)."""
 
     def __init__(self, node: _Node, language: str, judge_limit: int = 0) -> None:
         self.node, self.language, self.judge_limit = node, language, judge_limit
@@ -840,9 +844,9 @@ def paired_fixes(source: str, language: str, result: CheckResult, reach: int) ->
     other = next((p for p in result.problems[1:] if abs(p.line - first.line) > 2 * reach), None)
     if other is None:
         return []
-    judge = _TreeJudge(node, language)
+    verdicts = _ReparseVerdicts(node, language)
     verifier = Verifier(language, reach)
-    places = [_clearing_edits(node, judge, verifier, problem, language) for problem in (first, other)]
+    places = [_clearing_edits(node, verdicts, verifier, problem, language) for problem in (first, other)]
     found: dict[str, Candidate] = {}
     tried = 0
     for a in places[0]:
@@ -865,7 +869,7 @@ def paired_fixes(source: str, language: str, result: CheckResult, reach: int) ->
     return list(found.values())
 
 
-def _clearing_edits(node: _Node, judge: _TreeJudge, verifier: Verifier, problem: Problem,
+def _clearing_edits(node: _Node, verdicts: _ReparseVerdicts, verifier: Verifier, problem: Problem,
                     language: str) -> list[Edit]:
     """The likeliest few single edits after which tree-sitter sees no problem within
     the region of the edit and of ``problem`` (``Verifier.place_cleared``)."""
@@ -876,8 +880,8 @@ def _clearing_edits(node: _Node, judge: _TreeJudge, verifier: Verifier, problem:
         if edit.whole_repair_only or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span] \
                 or _opens_strings(node, edit):
             continue
-        judge.verdict(edit)
-        if verifier.place_cleared(judge.seen[_key(edit)], edit, problem):
+        verdicts.verdict(edit)
+        if verifier.place_cleared(verdicts.seen[_key(edit)], edit, problem):
             found.append(edit)
     return found
 
