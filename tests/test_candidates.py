@@ -496,15 +496,24 @@ def test_of_the_edits_that_make_progress_those_that_unmatch_a_bracket_in_the_fil
     assert _balanced(nodes[:1], root, "php") == nodes[:1]  # nothing better to keep
 
 
-def test_a_re_parse_costs_the_search_by_the_length_of_the_text():
-    from tinycode.engine.candidates import REPARSE_UNIT, _Node, _ReparseVerdicts
+def test_a_re_parse_costs_the_search_the_parsers_own_work():
+    from tinycode.engine.candidates import _Node, _ReparseVerdicts
 
-    def judge(lines: list[str]) -> _ReparseVerdicts:
+    def verdicts(lines: list[str]) -> _ReparseVerdicts:
         return _ReparseVerdicts(_Node(lines, True, check("\n".join(lines) + "\n", "css").problems, (), 0), "css")
 
     short = ["a { color: red; }", "b { color: blue }}"]
-    long = [f".rule-{n} {{ color: red; }}" for n in range(REPARSE_UNIT // 10)] + short
-    assert judge(short).cost == 1 and judge(long).cost > 1
+    long = [f".rule-{n} {{ color: red; }}" for n in range(400)] + short
+    costs = []
+    for lines in (short, long):
+        counted = verdicts(lines)
+        counted._parse(("\n".join(lines) + "\n").encode())
+        costs.append(counted.cost)
+    assert costs[0] == 1 and costs[1] > 1
+    # The count is the parser's work, not the time it took: the same text costs the same.
+    again = verdicts(long)
+    again._parse(("\n".join(long) + "\n").encode())
+    assert again.cost == costs[1]
 
 
 def test_errors_far_apart_are_searched_one_at_a_time(tree_sitter_only):

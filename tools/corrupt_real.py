@@ -445,7 +445,10 @@ def _installed_files() -> Iterator[tuple[Path, int, Callable[[], bytes]]]:
                     yield Path(archive) / info.filename, info.file_size, functools.partial(zipped.read, info)
 
 
-def make_cases(per_language: int, errors: int, seed: int, languages: set[str] | None = None) -> list[dict]:
+def make_cases(per_language: int, errors: int, seed: int, languages: set[str] | None = None,
+               on_case: Callable[[dict], None] | None = None) -> list[dict]:
+    """``per_language`` cases a language; ``on_case`` is told of each as it is made (a
+    long run stopped early keeps what it made)."""
     rng = random.Random(seed)
     names = list(KINDS)
     out: list[dict] = []
@@ -473,6 +476,8 @@ def make_cases(per_language: int, errors: int, seed: int, languages: set[str] | 
                     continue
                 case["id"] = f"real{errors}/{language}/{made}"
                 out.append(case)
+                if on_case is not None:
+                    on_case(case)
                 made += 1
     finally:
         judges.configure()
@@ -487,10 +492,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lang", action="append", default=None, help="only these languages")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
-    cases = make_cases(args.per_language, args.errors, args.seed, set(args.lang) if args.lang else None)
     with open(args.out, "w", encoding="utf-8") as handle:
-        for case in cases:
+        def write(case: dict) -> None:
             handle.write(json.dumps(case) + "\n")
+            handle.flush()
+
+        cases = make_cases(args.per_language, args.errors, args.seed, set(args.lang) if args.lang else None, write)
     counts: dict[str, int] = {}
     for case in cases:
         for kind in case["kinds"]:

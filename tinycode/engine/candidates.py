@@ -45,15 +45,18 @@ BEAM = 3  # partial repairs extended per level
 PYTHON_BEAM = 5  # CPython shows one error at a time: more partial repairs look alike
 MAX_SURVIVORS = 12  # window-verified complete fixes checked as whole files, per level
 MAX_PARTIAL = 6  # partial repairs checked as whole files, per level
-# Checks (a window compile, an incremental re-parse, a whole-file check) one search
-# may make. A Python window compiles in 20-100 microseconds; a tree-sitter re-parse
-# re-reads more of a longer text, and costs one check per REPARSE_UNIT bytes of it
-# (a 400-line file, about 1 ms a re-parse, four). Measured on 150 real Python errors
-# and 74 real one-error files of 15 languages: every complete fix came within 15,065
-# checks in Python (median 401) and 3,254 re-parses elsewhere (median 357), while a
-# search that finds none spends the whole budget.
+# Units of work one search may spend: a window compile (20-100 microseconds) or a
+# whole-file check is one, a tree-sitter re-parse one plus its parser's own count of
+# its work (below). Measured on 150 real Python errors and 74 real one-error files of
+# 15 languages: every complete fix came within 15,065 checks in Python (median 401) and
+# 3,254 re-parses elsewhere (median 357), while a search that finds none spends the
+# whole budget.
 WORK_BUDGET = 20_000
-REPARSE_UNIT = 4096
+# A re-parse costs one unit and one per OPERATIONS_PER_UNIT progress reports of the
+# parser (each a hundred of its operations, about 0.3 ms): its work, not its time, so
+# a busy machine counts the same.
+OPERATIONS_PER_UNIT = 1
+READ_CHUNK = 1 << 16  # bytes handed to the parser per read
 LOOK_FURTHER = 400  # proposals tried for alternatives after the first complete fix,
 ALTERNATIVES_WORK = 1_500  # and checks spent on them at most
 FIXED, PROGRESS = "fixed", "progress"
@@ -116,10 +119,11 @@ class Candidate:
 
 
 def suggest(source: str, language: str, *, limit: int = 5, work: int = WORK_BUDGET,
-            result: CheckResult | None = None, depth: int = 4) -> list[Candidate]:
+            result: CheckResult | None = None, depth: int = 4, account: WorkAccount | None = None) -> list[Candidate]:
     """Up to ``limit`` verified edits: complete fixes (only those, when there are
-    any), fewest edits and likeliest kinds of edit first, found within ``work`` checks."""
-    budget = _Budget(work)
+    any), fewest edits and likeliest kinds of edit first, found within ``work`` checks
+    (and within the repair's ``account``)."""
+    budget = _Budget(work, account)
     judge_limit = judges.calls() + MAX_JUDGE_CALLS
     result = result or check(source, language)
     if result.ok:
@@ -200,19 +204,40 @@ def _tree_sitter_agrees(complete: list[_Node], language: str) -> list[_Node]:
     return clean or complete
 
 
-class _Budget:
-    """The checks a search may still make. The file's deadline (wall time, the
-    safety bound) ends it too."""
+class WorkAccount:
+    """The work units one repair may still spend on its searches, all of them together:
+    a file whose mistakes no search repairs stops when they are spent, at the same
+    point on a busy machine as on an idle one."""
 
-    def __init__(self, checks: int) -> None:
+    def __init__(self, units: int) -> None:
+        self.left = units
+        self.spent = 0
+
+    def take(self, units: int) -> None:
+        self.left -= units
+        self.spent += units
+
+    @property
+    def exhausted(self) -> bool:
+        return self.left <= 0
+
+
+class _Budget:
+    """The checks a search may still make, within the repair's ``account`` when it has
+    one. The file's deadline (wall time, the safety bound) ends it too."""
+
+    def __init__(self, checks: int, account: WorkAccount | None = None) -> None:
         self.left = checks
+        self.account = account
         self.favourites = JUDGE_FAVOURITES  # judge runs beyond the search's own, for tree-sitter's favourites
 
     def take(self, units: int = 1) -> None:
         self.left -= units
+        if self.account is not None:
+            self.account.take(units)
 
     def spent(self) -> bool:
-        return self.left <= 0 or expired()
+        return self.left <= 0 or (self.account is not None and self.account.exhausted) or expired()
 
 
 @dataclass(frozen=True)
@@ -281,8 +306,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         seen.add(key)
         if not _one_error_at_a_time(language) and _opens_strings(node, edit):
             continue
-        budget.take(verdicts.cost)
         verdict = verdicts.verdict(edit)
+        budget.take(verdicts.cost)
         if verdict is None and isinstance(verdicts, _ReparseVerdicts):
             verdicts.note_rejected(rank, edit)
         judged = verdict == FIXED and isinstance(verdicts, _ReparseVerdicts) and verdicts.native
@@ -627,7 +652,7 @@ class _ReparseVerdicts:
         # every edit would seem to add what the check never reported.
         self.gaps = not self.native and grammar_gaps.blanked(node.text, language) != node.text
         self.unjudged: list[tuple[int, Edit, list[str]]] = []  # (rank, edit, lines) the judge's runs ran out for
-        self.cost = 1 + len(self.data) // REPARSE_UNIT  # budget units of one re-parse
+        self.cost = 1  # budget units of the last re-parse (``_parse``)
         # Edits tree-sitter did not pass to the judge that it may be wrong about, for
         # the judge's spare runs (``second_looks``).
         self.second_chances: list[tuple[int, Edit]] = []
@@ -647,9 +672,9 @@ class _ReparseVerdicts:
         if self.gaps:
             data = grammar_gaps.blanked(data.decode("utf-8", "surrogatepass"), self.language).encode(
                 "utf-8", "surrogatepass")
-            after = self.parser.parse(data)
+            after = self._parse(data)
         else:
-            after = self.parser.parse(data, tree)
+            after = self._parse(data, tree)
         problems = self.seen[_key(edit)] = tuple(tree_problems(after, data))
         if swallowed(self.tree, after, len(new) - (old_end - begin)):
             return None
@@ -669,6 +694,26 @@ class _ReparseVerdicts:
             self.swallowed_below[_key(edit)] = _nodes_starting(after, last, first_left - 2) < SWALLOWED * \
                 _nodes_starting(self.tree, last - shift, first_left - 2 - shift)
         return PROGRESS if self._helps(list(problems), edit) else None
+
+    def _parse(self, data: bytes, old: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
+        """The tree of ``data`` (re-parsed from ``old``), its cost kept in ``cost``: the
+        parser's own count of its work, in hundreds of operations. Not the text's size:
+        tree-sitter's recovery from errors may take twenty times the work of reading the
+        same text well, and a broken file's re-parses are where the budget goes."""
+        operations = 0
+
+        def progress(_state: object, *_: object) -> bool:
+            nonlocal operations
+            operations += 1
+            return False  # never stop the parse
+
+        def read(byte: int, _point: object) -> bytes:
+            return data[byte:byte + READ_CHUNK]
+
+        tree = self.parser.parse(read, progress_callback=progress) if old is None \
+            else self.parser.parse(read, old, progress_callback=progress)
+        self.cost = 1 + operations // OPERATIONS_PER_UNIT
+        return tree
 
     def _filter(self, problems: tuple[Problem, ...], edit: Edit) -> str | None:
         """For a natively judged language: FIXED (worth asking the judge first) when

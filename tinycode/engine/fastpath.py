@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 from typing import Callable
-from .candidates import WORK_BUDGET, Candidate, suggest
+from .candidates import WORK_BUDGET, Candidate, WorkAccount, suggest
 from ..check import CheckResult, check
 from ..llm.base import LLM, ScoringUnsupported
 
@@ -47,7 +47,8 @@ class FastRepair:
 def try_fast_repair(source: str, language: str, result: CheckResult | None,
                     llm: LLM, *, work: int = WORK_BUDGET, partial: bool = False,
                     searched: dict[tuple, list[Candidate]] | None = None,
-                    keep: Callable[[Candidate], bool] | None = None) -> FastRepair | None:
+                    keep: Callable[[Candidate], bool] | None = None,
+                    account: WorkAccount | None = None) -> FastRepair | None:
     """A complete, verified fix chosen without generation, or None. With ``partial``,
     failing that, a verified edit that makes progress (fewer problems and none new,
     or CPython's first error moved past it). ``llm`` (a lazy one loads only then) is
@@ -61,7 +62,7 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
     target = (result.problems[0].line, result.problems[0].message) if result.problems else None
     found = None if searched is None else searched.get((language, source, target))
     if found is None:
-        found = suggest(source, language, limit=MAX_RANKED, work=work, result=result)
+        found = suggest(source, language, limit=MAX_RANKED, work=work, result=result, account=account)
         if searched is not None:
             searched[(language, source, target)] = found
     complete = [c for c in found if c.fixes_all and (keep is None or keep(c))]

@@ -33,7 +33,7 @@ from ..llm.base import LLM, ScoringUnsupported
 from ..llm.loader import LazyLLM, model_options
 from .agent import WorkingCopy, run_agent
 from .agent.loop import OPEN, Style, style_for
-from .candidates import Candidate, paired_fixes
+from .candidates import WORK_BUDGET, Candidate, WorkAccount, paired_fixes
 from .rank import rank
 from .edits import Edit
 from .fastpath import try_fast_repair
@@ -45,6 +45,10 @@ from .trace import Step
 
 # Kept steps of the repair loop before what remains goes to the agent.
 MAX_LOOP_STEPS = 12
+# Work units (``candidates.WORK_BUDGET`` is one search's) all the searches of one repair
+# may spend: a file whose mistakes no search repairs stops there, whatever the load. On
+# 29 three-error files of 8 languages every repair took at most 38,771.
+FILE_WORK = 5 * WORK_BUDGET
 # Candidate edits one place may take in all (the candidate search's own depth).
 MAX_EDITS_PER_REGION = 4
 # Rewrites one file may spend that are not kept: each is seconds of generation (the
@@ -73,6 +77,7 @@ class RepairResult:
     # Whose verdict the output passed: the language's own judge ("gcc -fsyntax-only",
     # "javac parser", "python"), or "tree-sitter" where none is installed; "" if not checked.
     verified_by: str = ""
+    work: int = 0  # work units its searches spent (``FILE_WORK``)
 
     @property
     def rules(self) -> list[str]:
@@ -97,6 +102,7 @@ class RepairState:
     edited_lines: list[int] = field(default_factory=list)  # one entry per candidate edit kept
     searched: dict[tuple, list] = field(default_factory=dict)  # candidate searches by text and problem
     rewrites_failed: int = 0  # the model's rewrites that were not kept
+    account: WorkAccount = field(default_factory=lambda: WorkAccount(FILE_WORK))  # all its searches' work
 
     @property
     def verifier(self) -> Verifier:
@@ -183,6 +189,7 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
         result.reason = str(exc) if isinstance(exc, DeadlineExceeded) else f"model error: {exc}"
         final_source = source
     result.seconds = time.monotonic() - started
+    result.work = state.account.spent
     after = check(final_source, language)
     result.problems_after = list(after.problems)
     if not after.ok:
@@ -261,7 +268,7 @@ def _candidate_step(state: RepairState, *, partial: bool,
             and not state.too_large(candidate.source_after)
 
     fast = try_fast_repair(state.working, state.language, state.current, state.llm, partial=partial,
-                           searched=state.searched, keep=acceptable)
+                           searched=state.searched, keep=acceptable, account=state.account)
     if fast is None:
         return None
     change = fast.candidate.edit
@@ -408,6 +415,7 @@ def _agent_or_stop(state: RepairState) -> str:
     if style is None:
         # The search stops at the file's deadline too: then time ran out, not the edits.
         state.result.reason = ("time budget spent before a step made progress" if expired()
+                               else "work budget spent before a step made progress" if state.account.exhausted
                                else "no step makes progress (the agent is off for this model)")
         return state.working
     return run_agent_on(state, style)
