@@ -481,7 +481,8 @@ class _CompileVerdicts:
     def __init__(self, node: _Node, language: str) -> None:
         self.node = node
         first = node.problems[0]
-        begins = reported_line(first, Verifier(language).names_where_errors_begin)
+        record = spec(language)
+        begins = reported_line(first, record is not None and record.judge_names_where_errors_begin)
         self.reported, self.message = (first.line, first.column), first.message
         # Where it begins: past that, a new first error is progress.
         self.error = self.reported if begins == first.line else (begins, WHOLE_LINE)
