@@ -258,3 +258,23 @@ def test_another_mistake_seen_before_below_the_edit_does_not_keep_its_region_ope
     candidate = SimpleNamespace(edit=Edit(3, 1, ["  for (const x of items ? {"], "line 3: insert '?'"),
                                 source_after=wrong)
     assert not _region_clean(candidate, state)
+
+
+def test_a_region_judged_alone_is_repaired_while_an_error_above_it_stays():
+    # CPython stops at the first error, which no small edit repairs: judged in the file
+    # it hides the one below. With the first function blanked, the second's lost ':' is
+    # CPython's first error, repaired there, and kept in the file: nothing new elsewhere.
+    from tinycode.engine.loop import RepairState, _alone_fix
+
+    broken = ("def first(x):\n    return x $$ ?? !! ` ` $$\n\n\ndef helper():\n    return 1\n\n\n"
+              "def second(y):\n    if y\n        return y\n    return 0\n")
+    before = check(broken, "python")
+    assert [p.line for p in before.problems] == [2, 10]
+    state = RepairState.start(broken, "python", before, Settings(), FakeLLM(scorer=lambda prompt, text: -len(text)),
+                              None)
+    text, after = _alone_fix(state)
+    assert text == broken.replace("    if y\n", "    if y:\n")
+    assert [p.line for p in after.problems] == [2]
+    step = state.result.steps[-1]
+    assert step.input == {"description": "line 10: insert ':'"} and step.rule
+    assert "as if it were the only problem" in step.thought

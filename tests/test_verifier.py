@@ -209,3 +209,61 @@ def test_after_an_error_too_wide_to_place_a_next_error_far_below_is_no_sign_of_a
     # first comment line "moved" an error it could not place to line 42.
     wide = [Problem(1, 1, 313, 1, "unexpected '// Copyright'", source="tree-sitter")]
     assert not made_progress(wide, [problem(42, "unexpected '{'")], 1, 1, 0)
+
+
+TWO_MISTAKES = '''def first(x):
+    return x +
+
+
+def helper():
+    return 1
+
+
+def second(y):
+    if y
+        return y
+    return 0
+'''
+
+
+def test_a_problem_judged_alone_has_the_other_problems_definitions_blanked_line_for_line():
+    from tinycode.check import check
+
+    before = check(TWO_MISTAKES, "python")
+    assert [p.line for p in before.problems] == [2, 10]  # CPython's first error, tree-sitter's below
+    verifier = Verifier("python")
+    masked, masked_check, blanked = verifier.alone(TWO_MISTAKES, before, before.problems[0])
+    assert sorted(blanked) == [9, 10, 11, 12]  # all of ``second``, nothing of ``first``/``helper``
+    assert masked.count("\n") == TWO_MISTAKES.count("\n") and "def helper" in masked
+    assert [p.line for p in masked_check.problems] == [2]
+    # Judged alone, the second mistake is the one CPython reports: an error above no
+    # longer stops it there.
+    masked, masked_check, blanked = verifier.alone(TWO_MISTAKES, before, before.problems[1])
+    assert sorted(blanked) == [1, 2] and masked_check.problems[0].message == "SyntaxError: expected ':'"
+    assert masked_check.problems[0].line == 10
+
+
+def test_a_problem_with_nothing_else_in_its_file_is_already_alone():
+    from tinycode.check import check
+
+    source = "def f(x):\n    return (x\n"
+    before = check(source, "python")
+    assert Verifier("python").alone(source, before, before.problems[0]) is None
+
+
+def test_an_edit_adds_a_problem_elsewhere_only_where_none_was_and_none_cascades():
+    from tinycode.check import CheckResult
+    from tinycode.engine.edits import Edit
+
+    verifier = Verifier("go")
+    edit = Edit(3, 1, ["x := 1"], "line 3: an edit")
+    before = CheckResult("go", (problem(3, "expected operand"), problem(40, "expected operand")), "gofmt -e")
+    # The old error below and what the judge reads after it: not the edit's doing.
+    cascade = CheckResult("go", (problem(40, "expected operand"), problem(44, "missing ','"),
+                                 problem(52, "expected '}', found 'EOF'")), "gofmt -e")
+    assert not verifier.added_elsewhere(before, cascade, edit)
+    # An error between the edit's region and the old one is new.
+    assert verifier.added_elsewhere(before, CheckResult("go", (problem(20, "expected ';'"),
+                                                               problem(40, "expected operand")), "gofmt -e"), edit)
+    # Problems in the edit's own region are for the region's verdict, not this one.
+    assert not verifier.added_elsewhere(before, CheckResult("go", (problem(5, "expected ';'"),), "gofmt -e"), edit)

@@ -332,6 +332,57 @@ def _elsewhere_fix(state: RepairState) -> tuple[str, CheckResult] | None:
     return None
 
 
+def _alone_fix(state: RepairState) -> tuple[str, CheckResult] | None:
+    """A verified candidate edit that repairs one problem's region judged as if it were
+    the file's only mistake: searched for in a copy with the other problems' constructs
+    blanked (``Verifier.alone``), kept when ``Verifier.accepted_alone``. Every problem's
+    region in turn, the first first: an error that cannot be repaired now may be once
+    another is."""
+    assert state.current is not None
+    current, verifier = state.current, state.verifier
+    targets: list[Problem] = []
+    for problem in current.problems:
+        if not too_wide(problem) and not any(near(problem.line, p.line, p.end_line, verifier.reach) for p in targets):
+            targets.append(problem)
+    for target in targets:
+        alone = verifier.alone(state.working, current, target)
+        if alone is None:
+            continue
+        masked, masked_result, blanked = alone
+        lines = state.working.split("\n")
+        kept: dict[int, tuple[str, CheckResult]] = {}
+
+        def acceptable(candidate: Candidate) -> bool:
+            edit = candidate.edit
+            if any(edit.line <= n <= max(edit.end_line, edit.line) for n in blanked):
+                return False
+            text = "\n".join(edit.applied(lines))
+            if _region_full(state, _edited_lines(edit)) or state.too_large(text):
+                return False
+            after = verifier.accepted_alone(masked, masked_result, candidate.source_after, edit, current, text)
+            if after is None:
+                return False
+            kept[id(candidate)] = text, after
+            return True
+
+        fast = try_fast_repair(masked, state.language, masked_result, state.llm, partial=True,
+                               searched=state.searched, keep=acceptable, account=state.account)
+        if fast is None or id(fast.candidate) not in kept:
+            continue
+        text, after = kept[id(fast.candidate)]
+        change = fast.candidate.edit
+        state.edited_lines.extend(_edited_lines(change))
+        state.record(Step(state.next_number(), kind="fast_path",
+                          thought=f"a verified small edit repairs line {target.line} as if it were the only problem",
+                          action="apply_fix", input={"description": change.description},
+                          observation=_observed(after), ms=fast.seconds * 1000,
+                          prompt_tokens=fast.prompt_tokens, rule=change.rule))
+        if fast.scored:
+            state.count_model(fast.prompt_tokens)
+        return text, after
+    return None
+
+
 def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
     """One generated rewrite of the lines around the next problem, recorded as a step;
     kept when the file then parses, or when the problem went and none came, within the
@@ -402,11 +453,12 @@ def _paired_fix(state: RepairState) -> tuple[str, CheckResult] | None:
 
 # In this order each iteration: a complete verified fix first; then one that repairs the
 # problem's region while mistakes elsewhere remain; then two edits at two places that
-# only together make progress (no model needed); then a repair of another problem's
-# region, far away; then the model's rewrite of the problem's window; a verified edit
+# only together make progress (no model needed); then a repair of any problem's region
+# judged as if it were the only one; then a repair of another problem's region, far
+# away, judged in the whole file; then the model's rewrite of the problem's window; a verified edit
 # that only makes progress last.
-LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _paired_fix, _elsewhere_fix, _rewrite,
-                                    _partial_fix)
+LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _paired_fix, _alone_fix, _elsewhere_fix,
+                                    _rewrite, _partial_fix)
 
 
 def _agent_or_stop(state: RepairState) -> str:

@@ -20,7 +20,7 @@ from typing import Sequence
 
 from ..check import CheckResult, Problem, check, shadowed
 from ..config import setting
-from ..languages import spec
+from ..languages import get_parser, spec
 from .edits import Edit, changed_hunks, differing_span, original_line
 
 TREE_SITTER = "tree-sitter"
@@ -136,6 +136,33 @@ def _added(new: set[tuple[int, str]], old: set[tuple[int, str]], edit_line: int,
                for line, message in new - old)
 
 
+def _enclosing_rows(root, lines: list[str], problem: Problem, protected: tuple[int, int]) -> tuple[int, int] | None:
+    """The lines (1-based, inclusive) of the largest construct around ``problem`` that
+    lies wholly outside ``protected`` and owns its lines (no other code shares its
+    first or last line); failing that the problem's own lines, when outside; or None."""
+    row = problem.line - 1
+    if not 0 <= row < len(lines):
+        return None
+    column = len(lines[row]) - len(lines[row].lstrip())
+    node = root.descendant_for_point_range((row, column), (row, column))
+    chain = []
+    while node is not None and node.parent is not None:
+        chain.append(node)
+        node = node.parent
+    for node in reversed(chain):
+        first, last = node.start_point[0] + 1, node.end_point[0] + 1
+        if node.end_point[1] == 0 and last > first:
+            last -= 1
+        if last < protected[0] or first > protected[1]:
+            before = lines[first - 1].encode("utf-8")[:node.start_point[1]]
+            after = lines[last - 1].encode("utf-8")[node.end_point[1]:] if node.end_point[0] == last - 1 else b""
+            if not before.strip() and not after.strip():
+                return first, last
+    if problem.end_line < protected[0] or problem.line > protected[1]:
+        return problem.line, problem.end_line  # no construct owns them: the problem's own lines
+    return None
+
+
 BRACKET_MARKS = ("(", ")", "[", "]", "{", "}")
 
 
@@ -221,6 +248,66 @@ class Verifier:
         # Fewer problems; or fewer from the judge, with tree-sitter's only new ones those
         # its recovery hid before (allowed above).
         return len(after) - len(revealed) < len(before) or judge_fewer
+
+    def alone(self, working: str, current: CheckResult, target: Problem) -> tuple[str, CheckResult, frozenset[int]] | None:
+        """``working`` as if ``target`` were its only mistake, its check and the lines
+        blanked: each other problem's enclosing construct (a definition, a statement, a
+        pair of a mapping), the largest that keeps clear of the target's region, is
+        blanked line for line, so line numbers stay and the language's own judge sees
+        the target's error first. A judge that stops at its first error may have hidden
+        others, which the blanked copy may show: the edit is judged by its region there.
+        None when there is nothing else to blank, or when the target's error is gone
+        from the blanked copy (it was another's)."""
+        protected = (target.line - self.reach, target.end_line + self.reach)
+        others = [p for p in current.problems
+                  if not too_wide(p) and not near(p.line, target.line, target.end_line, self.reach)]
+        if not others:
+            return None
+        lines = working.split("\n")
+        tree = get_parser(self.language).parse(working.encode("utf-8"))
+        blank: set[int] = set()
+        for problem in others:
+            rows = _enclosing_rows(tree.root_node, lines, problem, protected)
+            if rows is None:
+                return None
+            blank.update(range(rows[0], rows[1] + 1))
+        if not blank:
+            return None
+        masked = "\n".join("\r" if n in blank and text.endswith("\r") else "" if n in blank else text
+                           for n, text in enumerate(lines, 1))
+        result = check(masked, self.language)
+        if not any(near(p.line, target.line, target.end_line, self.reach) for p in result.problems):
+            return None
+        return masked, result, frozenset(blank)
+
+    def accepted_alone(self, masked: str, masked_check: CheckResult, masked_after: str, edit: Edit,
+                       current: CheckResult, after_text: str) -> CheckResult | None:
+        """An edit found in the copy of ``alone`` (``masked``, its check ``masked_check``,
+        ``masked_after`` once edited) is accepted in the file (``current`` its check,
+        ``after_text`` once edited) when it clears its region in the copy and adds no
+        problem elsewhere in the file: the file's check after it, or None."""
+        if not self.region_cleared(masked, masked_check, masked_after, edit):
+            return None
+        after = check(after_text, self.language)
+        return None if self.added_elsewhere(current, after, edit) else after
+
+    def added_elsewhere(self, before: CheckResult, after: CheckResult, edit: Edit) -> bool:
+        """``after`` (the check once ``edit`` is made) has a problem outside the edit's
+        region that ``before`` had nowhere near: the edit broke something elsewhere. What
+        follows an old problem past the edit is that problem's cascade (a judge reading
+        on after its error), not the edit's doing."""
+        first, last = edit.line, edit.line + max(len(edit.new_lines), 1) - 1
+        delta = len(edit.new_lines) - edit.span
+        old = [p.line + delta if p.line > edit.line else p.line for p in before.problems]
+
+        def seen(problem: Problem) -> bool:
+            return any(abs(problem.line - line) <= NEXT_ERROR_REACH for line in old)
+
+        cascade_from = min((p.line for p in after.problems if p.line > last + self.reach and seen(p)),
+                           default=None)
+        return any(not near(p.line, first, last, self.reach) and not too_wide(p) and not seen(p)
+                   and (cascade_from is None or p.line < cascade_from)
+                   for p in after.problems)
 
     def region_cleared(self, working: str, current: CheckResult, source_after: str, edit: Edit) -> bool:
         """No problem of ``source_after`` (``working`` once ``edit`` is made) lies within
