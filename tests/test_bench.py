@@ -7,6 +7,7 @@ behaviour that needs no scripted model runs the scripts as subprocesses."""
 
 from __future__ import annotations
 
+import io
 import json
 import struct
 import subprocess
@@ -191,6 +192,17 @@ def test_compare_runs_lists_the_cases_whose_output_differs(tmp_path):
     missing = subprocess.run([*script, str(paths[0]), str(tmp_path / "none.json")], capture_output=True,
                              text=True, check=False)
     assert missing.returncode == 2
+
+
+def test_a_sampled_run_is_compared_on_the_cases_it_ran():
+    from tools.compare_runs import report_differences
+
+    full = _report(("c-1", "aa"), ("c-2", "bb"), ("c-3", "cc"))
+    out = io.StringIO()
+    assert report_differences(full, _report(("c-2", "bb")), stream=out, sample=True) == 0
+    assert "1 of 1 outputs identical" in out.getvalue()
+    assert report_differences(full, _report(("c-2", "xx")), stream=io.StringIO(), sample=True) == 1
+    assert report_differences(full, _report(("c-2", "bb")), stream=io.StringIO()) == 1  # not a sample: all count
 
 
 def test_bench_script_runs_as_a_subprocess():

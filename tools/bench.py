@@ -121,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     chart(report, png_path)
     print(markdown(report))
     if earlier is not None:
-        return report_differences(earlier, report)
+        return report_differences(earlier, report, sample=bool(args.limit))
     return 0
 
 
@@ -238,7 +238,8 @@ def _parser() -> argparse.ArgumentParser:
                         help="then, for each rule, rerun the cases whose repair used it without it: "
                              "what each rule earns")
     parser.add_argument("--compare", default=None, metavar="EARLIER.json",
-                        help="after the run, list the cases whose output differs from that run's; exit 1 if any")
+                        help="after the run, list the cases whose output differs from that run's (with --limit, "
+                             "among the cases sampled); exit 1 if any")
     parser.add_argument("--out", default="bench-out", help="a folder, or NAME.json (NAME.md and NAME.png beside it)")
     parser.add_argument("--quiet", action="store_true")
     return parser

@@ -35,9 +35,14 @@ def differences(first: dict[str, Any], second: dict[str, Any], system: str = "ti
 
 
 def report_differences(first: dict[str, Any], second: dict[str, Any], system: str = "tinycode",
-                       stream=None) -> int:
-    """Print the differing cases; the exit code (0 identical, 1 not)."""
+                       stream=None, *, sample: bool = False) -> int:
+    """Print the differing cases; the exit code (0 identical, 1 not). With ``sample``,
+    ``second`` ran a sample of ``first``'s cases: only those are compared."""
     stream = stream or sys.stdout
+    if sample:
+        ran = {r["id"] for r in second["cases"].get(system, [])}
+        first = {**first, "cases": {**first["cases"],
+                                    system: [r for r in first["cases"].get(system, []) if r["id"] in ran]}}
     diff = differences(first, second, system)
     total = len({r["id"] for r in first["cases"].get(system, [])} | {r["id"] for r in second["cases"].get(system, [])})
     for row in diff:
