@@ -163,6 +163,12 @@ def _enclosing_rows(root, lines: list[str], problem: Problem, protected: tuple[i
     return None
 
 
+def _new_span(edit: Edit) -> tuple[int, int, int]:
+    """(first, last) lines of what ``edit`` wrote, in the edited text (the line after a
+    deletion), and how far it moved the lines below."""
+    return edit.line, edit.line + max(len(edit.new_lines), 1) - 1, len(edit.new_lines) - edit.span
+
+
 BRACKET_MARKS = ("(", ")", "[", "]", "{", "}")
 
 
@@ -271,9 +277,7 @@ class Verifier:
             if rows is None:
                 return None
             blank.update(range(rows[0], rows[1] + 1))
-        if not blank:
-            return None
-        masked = "\n".join("\r" if n in blank and text.endswith("\r") else "" if n in blank else text
+        masked = "\n".join(("\r" if text.endswith("\r") else "") if n in blank else text
                            for n, text in enumerate(lines, 1))
         result = check(masked, self.language)
         if not any(near(p.line, target.line, target.end_line, self.reach) for p in result.problems):
@@ -296,8 +300,7 @@ class Verifier:
         region that ``before`` had nowhere near: the edit broke something elsewhere. What
         follows an old problem past the edit is that problem's cascade (a judge reading
         on after its error), not the edit's doing."""
-        first, last = edit.line, edit.line + max(len(edit.new_lines), 1) - 1
-        delta = len(edit.new_lines) - edit.span
+        first, last, delta = _new_span(edit)
         old = [p.line + delta if p.line > edit.line else p.line for p in before.problems]
 
         def seen(problem: Problem) -> bool:
@@ -317,9 +320,8 @@ class Verifier:
         it. What tree-sitter saw before, under the judge's error, or an error of its own
         too wide to locate anything, is no sign against the edit (its recovery may span
         the region, or be wrong about this file)."""
-        first, last = edit.line, edit.line + max(len(edit.new_lines), 1) - 1
+        first, last, delta = _new_span(edit)
         reach = self.reach
-        delta = len(edit.new_lines) - edit.span
 
         def shifted(problems: tuple[Problem, ...]) -> set[tuple[int, str]]:
             return {(p.line + delta if p.line > edit.line else p.line, p.message) for p in problems}
