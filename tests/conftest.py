@@ -6,6 +6,7 @@ import os
 import subprocess
 import sys
 import time
+from typing import Iterator
 
 import pytest
 
@@ -101,35 +102,29 @@ def real_llm(model_path):
     return load_llm(str(model_path))
 
 
-@pytest.fixture(scope="module")
-def model_server(model_path):
-    """llama-cpp-python's OpenAI-compatible server with the default model on 127.0.0.1,
-    named ``tinycode-test``, echoing prompt log-probabilities (for ranking): its URL.
-    Started through tinycode's launcher, which loads the model safely on CPUs with AMX."""
-    pytest.importorskip("llama_cpp.server")
+def _serving(name: str, command: list[str], ready: str) -> Iterator[str]:
+    """Run a model server on a free loopback port (``command`` takes it as ``{port}``)
+    until it answers 200 at ``ready``; yield its URL, and stop it afterwards."""
     import requests
 
     from scripted import free_port
 
     port = free_port()
-    process = subprocess.Popen([sys.executable, "-m", "tinycode.llm.server", "--model", str(model_path),
-                                "--model_alias", "tinycode-test", "--host", "127.0.0.1",
-                                "--port", str(port), "--n_ctx", "2048", "--n_threads", "2",
-                                "--logits_all", "true"],
+    process = subprocess.Popen([part.replace("{port}", str(port)) for part in command],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 120
     try:
         while True:
             if process.poll() is not None:
-                pytest.fail(f"llama_cpp.server exited with {process.returncode}")
+                pytest.fail(f"{name} exited with {process.returncode}")
             try:
-                if requests.get(url + "/v1/models", timeout=1).status_code == 200:
+                if requests.get(url + ready, timeout=1).status_code == 200:
                     break
             except requests.RequestException:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail("llama_cpp.server did not become ready in 120 s")
+                pytest.fail(f"{name} did not become ready in 120 s")
             time.sleep(0.3)
         yield url
     finally:
@@ -138,3 +133,29 @@ def model_server(model_path):
             process.wait(timeout=20)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="module")
+def model_server(model_path):
+    """llama-cpp-python's OpenAI-compatible server with the default model on 127.0.0.1,
+    named ``tinycode-test``, echoing prompt log-probabilities (for ranking): its URL.
+    Started through tinycode's launcher, which loads the model safely on CPUs with AMX."""
+    pytest.importorskip("llama_cpp.server")
+    yield from _serving("llama_cpp.server", [
+        sys.executable, "-m", "tinycode.llm.server", "--model", str(model_path),
+        "--model_alias", "tinycode-test", "--host", "127.0.0.1", "--port", "{port}",
+        "--n_ctx", "2048", "--n_threads", "2", "--logits_all", "true"], "/v1/models")
+
+
+@pytest.fixture(scope="module")
+def llama_server(model_path):
+    """llama.cpp's own ``llama-server`` (the binary ``TINYCODE_LLAMA_SERVER`` names; the
+    tests skip without it) with the default model on 127.0.0.1, two slots, llama.cpp's
+    extra buffer types off (``--no-repack``: they crash on CPUs with AMX): its URL."""
+    binary = os.environ.get("TINYCODE_LLAMA_SERVER")
+    if not binary:
+        pytest.skip("TINYCODE_LLAMA_SERVER does not name a llama-server binary")
+    yield from _serving("llama-server", [
+        binary, "--model", str(model_path), "--alias", "tinycode-test", "--host", "127.0.0.1",
+        "--port", "{port}", "--ctx-size", "4096", "--parallel", "2", "--threads", "2",
+        "--no-repack"], "/health")

@@ -6,10 +6,13 @@ from __future__ import annotations
 import http.server
 import json
 import math
+import re
 import socket
+import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +20,7 @@ from tinycode.errors import ModelError
 from tinycode.llm import ScoringUnsupported, load_llm
 from tinycode.llm.openai_http import OpenAIHTTPLLM
 
-from scripted import free_port
+from scripted import free_port, run
 
 CHAT_REPLY = {"choices": [{"message": {"role": "assistant", "content": "fixed"}, "finish_reason": "stop"}],
               "usage": {"prompt_tokens": 12, "completion_tokens": 3,
@@ -39,7 +42,8 @@ class _QuietServer(http.server.ThreadingHTTPServer):
 class Scripted:
     """An HTTP server answering from a script: each entry is (status, body), optionally
     followed by a delay in seconds and then a dict of headers, or "drop" (close the
-    connection without an answer); the last entry repeats."""
+    connection without an answer); the last entry repeats. ``routes`` answer their paths
+    instead, with an entry or a function of the request's JSON that makes one."""
 
     def __init__(self, *script, routes: dict | None = None) -> None:
         self.script = list(script)
@@ -63,6 +67,8 @@ class Scripted:
                                        "auth": self.headers.get("Authorization")})
                 if self.path in outer.routes:
                     entry = outer.routes[self.path]
+                    if callable(entry):  # an answer made from the request
+                        entry = entry(body)
                 else:
                     entry = outer.script.pop(0) if len(outer.script) > 1 else outer.script[0]
                 if entry == "drop":
@@ -341,9 +347,12 @@ def test_a_server_that_does_not_echo_cannot_score_and_is_asked_once():
             llm = client(server.url)
             with pytest.raises(ScoringUnsupported, match="does not echo"):
                 llm.score("x = (", ["1)\n", "1\n"])
+            probes = len(server.requests)
             with pytest.raises(ScoringUnsupported):
                 llm.score("y = [", ["2]\n"])
-        assert len(server.requests) == 1
+        # The echo, then llama-server's /tokenize (answered with no tokens): once.
+        assert [r["path"] for r in server.requests] == ["/v1/completions", "/tokenize"]
+        assert probes == 2
 
 
 def test_a_scoring_answer_without_the_echo_after_a_good_probe_is_a_model_error():
@@ -361,7 +370,8 @@ def test_a_server_refusing_logprobs_cannot_score():
             llm.score("x = (", ["1)\n"])
         with pytest.raises(ScoringUnsupported):
             llm.score("x = (", ["1)\n"])
-    assert len(server.requests) == 2
+    # The echo and the /tokenize of forced generation, each asked twice, then never again.
+    assert [r["path"] for r in server.requests] == ["/v1/completions"] * 2 + ["/tokenize"] * 2
 
 
 def test_log_probabilities_that_fit_no_alignment_cannot_score():
@@ -371,6 +381,100 @@ def test_log_probabilities_that_fit_no_alignment_cannot_score():
     with Scripted((200, noise)) as server:
         with pytest.raises(ScoringUnsupported, match="match neither"):
             client(server.url).score("a", ["b"])
+
+
+class LlamaServerLike:
+    """What llama.cpp's llama-server answers, in miniature: it refuses ``echo``; its
+    ``/tokenize`` gives a token per character, but "bc" is one token (so a token can
+    merge across the end of a prompt); its ``/completion`` generates exactly the tokens
+    a grammar of token ids names, each with a log-probability that depends on the token
+    and its position."""
+
+    MERGED_BC = 1000
+
+    def tokenize(self, text: str) -> list[int]:
+        tokens, i = [], 0
+        while i < len(text):
+            if text.startswith("bc", i):
+                tokens.append(self.MERGED_BC)
+                i += 2
+            else:
+                tokens.append(ord(text[i]))
+                i += 1
+        return tokens
+
+    @staticmethod
+    def logprob(token: int, position: int) -> float:
+        return -((token + position) % 7) / 4
+
+    def complete(self, body: dict) -> tuple[int, dict]:
+        forced = [int(t) for t in re.findall(r"<\[(\d+)\]>", body["grammar"])]
+        start = len(body["prompt"])
+        probs = [{"id": t, "logprob": self.logprob(t, start + j), "top_logprobs": []}
+                 for j, t in enumerate(forced[: body["n_predict"]])]
+        return 200, {"content": "", "tokens": forced, "completion_probabilities": probs}
+
+    def routes(self) -> dict:
+        return {"/v1/completions": (400, {"error": {"message": "Only no echo is supported"}}),
+                "/tokenize": lambda body: (200, {"tokens": self.tokenize(body["content"])}),
+                "/completion": self.complete}
+
+
+def test_a_server_that_does_not_echo_scores_by_generating_each_candidate_exactly():
+    like = LlamaServerLike()
+    with Scripted((404, "{}"), routes=like.routes()) as server:
+        llm = client(server.url)
+        scores = llm.score("zab", ["c d", "x"])
+        assert llm.scoring.startswith("forced generation")
+    # Scored from token 2 on, as in process: "bc" merged across the end of the prompt.
+    first = [like.MERGED_BC, ord(" "), ord("d")]
+    second = [ord("b"), ord("x")]
+    assert scores == pytest.approx([sum(like.logprob(t, 2 + j) for j, t in enumerate(first)),
+                                    sum(like.logprob(t, 2 + j) for j, t in enumerate(second))])
+    completions = [r["json"] for r in server.requests if r["path"] == "/completion"][1:]  # after the probe
+    assert [c["prompt"] for c in completions] == [[ord("z"), ord("a")]] * 2
+    assert completions[0]["grammar"] == "root ::= <[1000]> <[32]> <[100]>"
+    for request in completions:
+        assert request["n_probs"] == 1 and request["post_sampling_probs"] is False
+        assert request["cache_prompt"] is True and request["temperature"] == 0.0
+
+
+def test_tokens_every_candidate_shares_are_generated_once():
+    like = LlamaServerLike()
+    with Scripted((404, "{}"), routes=like.routes()) as server:
+        scores = client(server.url).score("zab", ["xy", "xz"])
+    x, y, z = ord("x"), ord("y"), ord("z")
+    assert scores == pytest.approx([like.logprob(x, 3) + like.logprob(y, 4),
+                                    like.logprob(x, 3) + like.logprob(z, 4)])
+    completions = [r["json"] for r in server.requests if r["path"] == "/completion"][1:]
+    assert [(len(c["prompt"]), c["grammar"]) for c in completions] == [
+        (3, f"root ::= <[{x}]>"), (4, f"root ::= <[{y}]>"), (4, f"root ::= <[{z}]>")]
+
+
+def test_a_server_that_does_not_generate_what_the_grammar_names_cannot_score():
+    like = LlamaServerLike()
+    routes = {**like.routes(),
+              "/completion": lambda body: (200, {"tokens": [1, 2], "completion_probabilities": []})}
+    with Scripted((404, "{}"), routes=routes) as server:
+        llm = client(server.url)
+        with pytest.raises(ScoringUnsupported, match="grammar of token ids"):
+            llm.score("zab", ["x"])
+        assert llm.scoring.startswith("not ranked: ")
+
+
+def test_doctor_says_how_a_server_ranks_and_why(capsys):
+    with Scripted((404, "{}"), routes={**LlamaServerLike().routes(),
+                                       "/v1/models": (200, {"data": [{"id": "served-model"}]})}) as server:
+        code, out, _ = run(capsys, "doctor", "--base-url", server.url)
+    assert code == 0
+    assert f"server: {server.url}; model: served-model" in out
+    assert "ranking: forced generation" in out and "because" in out and "echo" in out
+    with Scripted((500, {"error": {"message": "logits_all=False"}}),
+                  routes={"/v1/models": (200, {"data": [{"id": "served-model"}]})}) as server:
+        code, out, _ = run(capsys, "doctor", "--base-url", server.url)
+    assert code == 0 and "ranking: not ranked: " in out and "rewrite instead" in out
+    code, _, err = run(capsys, "doctor", "--base-url", f"http://127.0.0.1:{free_port()}")
+    assert code == 2 and "cannot reach the model server" in err
 
 
 def test_scoring_needs_no_request_for_nothing_or_for_chat():
@@ -454,3 +558,46 @@ def test_real_server_ranks_candidates_as_the_model_in_process_does(model_server,
 def scores(ranked: list, candidates: list) -> list[float]:
     """The score ``ranked`` gives each of ``candidates``, in their order."""
     return [next(score for c, score in ranked if c == candidate) for candidate in candidates]
+
+
+# --- the real default model behind llama.cpp's own llama-server -------------------------
+
+@pytest.mark.model
+def test_llama_server_ranks_candidates_as_the_model_in_process_does(llama_server, real_llm):
+    from tinycode.engine.candidates import suggest
+    from tinycode.engine.rank import rank
+
+    remote = OpenAIHTTPLLM(llama_server, read_timeout=600)
+    assert remote.scoring.startswith("forced generation")  # it does not echo the prompt
+    for source in RANKED_SNIPPETS:
+        complete = [c for c in suggest(source, "python", limit=3, work=10**5) if c.fixes_all]
+        mine = rank(real_llm, source, "python", complete)
+        theirs = rank(remote, source, "python", complete)
+        assert theirs[0][0] == mine[0][0], source
+        # A token at a time there, a batch here: the sums differ by a few hundredths of
+        # a nat a token, not by what separates the candidates.
+        best = [c for c, _ in mine[:2]]
+        assert scores(theirs, best) == pytest.approx(scores(mine, best), abs=0.5), source
+
+
+@pytest.mark.model
+def test_fix_through_llama_server_writes_what_the_model_in_process_writes(llama_server, real_llm, tmp_path):
+    from tinycode import repair
+
+    sources = {f"s{i}.py": source for i, source in enumerate(RANKED_SNIPPETS[:5])}
+    for name, source in sources.items():
+        (tmp_path / name).write_text(source)
+    done = subprocess.run([sys.executable, "-m", "tinycode", "fix", "--backend", "openai", "--base-url",
+                           llama_server, "--jobs", "2", "--output-format", "json", *sorted(sources)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    reports = {Path(r["path"]).name: r for r in json.loads(done.stdout)}
+    ranked = 0
+    for name, source in sources.items():
+        mine = repair(source, "python", llm=real_llm)
+        assert (tmp_path / name).read_text() == mine.source, name
+        assert reports[name]["status"] == "fixed"
+        if mine.ranked_by:  # ranked in process: ranked the same way there, and it says how
+            ranked += 1
+            assert reports[name]["ranked_by"].startswith("forced generation"), reports[name]
+    assert ranked, "none of the files needed a ranking"

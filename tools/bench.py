@@ -87,7 +87,10 @@ BUSY_LOOP = ("import os\nparent = os.getppid()\nwhile os.getppid() == parent:\n"
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.jobs < 1 or (args.jobs > 1 and not args.base_url):
+        parser.error("--jobs N (N >= 1) goes with --base-url: the model in process repairs one case at a time")
     json_path, md_path, png_path = output_paths(args.out)
     if args.clean_files:
         from tools import clean_files
@@ -150,29 +153,40 @@ def stop_busy(processes: list[subprocess.Popen]) -> None:
 
 def run_bench(args: argparse.Namespace, cases: list[dict[str, Any]]) -> dict[str, Any]:
     """Every system over every case (and the scaling runs): the report, without writing it."""
-    from tinycode.llm import load_llm
-
     from tinycode.config import Settings
 
     settings = Settings(agent_only=args.agent_only, lookup=args.lookup, offline=True)
     started = time.perf_counter()
-    llm = load_llm(args.model, offline=True)
+    llm = _bench_llm(args)
     runs: dict[str, list[dict[str, Any]]] = {"tinycode": []}
     systems: list[tuple[str, Callable[[dict[str, Any]], dict[str, Any]]]] = [
         ("tinycode", lambda case: run_tinycode(llm, case, args.timeout, settings))]
     if args.baseline:
         runs[args.baseline] = []
         systems.append((args.baseline, lambda case: run_baseline_case(args.baseline, llm, case, args.seed)))
-    for number, case in enumerate(cases, 1):
-        for name, run in systems:
-            record = _guarded(run, case)
+    def run_case(case: dict[str, Any]) -> list[dict[str, Any]]:
+        return [_guarded(run, case) for _, run in systems]
+
+    if args.jobs > 1:  # threads against a server; the records stay in the cases' order
+        from concurrent.futures import ThreadPoolExecutor
+
+        pool = ThreadPoolExecutor(args.jobs)
+        results = pool.map(run_case, cases)
+    else:
+        pool, results = None, map(run_case, cases)
+    for number, (case, records) in enumerate(zip(cases, results), 1):
+        for (name, _), record in zip(systems, records):
             runs[name].append(record)
         if not args.quiet:
             line = "  ".join(f"{name}: {'ok' if runs[name][-1]['success'] else '--'} "
                              f"{runs[name][-1]['seconds']:.2f}s" for name, _ in systems)
             print(f"[{number}/{len(cases)}] {case['id']}  {line}", file=sys.stderr)
+    if pool is not None:
+        pool.shutdown()
     report: dict[str, Any] = {
         "config": {"data": str(args.data), "cases": len(cases), "model": llm.name, "seed": args.seed,
+                   "base_url": args.base_url, "jobs": args.jobs,
+                   "ranking": getattr(llm, "scoring", "in process"),
                    "baseline": args.baseline, "split": args.split, "limit": args.limit,
                    "judge": args.judge, "lang": args.lang, "busy": args.busy,
                    "corrupt": args.corrupt, "agent_only": args.agent_only, "lookup": args.lookup,
@@ -215,7 +229,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--lang", default=None, help="language of cases that do not name one (default python)")
     parser.add_argument("--judge", default=None, metavar="CMD",
                         help="score with this tool instead of tinycode's checker (gcc, g++, clang, bash, sh, node)")
-    parser.add_argument("--model", default=None, help="registry name or .gguf path (default model)")
+    parser.add_argument("--model", default=None, help="registry name or .gguf path (default model); "
+                        "with --base-url, the server's name for its model")
+    parser.add_argument("--base-url", default=None, metavar="URL",
+                        help="repair through this OpenAI-compatible model server (--backend openai) "
+                        "instead of the model in process")
+    parser.add_argument("--jobs", type=int, default=1, metavar="N",
+                        help="with --base-url: N cases at once, sharing the server's slots as "
+                        "'tinycode fix --jobs N' does")
     parser.add_argument("--seed", type=int, default=0, help="for --limit's sample and the corruptions (0)")
     parser.add_argument("--baseline", choices=BASELINES, default=None)
     parser.add_argument("--corrupt", action="append", default=[], metavar="DIR",
@@ -351,6 +372,17 @@ def score(case: dict[str, Any], output: str) -> dict[str, Any]:
             "exact": exact}
 
 
+def _bench_llm(args: argparse.Namespace):
+    """The model in process, or the one behind ``--base-url`` (its slots shared by the
+    ``--jobs`` threads, as ``fix --jobs`` shares them)."""
+    from tinycode.llm import load_llm
+
+    if args.base_url:
+        return load_llm(args.model, backend="openai", base_url=args.base_url, offline=True,
+                        server_slots=0 if args.jobs > 1 else None)
+    return load_llm(args.model, offline=True)
+
+
 def run_tinycode(llm, case: dict[str, Any], timeout: float, settings=None) -> dict[str, Any]:
     from tinycode import repair
 
@@ -373,12 +405,11 @@ def leave_one_out(args: argparse.Namespace, cases: list[dict[str, Any]],
     whatever else ``--without`` leaves out): repairs and exact repairs lost, seconds."""
     from tinycode.config import Settings
     from tinycode.engine import rules
-    from tinycode.llm import load_llm
 
     import tinycode.engine.proposals  # noqa: F401  (registers every rule)
 
     settings = Settings(agent_only=args.agent_only, lookup=args.lookup, offline=True)
-    llm = load_llm(args.model, offline=True)
+    llm = _bench_llm(args)
     records = report["cases"]["tinycode"]
     kept = set(args.without)
     rows = []

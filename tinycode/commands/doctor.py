@@ -1,9 +1,12 @@
-"""``tinycode doctor [--probe]``: what this machine gives the model, for bug reports.
+"""``tinycode doctor [--probe] [--base-url URL]``: what this machine gives the model, for
+bug reports.
 
 The CPU and the features llama.cpp's kernels choose between (AVX2, AVX-512, AMX), the
 llama-cpp-python build and what llama.cpp says it uses, whether the extra buffer types
 are on, and the model the settings choose. ``--probe`` loads that model in its own
 process and generates a few tokens: a crash there is reported, not suffered.
+``--base-url`` asks a model server instead: its model, and how tinycode ranks candidate
+repairs through it (and why not, where it cannot).
 """
 
 from __future__ import annotations
@@ -19,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--model", help="registry name, alias or .gguf path (default: the settings')")
     parser.add_argument("--extra-buffers", action="store_true", default=None,
                         help="probe with llama.cpp's extra buffer types on")
+    parser.add_argument("--base-url", metavar="URL",
+                        help="an OpenAI-compatible model server: its model, and how tinycode "
+                        "ranks candidates through it")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -49,9 +55,31 @@ def run(args: argparse.Namespace) -> int:
           + ("; they crash llama-cpp-python 0.3.36 at the first decode on CPUs with AMX"
              if settings.extra_buffers and flags and flags.get("amx_tile") else ""))
     print(f"backend: {settings.backend}; model: {settings.model or 'the registry default'}")
+    if args.base_url:
+        return _server(args.base_url, settings)
     if not args.probe:
         return 0
     return _probe(settings)
+
+
+def _server(base_url: str, settings: object) -> int:
+    """The server's model, its slots, and how candidates are ranked through it."""
+    from ..errors import ModelError
+    from ..llm.openai_http import OpenAIHTTPLLM
+
+    try:
+        llm = OpenAIHTTPLLM(base_url, offline=getattr(settings, "offline", False), retries=1)
+        print(f"server: {llm.root}; model: {llm.model}")
+        ranking, why = llm.scoring, llm.scoring_reason
+    except ModelError as exc:
+        print(f"server: failed: {exc}", file=sys.stderr)
+        return 2
+    print(f"ranking: {ranking}")
+    if why and not ranking.startswith("not ranked"):
+        print(f"  because {why}")
+    if ranking.startswith("not ranked"):
+        print("  files that need a choice among candidates are given to the model's rewrite instead")
+    return 0
 
 
 def _probe(settings: object) -> int:

@@ -205,7 +205,7 @@ class _Reporter:
             "completion_tokens": result.completion_tokens, "seconds": round(result.seconds, 3),
             "verified_by": result.verified_by if result.status in ("fixed", "clean") else "",
             "rules": result.rules if result.status == "fixed" else [],
-            "diff": diff}
+            "ranked_by": result.ranked_by, "diff": diff}
         if result.status == "error":
             report["error"] = result.reason
         self.reports.append(report)

@@ -34,7 +34,7 @@ from ..llm.loader import LazyLLM, model_options
 from .agent import WorkingCopy, run_agent
 from .agent.loop import OPEN, Style, style_for
 from .candidates import WORK_BUDGET, Candidate, WorkAccount, paired_fixes
-from .rank import rank
+from .rank import RankingSeen, rank
 from .edits import Edit
 from .fastpath import try_fast_repair
 from .guard import edit_too_large, hides_code
@@ -78,6 +78,8 @@ class RepairResult:
     # "javac parser", "python"), or "tree-sitter" where none is installed; "" if not checked.
     verified_by: str = ""
     work: int = 0  # work units its searches spent (``FILE_WORK``)
+    # How candidates were ranked ("" if none was): ``rank.RankingSeen``.
+    ranked_by: str = ""
 
     @property
     def rules(self) -> list[str]:
@@ -177,9 +179,8 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
         return RepairResult(source, "failed", language, reason=before.problems[0].message,
                             problems_before=list(before.problems), problems_after=list(before.problems),
                             seconds=time.monotonic() - started)
-    if llm is None:
-        llm = LazyLLM(**model_options(settings))
-    state = RepairState.start(source, language, before, settings, llm, on_step)
+    seen = RankingSeen(llm if llm is not None else LazyLLM(**model_options(settings)))
+    state = RepairState.start(source, language, before, settings, seen, on_step)
     result = state.result
     try:
         final_source = state.working if run_loop(state) else _agent_or_stop(state)
@@ -188,6 +189,7 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     except (ModelError, DeadlineExceeded) as exc:
         result.reason = str(exc) if isinstance(exc, DeadlineExceeded) else f"model error: {exc}"
         final_source = source
+    result.ranked_by = seen.ranked_by
     result.seconds = time.monotonic() - started
     result.work = state.account.spent
     after = check(final_source, language)

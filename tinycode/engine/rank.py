@@ -11,14 +11,14 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Sequence
 
 from .candidates import Candidate
 from .edits import changed_hunks
 from .grammar_space import distance, vocabulary
 from ..check import source_lines
 from ..languages import comment_prefix
-from ..llm.base import LLM
+from ..llm.base import IN_PROCESS_SCORING, LLM, Prompt, ScoringUnsupported
 
 CONTEXT_BEFORE = 4  # lines of shared prefix
 # Summed log-likelihood favours the shorter text, so deleting the separator between two
@@ -173,3 +173,29 @@ def _new_names(window: str, known: set[str], language: str) -> set[str]:
     return {name for name in set(_NAME.findall(window)) - known
             if name not in keywords or not any(distance(name, word) <= 2 or name.lower() == word.lower()
                                                for word in known if abs(len(word) - len(name)) <= 2)}
+
+
+
+class RankingSeen:
+    """A repair's model, passed through, noting how its candidates were ranked: ``ranked_by``
+    is "" while nothing was ranked, else the backend's way of scoring (its ``scoring``:
+    echoed log-probabilities, forced generation; IN_PROCESS_SCORING for the model in process),
+    or "not ranked: ..." once a ranking was wanted that the backend could not give, so the
+    report says when a file took another path than it would in process."""
+
+    def __init__(self, llm: LLM) -> None:
+        self._llm = llm
+        self.ranked_by = ""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llm, name)
+
+    def score(self, prompt: Prompt, continuations: Sequence[str]) -> list[float]:
+        try:
+            found = self._llm.score(prompt, continuations)
+        except ScoringUnsupported as exc:
+            self.ranked_by = f"not ranked: {exc}"
+            raise
+        if not self.ranked_by:
+            self.ranked_by = getattr(self._llm, "scoring", IN_PROCESS_SCORING)
+        return found

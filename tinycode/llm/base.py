@@ -26,6 +26,10 @@ class Completion:
     cached_tokens: int = 0  # prompt tokens served from the KV cache, when known
 
 
+# How the model in process ranks candidates, in the words a server's ``scoring`` uses.
+IN_PROCESS_SCORING = "the model in process"
+
+
 class ScoringUnsupported(Exception):
     """The backend cannot return log-likelihoods (callers fall back to generation)."""
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import ModelError, ModelUnavailable
-from .base import LLM
+from .base import IN_PROCESS_SCORING, LLM
 
 
 class FileModel:
@@ -39,6 +39,10 @@ class FileModel:
 
     def score(self, *args: Any, **kwargs: Any) -> Any:
         return self._call(lambda: self._llm.score(*args, **kwargs))
+
+    @property
+    def scoring(self) -> str:
+        return self._call(lambda: getattr(self._llm, "scoring", IN_PROCESS_SCORING))
 
     def close(self) -> None:
         self._llm.close()

@@ -8,7 +8,7 @@ from typing import Any
 
 from ..config import BACKENDS
 from ..errors import ModelError, ModelUnavailable
-from .base import LLM
+from .base import IN_PROCESS_SCORING, LLM
 
 _loaded: dict[tuple, LLM] = {}
 _lock = threading.Lock()
@@ -106,6 +106,11 @@ class LazyLLM:
 
     def score(self, *args, **kwargs):  # noqa: ANN002, ANN003, ANN201
         return self._get().score(*args, **kwargs)
+
+    @property
+    def scoring(self) -> str:
+        """How the model ranks candidates (a server's ``scoring``), once it is loaded."""
+        return getattr(self._get(), "scoring", IN_PROCESS_SCORING)
 
     def close(self) -> None:
         if self._llm is not None:

@@ -2,7 +2,10 @@
 ``python -m llama_cpp.server``, vLLM, Ollama) over plain HTTP with ``requests``.
 
 Many tinycode clients can share one server this way, and rank candidates through it
-where it echoes the prompt's log-probabilities (``score``). Transient failures (429,
+(``score``): where it echoes the prompt's log-probabilities (vLLM, llama-cpp-python's
+server), from the echo; where it does not (llama.cpp's ``llama-server``), by making it
+generate exactly each candidate's tokens, under a grammar of those tokens, and reading
+the log-probability of each. Transient failures (429,
 5xx, dropped connections) are retried by tinycode's one HTTP policy (``tinycode.http``),
 POST included; a read timeout is not retried; an unreachable server is a clear
 ModelError. Redirects are not followed (the answer must come from the server the user
@@ -42,7 +45,10 @@ MAX_SCORING_BYTES = 32_000_000
 # ranking echoes a few hundred tokens, and past this the rewrite is cheaper.
 # (llama-cpp-python's server sorts the vocabulary in Python per token: ~0.5 s here.)
 MAX_SCORING_SECONDS_PER_TOKEN = 0.05
-ALIGNED, SHIFTED = "aligned", "shifted"
+ALIGNED, SHIFTED, FORCED = "aligned", "shifted", "forced"
+# A forced token less likely than float32 can hold comes back as -3.4e38: counted as this
+# (the log of float32's least positive value), as the in-process sum would nearly.
+FLOOR_LOGPROB = -103.3
 
 # One gate per server for the whole process: ``--jobs N`` gives each thread its own
 # client, and they must share the server's slots.
@@ -277,18 +283,21 @@ class OpenAIHTTPLLM:
 
     def score(self, prompt: Prompt, continuations: Sequence[str]) -> list[float]:
         """Sum of log-probabilities of each continuation's tokens after ``prompt``, from
-        ``/v1/completions`` with ``echo`` and ``logprobs`` (one request per continuation).
+        ``/v1/completions`` with ``echo`` and ``logprobs``, or else by forced generation
+        (``_score_forced``); one request per continuation.
 
         Scored like the in-process backend: a token merged across the end of the prompt
         counts as the continuation's, and every continuation is scored from the same
         token on. Raises ScoringUnsupported, at the cost of one probe per client, when
-        the server does not echo the prompt's log-probabilities."""
+        the server can do neither."""
         if not continuations:
             return []
         if not isinstance(prompt, str):
             raise ScoringUnsupported("chat prompts are not scored through a server (the chat "
                                      "template is applied on the server side)")
         mode = self._scoring_mode()
+        if mode == FORCED:
+            return self._score_forced(prompt, continuations)
         top = SHIFTED_TOP if mode == SHIFTED else 1
         try:
             echoes = [_echoed(self._echo(prompt + c, top), prompt + c) for c in continuations]
@@ -326,6 +335,40 @@ class OpenAIHTTPLLM:
         return self._scoring
 
     def _probe(self) -> tuple[str, str]:
+        """How this server can score: from echoed prompt log-probabilities, else by
+        forced generation, else not (with the reason)."""
+        mode, reason, echoes = self._probe_echo()
+        if mode or echoes:  # one that echoes too slowly, or oddly, would not force better
+            return mode, reason
+        forced, why_not = self._probe_forced()
+        if forced:
+            return FORCED, reason  # why the echo could not be used
+        return "", f"{reason}; {why_not}"
+
+    @property
+    def scoring_reason(self) -> str:
+        """Why the server ranks the way ``scoring`` says (why not from an echo), "" when
+        it echoes."""
+        try:
+            self._scoring_mode()
+        except ScoringUnsupported:
+            pass
+        return self._scoring_reason
+
+    @property
+    def scoring(self) -> str:
+        """How this server ranks candidates, in a few words, or why it cannot (probed
+        once per client)."""
+        try:
+            mode = self._scoring_mode()
+        except ScoringUnsupported as exc:
+            return f"not ranked: {exc}"
+        return {ALIGNED: "echoed prompt log-probabilities",
+                SHIFTED: "echoed prompt log-probabilities (shifted by one token)",
+                FORCED: "forced generation of each candidate's tokens (a grammar of token ids)"}[mode]
+
+    def _probe_echo(self) -> tuple[str, str, bool]:
+        """ALIGNED, SHIFTED or "" with the reason, and whether the server echoed at all."""
         payload = {"model": self.model, "prompt": PROBE_TEXT, "echo": True, "logprobs": 1,
                    "max_tokens": 1, "temperature": 0.0}
         started = time.perf_counter()
@@ -334,25 +377,97 @@ class OpenAIHTTPLLM:
             # without logits_all): retried once, then taken as its answer.
             data = self._request("POST", "/completions", payload, retries=min(1, self.retries))
         except ServerAnswered as exc:
-            return "", f"the model server cannot return prompt log-probabilities ({exc})"
+            return "", f"the model server cannot return prompt log-probabilities ({exc})", False
         try:
             echo = _echoed(data, PROBE_TEXT)
         except _NoEcho as exc:
-            return "", f"the model server at {self.root} does not echo prompt log-probabilities ({exc})"
+            return "", f"the model server at {self.root} does not echo prompt log-probabilities ({exc})", False
         tokens, tops = echo["tokens"], echo["top_logprobs"]
         end = _inside(echo, len(PROBE_TEXT))
         per_token = (time.perf_counter() - started) / max(1, len(tokens))
         if self.max_scoring_seconds_per_token is not None and per_token > self.max_scoring_seconds_per_token:
             return "", (f"the model server at {self.root} takes {per_token:.2f} s a token to echo "
-                        "log-probabilities: too slow to rank, the rewrite is cheaper")
+                        "log-probabilities: too slow to rank, the rewrite is cheaper"), True
         aligned = sum(_best(tops[j]) == tokens[j] for j in range(1, end))
         shifted = sum(_best(tops[j - 1]) == tokens[j] for j in range(1, end))
         if aligned > shifted and aligned >= (end - 1) / 2:
-            return ALIGNED, ""
+            return ALIGNED, "", True
         if shifted > aligned and shifted >= (end - 1) / 2:
-            return SHIFTED, ""
+            return SHIFTED, "", True
         return "", (f"the model server at {self.root} echoes log-probabilities that match neither "
-                    f"the tokens nor the next tokens ({aligned} and {shifted} of {end - 1} on a probe)")
+                    f"the tokens nor the next tokens ({aligned} and {shifted} of {end - 1} on a probe)"), True
+
+    # -- forced generation (llama.cpp's llama-server) -------------------------------
+
+    def _tokens(self, text: str, *, retries: int | None = None) -> list[int]:
+        """``text`` in the model's tokens, as the in-process backend makes them (BOS
+        only if the model wants one), from llama-server's ``/tokenize``."""
+        data = self._request("POST", "/tokenize", {"content": text, "add_special": True,
+                                                   "parse_special": True}, root=True, retries=retries)
+        tokens = data.get("tokens")
+        if not isinstance(tokens, list) or not all(isinstance(t, int) and not isinstance(t, bool)
+                                                   for t in tokens):
+            raise _NoEcho("/tokenize answered without a list of token ids")
+        return tokens
+
+    def _forced(self, prefix: list[int], forced: list[int]) -> list[float]:
+        """log p(token | the tokens before it) for each of ``forced`` after ``prefix``:
+        llama-server's ``/completion`` generates exactly those tokens (a grammar of their
+        ids, greedy) and reports each one's probability before sampling. The prefix is
+        kept in the server's cache for the next candidate."""
+        grammar = "root ::= " + " ".join(f"<[{token}]>" for token in forced)
+        payload = {"prompt": prefix, "grammar": grammar, "n_predict": len(forced), "n_probs": 1,
+                   "post_sampling_probs": False, "temperature": 0.0, "cache_prompt": True,
+                   "return_tokens": True, "stream": False}
+        data = self._request("POST", "/completion", payload, root=True)
+        probs = data.get("completion_probabilities")
+        if data.get("tokens") != forced or not isinstance(probs, list) or len(probs) != len(forced):
+            raise _NoEcho("the grammar of token ids did not make it generate exactly those tokens")
+        values = []
+        for entry in probs:
+            value = _number(entry.get("logprob")) if isinstance(entry, dict) else None
+            if value is None:
+                raise _NoEcho("a generated token came without its log-probability")
+            values.append(max(value, FLOOR_LOGPROB))
+        return values
+
+    def _probe_forced(self) -> tuple[bool, str]:
+        """Whether the server generates exactly the tokens a grammar of their ids names
+        and reports their log-probabilities, which a model predicts well on the probe."""
+        try:
+            # A server without it answers 404, or 500 (llama-cpp-python): asked again once.
+            tokens = self._tokens(PROBE_TEXT, retries=min(1, self.retries))
+            if len(tokens) < 8:
+                return False, "its /tokenize split the probe into too few tokens"
+            values = self._forced(tokens[:4], tokens[4:])
+        except ServerAnswered as exc:
+            return False, f"nor does it generate under a grammar of token ids ({exc})"
+        except _NoEcho as exc:
+            return False, f"nor does it generate under a grammar of token ids ({exc})"
+        if sum(values) / len(values) < -2.0:
+            return False, ("its log-probabilities of forced tokens are not the model's "
+                           f"(a mean of {sum(values) / len(values):.1f} on a counting probe)")
+        return True, ""
+
+    def _score_forced(self, prompt: str, continuations: Sequence[str]) -> list[float]:
+        """As the in-process backend scores: the prompt and each continuation tokenized
+        together, every continuation scored from the same token on (a token merged
+        across the end of the prompt counts as the continuation's)."""
+        try:
+            prompt_tokens = self._tokens(prompt)
+            sequences = [self._tokens(prompt + c) for c in continuations]
+            begin = max(1, min(_common_prefix_length(prompt_tokens, s) for s in sequences))
+            # The tokens every sequence shares are generated once (their values are the
+            # same in each), then each sequence's own from there: one after the other,
+            # so a score does not depend on what else the server's step batched with it.
+            shared = max(begin, min(_common_prefix_length(sequences[0], s) for s in sequences))
+            common = math.fsum(self._forced(sequences[0][:begin], sequences[0][begin:shared])) \
+                if shared > begin else 0.0
+            return [common + (math.fsum(self._forced(s[:shared], s[shared:])) if len(s) > shared else 0.0)
+                    for s in sequences]
+        except _NoEcho as exc:  # it did generate exactly for the probe
+            raise ModelError(f"the model server at {self.root} answered a scoring request "
+                             f"in an unexpected way ({exc})") from None
 
     def close(self) -> None:
         with self._lock:
@@ -397,6 +512,15 @@ def _inside(echo: dict[str, list], limit: int) -> int:
             break
         count += 1
     return count
+
+
+def _common_prefix_length(first: Sequence[int], second: Sequence[int]) -> int:
+    length = 0
+    for a, b in zip(first, second):
+        if a != b:
+            break
+        length += 1
+    return length
 
 
 def _number(value: Any) -> float | None:
