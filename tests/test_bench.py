@@ -301,3 +301,11 @@ def test_a_crashing_case_is_recorded_not_raised():
     record = bench._guarded(explode, {"id": "x", "lang": "python", "category": "c"})
     assert record["crash"].startswith("RuntimeError") and not record["success"]
     assert bench.summarise([record])["crashes"] == 1
+
+
+def test_jobs_go_with_a_model_server_only(capsys):
+    # The model in process repairs one case at a time; threads share a server's slots.
+    with pytest.raises(SystemExit) as stopped:
+        bench.main(["--jobs", "2", "--data", "none"])
+    assert stopped.value.code == 2
+    assert "--jobs N (N >= 1) goes with --base-url" in capsys.readouterr().err

@@ -18,7 +18,7 @@ import pytest
 
 from tinycode.errors import ModelError
 from tinycode.llm import ScoringUnsupported, load_llm
-from tinycode.llm.openai_http import OpenAIHTTPLLM
+from tinycode.llm.openai_http import SCORE_PATH, OpenAIHTTPLLM
 
 from scripted import free_port, run
 
@@ -47,7 +47,8 @@ class Scripted:
 
     def __init__(self, *script, routes: dict | None = None) -> None:
         self.script = list(script)
-        self.routes = routes or {}
+        # Like any server but tinycode's own, it has no route for tinycode's scoring.
+        self.routes = {SCORE_PATH: (404, {"detail": "Not Found"}), **(routes or {})}
         self.requests: list[dict] = []
         outer = self
 
@@ -94,6 +95,11 @@ class Scripted:
         self.server = _QuietServer(("127.0.0.1", 0), Handler)
         self.server.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.server.server_port}"
+
+    @property
+    def asked(self) -> list[dict]:
+        """The requests but those for tinycode's own scoring (which a client asks first)."""
+        return [r for r in self.requests if r["path"] != SCORE_PATH]
 
     def __enter__(self) -> "Scripted":
         threading.Thread(target=self.server.serve_forever, args=(0.05,), daemon=True).start()
@@ -293,7 +299,7 @@ def test_scores_come_from_the_echoed_prompt_log_probabilities(shifted):
         llm = client(server.url)
         scores = llm.score("zab", ["c d", "x"])
     assert scores == pytest.approx([-3.0, -3.5])
-    probe, first, second = (r["json"] for r in server.requests)
+    probe, first, second = (r["json"] for r in server.asked)
     assert probe["prompt"].startswith("0, 1, 2") and probe["echo"] is True
     assert [first["prompt"], second["prompt"]] == ["zabc d", "zabx"]
     for request in (probe, first, second):
@@ -309,7 +315,7 @@ def test_a_server_too_slow_at_echoing_is_not_asked_to_rank():
         for _ in range(2):
             with pytest.raises(ScoringUnsupported, match="too slow to rank"):
                 llm.score("zab", ["c d", "x"])
-        assert len(server.requests) == 1
+        assert len(server.asked) == 1
 
 
 def test_a_shifted_token_outside_the_alternatives_takes_their_least_value():
@@ -347,11 +353,11 @@ def test_a_server_that_does_not_echo_cannot_score_and_is_asked_once():
             llm = client(server.url)
             with pytest.raises(ScoringUnsupported, match="does not echo"):
                 llm.score("x = (", ["1)\n", "1\n"])
-            probes = len(server.requests)
+            probes = len(server.asked)
             with pytest.raises(ScoringUnsupported):
                 llm.score("y = [", ["2]\n"])
         # The echo, then llama-server's /tokenize (answered with no tokens): once.
-        assert [r["path"] for r in server.requests] == ["/v1/completions", "/tokenize"]
+        assert [r["path"] for r in server.asked] == ["/v1/completions", "/tokenize"]
         assert probes == 2
 
 
@@ -371,7 +377,7 @@ def test_a_server_refusing_logprobs_cannot_score():
         with pytest.raises(ScoringUnsupported):
             llm.score("x = (", ["1)\n"])
     # The echo and the /tokenize of forced generation, each asked twice, then never again.
-    assert [r["path"] for r in server.requests] == ["/v1/completions"] * 2 + ["/tokenize"] * 2
+    assert [r["path"] for r in server.asked] == ["/v1/completions"] * 2 + ["/tokenize"] * 2
 
 
 def test_log_probabilities_that_fit_no_alignment_cannot_score():
@@ -462,6 +468,19 @@ def test_a_server_that_does_not_generate_what_the_grammar_names_cannot_score():
         assert llm.scoring.startswith("not ranked: ")
 
 
+def test_tinycode_s_own_server_scores_with_its_own_route():
+    def own(body: dict) -> tuple[int, dict]:
+        return 200, {"scores": [-1.0 * len(c) for c in body["continuations"]]}
+
+    with Scripted((500, "{}"), routes={SCORE_PATH: own}) as server:
+        llm = client(server.url)
+        assert llm.score("x = (", ["1)\n", "1\n"]) == [-3.0, -2.0]
+        assert llm.scoring.startswith("tinycode's own scoring")
+    probe, asked = server.requests
+    assert probe["path"] == asked["path"] == SCORE_PATH
+    assert asked["json"] == {"model": "served-model", "prompt": "x = (", "continuations": ["1)\n", "1\n"]}
+
+
 def test_doctor_says_how_a_server_ranks_and_why(capsys):
     with Scripted((404, "{}"), routes={**LlamaServerLike().routes(),
                                        "/v1/models": (200, {"data": [{"id": "served-model"}]})}) as server:
@@ -539,8 +558,11 @@ def test_real_server_ranks_candidates_as_the_model_in_process_does(model_server,
     from tinycode.engine.candidates import suggest
     from tinycode.engine.rank import rank
 
-    # The server sorts the vocabulary per echoed token: slow, so asked to rank regardless.
+    # The server sorts the vocabulary per echoed token: slow, so asked to rank regardless;
+    # and asked for the echo, not for tinycode's own scoring, which it also offers.
     remote = OpenAIHTTPLLM(model_server, read_timeout=600, max_scoring_seconds_per_token=None)
+    remote._probe_own = lambda: False
+    assert remote.scoring.startswith("echoed")
     for source in RANKED_SNIPPETS:
         complete = [c for c in suggest(source, "python", limit=3, work=10**5) if c.fixes_all]
         assert len(complete) >= 2, source
@@ -553,6 +575,16 @@ def test_real_server_ranks_candidates_as_the_model_in_process_does(model_server,
         # echo of the whole text (1.8 nats here, 23 nats behind the pick).
         best = [c for c, _ in mine[:2]]
         assert scores(theirs, best) == pytest.approx(scores(mine, best), abs=0.5), source
+
+
+@pytest.mark.model
+def test_tinycode_s_own_server_scores_as_the_model_in_process_does(model_server, real_llm):
+    remote = OpenAIHTTPLLM(model_server, read_timeout=600)
+    assert remote.scoring.startswith("tinycode's own scoring")
+    for source in RANKED_SNIPPETS:
+        windows = [source, source.replace("(", "[", 1), source + "pass\n", " " + source]
+        assert remote.score("# python\n", windows) == pytest.approx(real_llm.score("# python\n", windows),
+                                                                   abs=1e-3), source
 
 
 def scores(ranked: list, candidates: list) -> list[float]:

@@ -79,7 +79,7 @@ class LlamaCppLLM:
         self.n_ctx = self._llm.n_ctx()
         self._grammars: dict[str, Any] = {}
         self._formatter: Any = None
-        self._scorer: _Scorer | None = None
+        self._scorer: Scorer | None = None
         self.extra_buffers = extra_buffers_of(self._llm)  # as loaded (None: the build has none)
         self._prefixes = PrefixStates(self._identity(gpu_layers)) if prefix_cache else None
         self._system: list[int] = []  # the system message's tokens, evaluated alone, at the cache's start
@@ -224,8 +224,7 @@ class LlamaCppLLM:
         return True
 
     def _tokenize(self, text: str) -> list[int]:
-        """Tokens as llama-cpp-python's own calls make them (BOS only if the model wants one)."""
-        return self._llm.tokenize(text.encode("utf-8"), add_bos=True, special=True)
+        return _tokens_of(self._llm, text)
 
     def count_tokens(self, text: str) -> int:
         return len(self._llm.tokenize(text.encode("utf-8"), add_bos=False, special=True))
@@ -258,21 +257,9 @@ class LlamaCppLLM:
             return []
         ensure_time_left("a scoring pass")
         text = prompt if isinstance(prompt, str) else self.apply_chat_template(prompt)
-        prompt_tokens = self._tokenize(text)
-        sequences = [self._tokenize(text + c) for c in continuations]
-        longest = max(len(s) for s in sequences)
-        if longest > self.n_ctx:
-            raise ModelError(f"scoring needs {longest} tokens, the context holds {self.n_ctx}")
-        # First scored token: where the prompt ends (a token merged across the
-        # boundary counts as the continuation's); token 0 has nothing to predict it.
-        begin = max(1, min(_common_prefix_length([prompt_tokens, s]) for s in sequences))
         if self._scorer is None:
-            self._scorer = _Scorer(self._llm, self.n_ctx)
-        try:
-            return self._scorer.score(sequences, begin)
-        except RuntimeError as exc:
-            self._scorer.reset()
-            raise ModelError(f"scoring failed: {exc}") from None
+            self._scorer = Scorer(self._llm, self.n_ctx)
+        return self._scorer.score_texts(text, continuations)
 
     def close(self) -> None:
         if not self.closed:
@@ -302,6 +289,11 @@ def _end_at_deadline(eos: int) -> Any:
     return LogitsProcessorList([processor])
 
 
+def _tokens_of(llama: Any, text: str) -> list[int]:
+    """Tokens as llama-cpp-python's own calls make them (BOS only if the model wants one)."""
+    return llama.tokenize(text.encode("utf-8"), add_bos=True, special=True)
+
+
 def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
     if not sequences:
         return 0
@@ -314,10 +306,11 @@ def _common_prefix_length(sequences: Sequence[Sequence[int]]) -> int:
     return length
 
 
-class _Scorer:
+class Scorer:
     """A llama.cpp context sharing the model's weights, with several KV sequences:
     sequence 0 holds the shared prefix, the others one continuation each (copies of
-    the prefix cells cost nothing with a unified KV cache)."""
+    the prefix cells cost nothing with a unified KV cache). The model in process scores
+    with it, and so does ``python -m tinycode.llm.server`` for its clients."""
 
     def __init__(self, llm: Any, n_ctx: int) -> None:
         import llama_cpp
@@ -331,6 +324,7 @@ class _Scorer:
         params.n_threads = llm.context_params.n_threads
         params.n_threads_batch = llm.context_params.n_threads_batch
         self._api = llama_cpp
+        self.model = llm  # the Llama whose weights it shares
         self._n_vocab = llm.n_vocab()
         self.n_ctx = n_ctx
         try:
@@ -345,6 +339,22 @@ class _Scorer:
     def close(self) -> None:
         self._batch.close()
         self._ctx.close()
+
+    def score_texts(self, text: str, continuations: Sequence[str]) -> list[float]:
+        """Sum of log-probabilities of each continuation's tokens after ``text``."""
+        prompt_tokens = _tokens_of(self.model, text)
+        sequences = [_tokens_of(self.model, text + c) for c in continuations]
+        longest = max(len(s) for s in sequences)
+        if longest > self.n_ctx:
+            raise ModelError(f"scoring needs {longest} tokens, the context holds {self.n_ctx}")
+        # First scored token: where the prompt ends (a token merged across the
+        # boundary counts as the continuation's); token 0 has nothing to predict it.
+        begin = max(1, min(_common_prefix_length([prompt_tokens, s]) for s in sequences))
+        try:
+            return self.score(sequences, begin)
+        except RuntimeError as exc:
+            self.reset()
+            raise ModelError(f"scoring failed: {exc}") from None
 
     def score(self, sequences: list[list[int]], begin: int) -> list[float]:
         shared = _common_prefix_length(sequences)

@@ -45,7 +45,10 @@ MAX_SCORING_BYTES = 32_000_000
 # ranking echoes a few hundred tokens, and past this the rewrite is cheaper.
 # (llama-cpp-python's server sorts the vocabulary in Python per token: ~0.5 s here.)
 MAX_SCORING_SECONDS_PER_TOKEN = 0.05
-ALIGNED, SHIFTED, FORCED = "aligned", "shifted", "forced"
+ALIGNED, SHIFTED, FORCED, OWN = "aligned", "shifted", "forced", "own"
+# ``python -m tinycode.llm.server``'s route that scores with tinycode's own scorer (OWN).
+SCORE_PATH = "/tinycode/score"
+MAX_SCORED_CONTINUATIONS = 256  # per request to it (a ranking asks for far fewer)
 # A forced token less likely than float32 can hold comes back as -3.4e38: counted as this
 # (the log of float32's least positive value), as the in-process sum would nearly.
 FLOOR_LOGPROB = -103.3
@@ -296,6 +299,8 @@ class OpenAIHTTPLLM:
             raise ScoringUnsupported("chat prompts are not scored through a server (the chat "
                                      "template is applied on the server side)")
         mode = self._scoring_mode()
+        if mode == OWN:
+            return self._score_own(prompt, continuations)
         if mode == FORCED:
             return self._score_forced(prompt, continuations)
         top = SHIFTED_TOP if mode == SHIFTED else 1
@@ -337,6 +342,8 @@ class OpenAIHTTPLLM:
     def _probe(self) -> tuple[str, str]:
         """How this server can score: from echoed prompt log-probabilities, else by
         forced generation, else not (with the reason)."""
+        if self._probe_own():
+            return OWN, ""
         mode, reason, echoes = self._probe_echo()
         if mode or echoes:  # one that echoes too slowly, or oddly, would not force better
             return mode, reason
@@ -363,7 +370,8 @@ class OpenAIHTTPLLM:
             mode = self._scoring_mode()
         except ScoringUnsupported as exc:
             return f"not ranked: {exc}"
-        return {ALIGNED: "echoed prompt log-probabilities",
+        return {OWN: "tinycode's own scoring on the server (as in process)",
+                ALIGNED: "echoed prompt log-probabilities",
                 SHIFTED: "echoed prompt log-probabilities (shifted by one token)",
                 FORCED: "forced generation of each candidate's tokens (a grammar of token ids)"}[mode]
 
@@ -396,6 +404,35 @@ class OpenAIHTTPLLM:
             return SHIFTED, "", True
         return "", (f"the model server at {self.root} echoes log-probabilities that match neither "
                     f"the tokens nor the next tokens ({aligned} and {shifted} of {end - 1} on a probe)"), True
+
+    # -- tinycode's own scoring (python -m tinycode.llm.server) ---------------------
+
+    def _own(self, prompt: str, continuations: Sequence[str], *, retries: int | None = None) -> list[float]:
+        data = self._request("POST", SCORE_PATH, {"model": self.model, "prompt": prompt,
+                                                  "continuations": list(continuations)},
+                             root=True, retries=retries)
+        scores = data.get("scores")
+        values = [_number(v) for v in scores] if isinstance(scores, list) else []
+        if len(values) != len(continuations) or any(v is None for v in values):
+            raise _NoEcho(f"{SCORE_PATH} answered without a score for each continuation")
+        return [float(v) for v in values if v is not None]
+
+    def _probe_own(self) -> bool:
+        """Whether the server is tinycode's own, scoring as the model in process does."""
+        try:
+            return len(self._own(PROBE_TEXT[:8], [PROBE_TEXT[8:]], retries=0)) == 1
+        except (ServerAnswered, _NoEcho):
+            return False
+
+    def _score_own(self, prompt: str, continuations: Sequence[str]) -> list[float]:
+        scores: list[float] = []
+        try:
+            for start in range(0, len(continuations), MAX_SCORED_CONTINUATIONS):
+                scores += self._own(prompt, continuations[start:start + MAX_SCORED_CONTINUATIONS])
+        except _NoEcho as exc:  # it scored the probe
+            raise ModelError(f"the model server at {self.root} answered a scoring request "
+                             f"in an unexpected way ({exc})") from None
+        return scores
 
     # -- forced generation (llama.cpp's llama-server) -------------------------------
 
