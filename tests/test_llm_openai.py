@@ -356,9 +356,10 @@ def test_a_server_that_does_not_echo_cannot_score_and_is_asked_once():
             probes = len(server.asked)
             with pytest.raises(ScoringUnsupported):
                 llm.score("y = [", ["2]\n"])
-        # The echo, then llama-server's /tokenize (answered with no tokens): once.
-        assert [r["path"] for r in server.asked] == ["/v1/completions", "/tokenize"]
-        assert probes == 2
+        # The echo, llama-server's /tokenize (answered with no tokens), a chat answer's
+        # log-probabilities (none): once.
+        assert [r["path"] for r in server.asked] == ["/v1/completions", "/tokenize", "/v1/chat/completions"]
+        assert probes == len(server.asked)
 
 
 def test_a_scoring_answer_without_the_echo_after_a_good_probe_is_a_model_error():
@@ -376,8 +377,11 @@ def test_a_server_refusing_logprobs_cannot_score():
             llm.score("x = (", ["1)\n"])
         with pytest.raises(ScoringUnsupported):
             llm.score("x = (", ["1)\n"])
-    # The echo and the /tokenize of forced generation, each asked twice, then never again.
-    assert [r["path"] for r in server.asked] == ["/v1/completions"] * 2 + ["/tokenize"] * 2
+    # The echo and the /tokenize of forced generation, each asked twice, and the chat of a
+    # choice (its failures retried as any request's), then never again.
+    paths = [r["path"] for r in server.asked]
+    assert paths[:4] == ["/v1/completions"] * 2 + ["/tokenize"] * 2
+    assert set(paths[4:]) == {"/v1/chat/completions"}
 
 
 def test_log_probabilities_that_fit_no_alignment_cannot_score():
@@ -479,6 +483,41 @@ def test_tinycode_s_own_server_scores_with_its_own_route():
     probe, asked = server.requests
     assert probe["path"] == asked["path"] == SCORE_PATH
     assert asked["json"] == {"model": "served-model", "prompt": "x = (", "continuations": ["1)\n", "1\n"]}
+
+
+def chat_choice_reply(values: dict[str, float]) -> dict:
+    """A one-token chat answer with its log-probabilities, in the shape OpenAI's chat API
+    documents and Ollama's OpenAI routes return (``logprobs.content[0].top_logprobs``)."""
+    ranked = sorted(values.items(), key=lambda item: -item[1])
+    top = [{"token": token, "logprob": value, "bytes": list(token.encode())} for token, value in ranked]
+    return {"choices": [{"message": {"role": "assistant", "content": ranked[0][0]}, "finish_reason": "length",
+                         "logprobs": {"content": [{**top[0], "top_logprobs": top}]}}]}
+
+
+def test_a_server_with_neither_echo_nor_grammar_ranks_by_the_model_s_choice():
+    # Ollama: completions without echoed log-probabilities, no /tokenize, chat logprobs.
+    routes = {"/v1/completions": (200, TEXT_REPLY), "/tokenize": (404, {"error": "not found"}),
+              "/v1/chat/completions": (200, chat_choice_reply({"2": -0.3, "1": -1.5, " 3": -4.0}))}
+    with Scripted((404, "{}"), routes=routes) as server:
+        llm = client(server.url)
+        assert llm.score("x = (", ["1)", "1", "1))", "(1)"]) == [-1.5, -0.3, -4.0, -5.0]
+        assert llm.scoring.startswith("the model's choice among the numbered candidates")
+        with pytest.raises(ScoringUnsupported, match="more than 9"):
+            llm.score("x = (", ["1)"] * 10)
+    asked = [r["json"] for r in server.requests if r["path"] == "/v1/chat/completions"][-1]
+    assert asked["max_tokens"] == 1 and asked["logprobs"] is True and asked["top_logprobs"] == 20
+    question = asked["messages"][-1]["content"]
+    assert "x = (" in question and "1.\n```\n1)\n```" in question and "4.\n```\n(1)\n```" in question
+
+
+def test_a_client_may_be_told_which_ways_to_rank():
+    like = LlamaServerLike()
+    routes = {**like.routes(), "/v1/chat/completions": (200, chat_choice_reply({"1": -0.1}))}
+    with Scripted((404, "{}"), routes=routes) as server:
+        assert client(server.url, rankings=("choice",)).scoring.startswith("the model's choice")
+        assert client(server.url, rankings=()).scoring.startswith("not ranked")
+    with pytest.raises(ValueError, match="unknown ways to rank"):
+        client("http://127.0.0.1:1", rankings=("psychic",))
 
 
 def test_doctor_says_how_a_server_ranks_and_why(capsys):
@@ -633,3 +672,13 @@ def test_fix_through_llama_server_writes_what_the_model_in_process_writes(llama_
             ranked += 1
             assert reports[name]["ranked_by"].startswith("forced generation"), reports[name]
     assert ranked, "none of the files needed a ranking"
+
+
+@pytest.mark.model
+def test_llama_server_answers_a_choice_with_its_log_probabilities(llama_server):
+    # The way Ollama is ranked, through a server that runs here and answers the same shape.
+    remote = OpenAIHTTPLLM(llama_server, read_timeout=600, rankings=("choice",))
+    assert remote.scoring.startswith("the model's choice")
+    values = remote.score("def f(x):\n    return (x + 1\n", ["print(f(2))\n", "print f(2)\n", "f(2\n"])
+    assert len(values) == 3 and all(math.isfinite(v) and v <= 0 for v in values)
+    assert max(values) > -3.0  # one of the numbers is among its likely answers

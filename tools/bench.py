@@ -185,7 +185,7 @@ def run_bench(args: argparse.Namespace, cases: list[dict[str, Any]]) -> dict[str
         pool.shutdown()
     report: dict[str, Any] = {
         "config": {"data": str(args.data), "cases": len(cases), "model": llm.name, "seed": args.seed,
-                   "base_url": args.base_url, "jobs": args.jobs,
+                   "base_url": args.base_url, "jobs": args.jobs, "rankings": args.ranking,
                    "ranking": getattr(llm, "scoring", "in process"),
                    "baseline": args.baseline, "split": args.split, "limit": args.limit,
                    "judge": args.judge, "lang": args.lang, "busy": args.busy,
@@ -234,6 +234,9 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--base-url", default=None, metavar="URL",
                         help="repair through this OpenAI-compatible model server (--backend openai) "
                         "instead of the model in process")
+    parser.add_argument("--ranking", nargs="*", default=None, metavar="WAY",
+                        help="with --base-url: rank only these ways (own, echo, forced, choice; "
+                        "none at all when empty); default: the first the server allows")
     parser.add_argument("--jobs", type=int, default=1, metavar="N",
                         help="with --base-url: N cases at once, sharing the server's slots as "
                         "'tinycode fix --jobs N' does")
@@ -378,8 +381,13 @@ def _bench_llm(args: argparse.Namespace):
     from tinycode.llm import load_llm
 
     if args.base_url:
-        return load_llm(args.model, backend="openai", base_url=args.base_url, offline=True,
-                        server_slots=0 if args.jobs > 1 else None)
+        from tinycode.llm.openai_http import OpenAIHTTPLLM
+
+        if args.ranking is None:
+            return load_llm(args.model, backend="openai", base_url=args.base_url, offline=True,
+                            server_slots=0 if args.jobs > 1 else None)
+        return OpenAIHTTPLLM(args.base_url, model=args.model, offline=True,
+                             slots=0 if args.jobs > 1 else None, rankings=args.ranking)
     return load_llm(args.model, offline=True)
 
 

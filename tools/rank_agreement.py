@@ -28,7 +28,7 @@ from tinycode.check import check  # noqa: E402
 from tinycode.errors import ModelError  # noqa: E402
 from tinycode.engine.fastpath import MAX_RANKED  # noqa: E402
 from tinycode.llm import load_llm  # noqa: E402
-from tinycode.llm.openai_http import OpenAIHTTPLLM  # noqa: E402
+from tinycode.llm.openai_http import RANKINGS, OpenAIHTTPLLM  # noqa: E402
 from tinycode.models import resolve_model_path  # noqa: E402
 from tinycode.engine.rank import rank  # noqa: E402
 
@@ -56,6 +56,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--cases", type=int, default=100)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--ranking", choices=RANKINGS, default=None,
+                        help="rank only this way (default: the first the server allows)")
     parser.add_argument("--read-timeout", type=float, default=600.0, help="seconds per server request")
     parser.add_argument("--out", type=Path, default=None, help="JSONL record per case")
     parser.add_argument("--resume", action="store_true",
@@ -70,7 +72,8 @@ def main(argv: list[str] | None = None) -> int:
     sample = sample[int(index)::int(count or 1)]
     local = load_llm(str(args.model or resolve_model_path(None, offline=True)))
     remote = OpenAIHTTPLLM(args.base_url, read_timeout=args.read_timeout,
-                           max_scoring_seconds_per_token=None)
+                           max_scoring_seconds_per_token=None,
+                           rankings=(args.ranking,) if args.ranking else RANKINGS)
     done: dict[str, dict[str, Any]] = {}
     if args.resume and args.out and args.out.exists():
         for line in args.out.read_text(encoding="utf-8").splitlines():

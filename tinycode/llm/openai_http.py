@@ -45,7 +45,13 @@ MAX_SCORING_BYTES = 32_000_000
 # ranking echoes a few hundred tokens, and past this the rewrite is cheaper.
 # (llama-cpp-python's server sorts the vocabulary in Python per token: ~0.5 s here.)
 MAX_SCORING_SECONDS_PER_TOKEN = 0.05
-ALIGNED, SHIFTED, FORCED, OWN = "aligned", "shifted", "forced", "own"
+ALIGNED, SHIFTED, FORCED, OWN, CHOICE = "aligned", "shifted", "forced", "own", "choice"
+# The ways to rank, in the order a client tries them (ALIGNED and SHIFTED: "echo").
+RANKINGS = ("own", "echo", "forced", "choice")
+# A choice among more candidates than this would need numbers of two tokens.
+MAX_CHOICES = 9
+# Alternatives asked for with the chosen number (20 is the most Ollama and OpenAI give).
+CHOICE_TOP = 20
 # ``python -m tinycode.llm.server``'s route that scores with tinycode's own scorer (OWN).
 SCORE_PATH = "/tinycode/score"
 MAX_SCORED_CONTINUATIONS = 256  # per request to it (a ranking asks for far fewer)
@@ -74,7 +80,8 @@ class OpenAIHTTPLLM:
     def __init__(self, base_url: str, *, model: str | None = None, api_key_env: str = "TINYCODE_API_KEY",
                  connect_timeout: float = 5.0, read_timeout: float = 120.0, retries: int = 3,
                  backoff: float = 0.5, offline: bool = False, slots: int | None = None,
-                 max_scoring_seconds_per_token: float | None = MAX_SCORING_SECONDS_PER_TOKEN) -> None:
+                 max_scoring_seconds_per_token: float | None = MAX_SCORING_SECONDS_PER_TOKEN,
+                 rankings: Sequence[str] = RANKINGS) -> None:
         key = os.environ.get(api_key_env)
         refused = refusal(base_url, offline=is_offline(offline), sends_secret=bool(key))
         if refused:
@@ -89,6 +96,10 @@ class OpenAIHTTPLLM:
         self.retries = retries
         self.backoff = backoff
         self.max_scoring_seconds_per_token = max_scoring_seconds_per_token
+        unknown = set(rankings) - set(RANKINGS)
+        if unknown:
+            raise ValueError(f"unknown ways to rank: {sorted(unknown)} (known: {', '.join(RANKINGS)})")
+        self.rankings = tuple(rankings)  # the ways to rank this client may try, in RANKINGS' order
         # Requests this process sends the server at once: None = no limit (one caller),
         # 0 = as many as the server says it serves (llama-server's /props), else 1.
         self.slots = slots
@@ -303,6 +314,8 @@ class OpenAIHTTPLLM:
             return self._score_own(prompt, continuations)
         if mode == FORCED:
             return self._score_forced(prompt, continuations)
+        if mode == CHOICE:
+            return self._score_choice(prompt, continuations)
         top = SHIFTED_TOP if mode == SHIFTED else 1
         try:
             echoes = [_echoed(self._echo(prompt + c, top), prompt + c) for c in continuations]
@@ -340,17 +353,28 @@ class OpenAIHTTPLLM:
         return self._scoring
 
     def _probe(self) -> tuple[str, str]:
-        """How this server can score: from echoed prompt log-probabilities, else by
-        forced generation, else not (with the reason)."""
-        if self._probe_own():
+        """How this server can score: with tinycode's own route, from echoed prompt
+        log-probabilities, by forced generation, by a choice among the candidates, or
+        not (with the reasons), trying only ``self.rankings``."""
+        reasons = []
+        if "own" in self.rankings and self._probe_own():
             return OWN, ""
-        mode, reason, echoes = self._probe_echo()
-        if mode or echoes:  # one that echoes too slowly, or oddly, would not force better
-            return mode, reason
-        forced, why_not = self._probe_forced()
-        if forced:
-            return FORCED, reason  # why the echo could not be used
-        return "", f"{reason}; {why_not}"
+        if "echo" in self.rankings:
+            mode, reason, echoes = self._probe_echo()
+            if mode or echoes:  # one that echoes too slowly, or oddly, would not force better
+                return mode, reason
+            reasons.append(reason)
+        if "forced" in self.rankings:
+            forced, why_not = self._probe_forced()
+            if forced:
+                return FORCED, "; ".join(reasons)  # why the echo could not be used
+            reasons.append(why_not)
+        if "choice" in self.rankings:
+            chooses, why_not = self._probe_choice()
+            if chooses:
+                return CHOICE, "; ".join(reasons)
+            reasons.append(why_not)
+        return "", "; ".join(reasons) or "no way to rank was allowed"
 
     @property
     def scoring_reason(self) -> str:
@@ -373,7 +397,8 @@ class OpenAIHTTPLLM:
         return {OWN: "tinycode's own scoring on the server (as in process)",
                 ALIGNED: "echoed prompt log-probabilities",
                 SHIFTED: "echoed prompt log-probabilities (shifted by one token)",
-                FORCED: "forced generation of each candidate's tokens (a grammar of token ids)"}[mode]
+                FORCED: "forced generation of each candidate's tokens (a grammar of token ids)",
+                CHOICE: "the model's choice among the numbered candidates (not their likelihood)"}[mode]
 
     def _probe_echo(self) -> tuple[str, str, bool]:
         """ALIGNED, SHIFTED or "" with the reason, and whether the server echoed at all."""
@@ -506,6 +531,51 @@ class OpenAIHTTPLLM:
             raise ModelError(f"the model server at {self.root} answered a scoring request "
                              f"in an unexpected way ({exc})") from None
 
+    # -- a choice among the candidates (servers with neither: Ollama) ----------------
+
+    def _choose(self, messages: list[dict[str, str]]) -> dict[str, float]:
+        """The log-probabilities of the first token the model answers ``messages`` with,
+        and of its alternatives, by their text (stripped), from the chat route's logprobs."""
+        payload = {"model": self.model, "messages": messages, "max_tokens": 1, "temperature": 0.0,
+                   "logprobs": True, "top_logprobs": CHOICE_TOP, "seed": 0}
+        data = self._request("POST", "/chat/completions", payload)
+        try:
+            first = data["choices"][0]["logprobs"]["content"][0]
+            rows = [first, *first.get("top_logprobs", [])]
+        except (KeyError, IndexError, TypeError, AttributeError):
+            raise _NoEcho("the chat answer came without the log-probabilities of its token") from None
+        values: dict[str, float] = {}
+        for row in rows:
+            value = _number(row.get("logprob")) if isinstance(row, dict) else None
+            if value is not None and isinstance(row.get("token"), str):
+                key = row["token"].strip()
+                values[key] = max(values.get(key, value), value)
+        if not values:
+            raise _NoEcho("the chat answer's log-probabilities name no token")
+        return values
+
+    def _probe_choice(self) -> tuple[bool, str]:
+        """Whether the chat route returns the log-probabilities of an answer's token and
+        its alternatives (OpenAI's ``logprobs``/``top_logprobs``)."""
+        try:
+            self._choose(_choice_messages("x = (", ["1)", "1"]))
+        except (ServerAnswered, _NoEcho) as exc:
+            return False, f"nor does it give the log-probabilities of a chat answer ({exc})"
+        return True, ""
+
+    def _score_choice(self, prompt: str, continuations: Sequence[str]) -> list[float]:
+        """Each continuation's score is the log-probability that the model, shown them all
+        numbered, answers with its number: a choice, not a likelihood of the code."""
+        if len(continuations) > MAX_CHOICES:
+            raise ScoringUnsupported(f"a choice among more than {MAX_CHOICES} candidates")
+        try:
+            values = self._choose(_choice_messages(prompt, continuations))
+        except _NoEcho as exc:
+            raise ModelError(f"the model server at {self.root} answered a choice "
+                             f"in an unexpected way ({exc})") from None
+        floor = min(values.values()) - 1.0  # below every alternative it listed
+        return [values.get(str(number), floor) for number in range(1, len(continuations) + 1)]
+
     def close(self) -> None:
         with self._lock:
             for session in self._sessions.values():
@@ -549,6 +619,16 @@ def _inside(echo: dict[str, list], limit: int) -> int:
             break
         count += 1
     return count
+
+
+def _choice_messages(prompt: str, continuations: Sequence[str]) -> list[dict[str, str]]:
+    """A chat asking which numbered continuation of ``prompt`` is right, answered with a number."""
+    versions = "\n".join(f"{number}.\n```\n{text}\n```" for number, text in enumerate(continuations, 1))
+    return [{"role": "system", "content": "You pick the correct version of a piece of code. "
+                                          "Answer with the version's number only."},
+            {"role": "user", "content": f"The code so far:\n```\n{prompt}\n```\nWhat comes next, "
+                                        f"in {len(continuations)} versions:\n{versions}\n"
+                                        "Which version is correct code? Answer with its number."}]
 
 
 def _common_prefix_length(first: Sequence[int], second: Sequence[int]) -> int:
