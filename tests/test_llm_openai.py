@@ -510,6 +510,31 @@ def test_a_server_with_neither_echo_nor_grammar_ranks_by_the_model_s_choice():
     assert "x = (" in question and "1.\n```\n1)\n```" in question and "4.\n```\n(1)\n```" in question
 
 
+@pytest.mark.parametrize("chat", ["choice", "no logprobs"])
+def test_fix_says_once_when_files_are_not_ranked_by_likelihood(tmp_path, chat):
+    # Ollama-like: no echo, no /tokenize; its chat answers with logprobs, or without.
+    reply = chat_choice_reply({"2": -0.3, "1": -1.5}) if chat == "choice" else CHAT_REPLY
+    routes = {"/v1/completions": (200, TEXT_REPLY), "/tokenize": (404, {"error": "not found"}),
+              "/v1/models": (200, {"data": [{"id": "served-model"}]}), "/v1/chat/completions": (200, reply)}
+    names = []
+    for i, source in enumerate(RANKED_SNIPPETS[:3]):
+        names.append(f"s{i}.py")
+        (tmp_path / names[-1]).write_text(source)
+    with Scripted((404, "{}"), routes=routes) as server:
+        done = subprocess.run([sys.executable, "-m", "tinycode", "fix", "--backend", "openai", "--base-url",
+                               server.url, "--output-format", "json", *names],
+                              cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    notes = [line for line in done.stderr.splitlines() if line.startswith("tinycode: note: candidate repairs")]
+    ranked = {report["ranked_by"] for report in json.loads(done.stdout)}
+    assert len(notes) == 1, done.stderr
+    if chat == "choice":
+        assert "ranked by the model's choice" in notes[0]
+        assert ranked == {"the model's choice among the numbered candidates (not their likelihood)"}
+    else:
+        assert "cannot be ranked" in notes[0] and "rewrite chooses instead" in notes[0]
+        assert all(r.startswith("not ranked: ") for r in ranked) and ranked
+
+
 def test_a_client_may_be_told_which_ways_to_rank():
     like = LlamaServerLike()
     routes = {**like.routes(), "/v1/chat/completions": (200, chat_choice_reply({"1": -0.1}))}

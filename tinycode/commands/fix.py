@@ -111,6 +111,7 @@ class _Reporter:
         self.reports: list[dict[str, Any]] = []
         self.remaining = self.changed = self.errors = self.model_errors = 0
         self.said_unavailable = False
+        self.said_ranking = False  # the first file ranked otherwise than by likelihood, once
         # On a terminal, a bar counts the files done (the total is not known while the
         # folders are still being walked); elsewhere it prints nothing.
         from tqdm import tqdm  # imported by fix only: every command's parser loads this module
@@ -161,6 +162,13 @@ class _Reporter:
             result.status = "error"  # the model failed on this file; the others go on
             self.errors, self.model_errors = self.errors + 1, self.model_errors + 1
             say(f"tinycode: error: {item.path}: not repaired ({result.reason})")
+        if not self.said_ranking and result.ranked_by.startswith(("not ranked", "the model's choice")):
+            self.said_ranking = True  # each file's "ranked_by" in --json says it too
+            if not args.quiet:
+                say("tinycode: note: candidate repairs cannot be ranked through the model server ("
+                    + result.ranked_by.removeprefix("not ranked: ") + "); the model's rewrite chooses instead"
+                    if result.ranked_by.startswith("not") else
+                    f"tinycode: note: candidate repairs are ranked by {result.ranked_by}")
         diff = unified_diff(text, result.source, item.path) if result.status == "fixed" else ""
         if self.trace is not None and not write_trace(self.trace, result.steps, item.path):
             self.errors += 1
