@@ -319,7 +319,7 @@ class OpenAIHTTPLLM:
         top = SHIFTED_TOP if mode == SHIFTED else 1
         try:
             echoes = [_echoed(self._echo(prompt + c, top), prompt + c) for c in continuations]
-        except _NoEcho as exc:  # it did echo for the probe
+        except _Unusable as exc:  # it did echo for the probe
             raise ModelError(f"the model server at {self.root} answered a scoring request "
                              f"without the prompt's log-probabilities ({exc})") from None
         # First scored token: the first one that does not lie wholly inside the prompt,
@@ -413,7 +413,7 @@ class OpenAIHTTPLLM:
             return "", f"the model server cannot return prompt log-probabilities ({exc})", False
         try:
             echo = _echoed(data, PROBE_TEXT)
-        except _NoEcho as exc:
+        except _Unusable as exc:
             return "", f"the model server at {self.root} does not echo prompt log-probabilities ({exc})", False
         tokens, tops = echo["tokens"], echo["top_logprobs"]
         end = _inside(echo, len(PROBE_TEXT))
@@ -439,14 +439,14 @@ class OpenAIHTTPLLM:
         scores = data.get("scores")
         values = [_number(v) for v in scores] if isinstance(scores, list) else []
         if len(values) != len(continuations) or any(v is None for v in values):
-            raise _NoEcho(f"{SCORE_PATH} answered without a score for each continuation")
+            raise _Unusable(f"{SCORE_PATH} answered without a score for each continuation")
         return [float(v) for v in values if v is not None]
 
     def _probe_own(self) -> bool:
         """Whether the server is tinycode's own, scoring as the model in process does."""
         try:
             return len(self._own(PROBE_TEXT[:8], [PROBE_TEXT[8:]], retries=0)) == 1
-        except (ServerAnswered, _NoEcho):
+        except (ServerAnswered, _Unusable):
             return False
 
     def _score_own(self, prompt: str, continuations: Sequence[str]) -> list[float]:
@@ -454,7 +454,7 @@ class OpenAIHTTPLLM:
         try:
             for start in range(0, len(continuations), MAX_SCORED_CONTINUATIONS):
                 scores += self._own(prompt, continuations[start:start + MAX_SCORED_CONTINUATIONS])
-        except _NoEcho as exc:  # it scored the probe
+        except _Unusable as exc:  # it scored the probe
             raise ModelError(f"the model server at {self.root} answered a scoring request "
                              f"in an unexpected way ({exc})") from None
         return scores
@@ -469,7 +469,7 @@ class OpenAIHTTPLLM:
         tokens = data.get("tokens")
         if not isinstance(tokens, list) or not all(isinstance(t, int) and not isinstance(t, bool)
                                                    for t in tokens):
-            raise _NoEcho("/tokenize answered without a list of token ids")
+            raise _Unusable("/tokenize answered without a list of token ids")
         return tokens
 
     def _forced(self, prefix: list[int], forced: list[int]) -> list[float]:
@@ -484,12 +484,12 @@ class OpenAIHTTPLLM:
         data = self._request("POST", "/completion", payload, root=True)
         probs = data.get("completion_probabilities")
         if data.get("tokens") != forced or not isinstance(probs, list) or len(probs) != len(forced):
-            raise _NoEcho("the grammar of token ids did not make it generate exactly those tokens")
+            raise _Unusable("the grammar of token ids did not make it generate exactly those tokens")
         values = []
         for entry in probs:
             value = _number(entry.get("logprob")) if isinstance(entry, dict) else None
             if value is None:
-                raise _NoEcho("a generated token came without its log-probability")
+                raise _Unusable("a generated token came without its log-probability")
             values.append(max(value, FLOOR_LOGPROB))
         return values
 
@@ -502,9 +502,7 @@ class OpenAIHTTPLLM:
             if len(tokens) < 8:
                 return False, "its /tokenize split the probe into too few tokens"
             values = self._forced(tokens[:4], tokens[4:])
-        except ServerAnswered as exc:
-            return False, f"nor does it generate under a grammar of token ids ({exc})"
-        except _NoEcho as exc:
+        except (ServerAnswered, _Unusable) as exc:
             return False, f"nor does it generate under a grammar of token ids ({exc})"
         if sum(values) / len(values) < -2.0:
             return False, ("its log-probabilities of forced tokens are not the model's "
@@ -527,7 +525,7 @@ class OpenAIHTTPLLM:
                 if shared > begin else 0.0
             return [common + (math.fsum(self._forced(s[:shared], s[shared:])) if len(s) > shared else 0.0)
                     for s in sequences]
-        except _NoEcho as exc:  # it did generate exactly for the probe
+        except _Unusable as exc:  # it did generate exactly for the probe
             raise ModelError(f"the model server at {self.root} answered a scoring request "
                              f"in an unexpected way ({exc})") from None
 
@@ -543,7 +541,7 @@ class OpenAIHTTPLLM:
             first = data["choices"][0]["logprobs"]["content"][0]
             rows = [first, *first.get("top_logprobs", [])]
         except (KeyError, IndexError, TypeError, AttributeError):
-            raise _NoEcho("the chat answer came without the log-probabilities of its token") from None
+            raise _Unusable("the chat answer came without the log-probabilities of its token") from None
         values: dict[str, float] = {}
         for row in rows:
             value = _number(row.get("logprob")) if isinstance(row, dict) else None
@@ -551,7 +549,7 @@ class OpenAIHTTPLLM:
                 key = row["token"].strip()
                 values[key] = max(values.get(key, value), value)
         if not values:
-            raise _NoEcho("the chat answer's log-probabilities name no token")
+            raise _Unusable("the chat answer's log-probabilities name no token")
         return values
 
     def _probe_choice(self) -> tuple[bool, str]:
@@ -559,7 +557,7 @@ class OpenAIHTTPLLM:
         its alternatives (OpenAI's ``logprobs``/``top_logprobs``)."""
         try:
             self._choose(_choice_messages("x = (", ["1)", "1"]))
-        except (ServerAnswered, _NoEcho) as exc:
+        except (ServerAnswered, _Unusable) as exc:
             return False, f"nor does it give the log-probabilities of a chat answer ({exc})"
         return True, ""
 
@@ -570,7 +568,7 @@ class OpenAIHTTPLLM:
             raise ScoringUnsupported(f"a choice among more than {MAX_CHOICES} candidates")
         try:
             values = self._choose(_choice_messages(prompt, continuations))
-        except _NoEcho as exc:
+        except _Unusable as exc:
             raise ModelError(f"the model server at {self.root} answered a choice "
                              f"in an unexpected way ({exc})") from None
         floor = min(values.values()) - 1.0  # below every alternative it listed
@@ -583,8 +581,9 @@ class OpenAIHTTPLLM:
             self._sessions.clear()
 
 
-class _NoEcho(Exception):
-    """An answer without the prompt's tokens and their log-probabilities."""
+class _Unusable(Exception):
+    """An answer without what scoring needs (the prompt's echoed log-probabilities, the
+    forced tokens, a score for each continuation...)."""
 
 
 def _echoed(data: dict[str, Any], text: str) -> dict[str, list]:
@@ -595,17 +594,17 @@ def _echoed(data: dict[str, Any], text: str) -> dict[str, list]:
         echo = {key: list(logprobs[key]) for key in ("tokens", "text_offset", "token_logprobs")}
         echo["top_logprobs"] = list(logprobs.get("top_logprobs") or [None] * len(echo["tokens"]))
     except (KeyError, IndexError, TypeError, AttributeError):
-        raise _NoEcho("no logprobs with tokens, text_offset and token_logprobs") from None
+        raise _Unusable("no logprobs with tokens, text_offset and token_logprobs") from None
     count = len(echo["tokens"])
     if any(len(values) != count for values in echo.values()):
-        raise _NoEcho("logprobs lists of different lengths")
+        raise _Unusable("logprobs lists of different lengths")
     offsets = echo["text_offset"]
     if not all(isinstance(o, int) and not isinstance(o, bool) for o in offsets) \
             or any(b < a for a, b in zip(offsets, offsets[1:])):
-        raise _NoEcho("text_offset is not a rising list of integers")
+        raise _Unusable("text_offset is not a rising list of integers")
     # The prompt's own tokens must be there, not only the generated one.
     if not offsets or offsets[0] != 0 or _inside(echo, len(text)) < 2:
-        raise _NoEcho("the prompt's tokens were not echoed")
+        raise _Unusable("the prompt's tokens were not echoed")
     return echo
 
 
