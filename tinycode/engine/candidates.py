@@ -501,7 +501,7 @@ class _CompileVerdicts:
 
     def cleared_line(self, edit: Edit) -> bool:
         """After ``edit`` (judged PROGRESS), CPython's first error lies past its lines."""
-        return self.next_error.get(_key(edit), 0) > edit.line + len(edit.new_lines) - 1
+        return self.next_error.get(_key(edit), 0) > edit.last_written
 
     def verdict(self, edit: Edit) -> str | None:
         lines = self.node.lines
@@ -532,7 +532,7 @@ class _CompileVerdicts:
         by compiling what lies before: a parser error above the edit that was there all
         along (progress), and a tokenizer error past the edit that hides a parser error
         the edit made (none)."""
-        last = edit.line + len(edit.new_lines) - 1
+        last = edit.last_written
         if error[0] < edit.line:  # the old error was at or past the edit, and is gone
             return self.reported[0] >= edit.line and self._there_before(error[0], message, edit.line)
         if error[0] == edit.line and self._uncovered(error, message, edit):
@@ -588,7 +588,7 @@ class _CompileVerdicts:
         if line == edit.line and edit.span == len(edit.new_lines) == 1 and edit.column < column:
             column += len(edit.new_lines[0]) - len(self.node.lines[line - 1])
         elif line > edit.line:
-            line += len(edit.new_lines) - edit.span
+            line += edit.shift
         return line, column
 
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
@@ -681,8 +681,8 @@ class _ReparseVerdicts:
             return None
         if self.native:
             return FIXED if edit.direct else self._filter(problems, edit)
-        last = edit.line + len(edit.new_lines) - 1
-        if _token_over_code(self.tree, after, edit.line - 1, last - 1, len(edit.new_lines) - edit.span):
+        last = edit.last_written
+        if _token_over_code(self.tree, after, edit.line - 1, last - 1, edit.shift):
             return None
         if not problems:
             return FIXED
@@ -691,7 +691,7 @@ class _ReparseVerdicts:
             # What now reads as correct down to the next error must read as it did
             # before, not as one string or comment the edit began (a ``::`` made ``.``
             # before a backquote, which then opens a shell command over fifty lines).
-            shift = len(edit.new_lines) - edit.span
+            shift = edit.shift
             self.swallowed_below[_key(edit)] = _nodes_starting(after, last, first_left - 2) < SWALLOWED * \
                 _nodes_starting(self.tree, last - shift, first_left - 2 - shift)
         return PROGRESS if self._helps(list(problems), edit) else None
@@ -724,12 +724,12 @@ class _ReparseVerdicts:
         the judge's to decide."""
         if not _indentation_is_syntax(self.language) and _only_indentation(self.node.lines, edit):
             return None
-        delta = len(edit.new_lines) - edit.span
+        delta = edit.shift
         shifted = {(line + delta if line > edit.line else line, message) for line, message in self.tree_before}
         spans = [(first, last + delta if last > edit.line else last) for first, last in self.tree_spans]
         found = {(p.line, p.message) for p in problems
                  if not any(first < p.line <= last for first, last in spans)}
-        last = edit.line + len(edit.new_lines) - 1
+        last = edit.last_written
         if any(near(line, edit.line, last) for line, _ in shifted) \
                 and not any(near(line, edit.line, last) for line, _ in found):
             return FIXED  # repaired here; what tree-sitter sees now is elsewhere: ask the judge
@@ -754,8 +754,8 @@ class _ReparseVerdicts:
         return {(line, message) for line in range(edit.line, last + 1) for message in old}
 
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
-        return self.verifier.progress(self.node.problems, problems, edit.line, edit.line + len(edit.new_lines) - 1,
-                                      len(edit.new_lines) - edit.span, self.shadowed,
+        return self.verifier.progress(self.node.problems, problems, edit.line, edit.last_written,
+                                      edit.shift, self.shadowed,
                                       swallowed_below=self.swallowed_below.get(_key(edit), False),
                                       structure_kept=all(map(too_wide, problems)) and _keeps_structure(
                                           self.node, edit, self.language))
@@ -785,7 +785,7 @@ class _ReparseVerdicts:
         new = next((p for p in problems if p.source != TREE_SITTER), None)
         if old is None or new is None:
             return False
-        line = old.line + (len(edit.new_lines) - edit.span if old.line > edit.line else 0)
+        line = old.line + (edit.shift if old.line > edit.line else 0)
         return new.line == line and new.message == old.message
 
     def favourites(self, budget: _Budget) -> list[tuple[int, Edit, str | None]]:
@@ -809,7 +809,7 @@ class _ReparseVerdicts:
         initialiser), so only the judge can tell."""
         if not self.native:
             return
-        last = edit.line + len(edit.new_lines) - 1
+        last = edit.last_written
         before = any(edit.line <= line <= edit.line + max(edit.span, 1) - 1 for line, _ in self.tree_before)
         if before and not any(edit.line <= p.line <= last for p in self.seen[_key(edit)]):
             self._second_chance(rank, edit)

@@ -54,6 +54,17 @@ class Edit:
     def text(self) -> str:
         return "\n".join(self.new_lines)
 
+    @property
+    def last_written(self) -> int:
+        """The last line of what the edit wrote, in the edited text (``line - 1`` when it
+        wrote none)."""
+        return self.line + len(self.new_lines) - 1
+
+    @property
+    def shift(self) -> int:
+        """How far the edit moves the lines after it (lines written less lines replaced)."""
+        return len(self.new_lines) - self.span
+
     def applied(self, lines: Sequence[str]) -> list[str]:
         return [*lines[:self.line - 1], *self.new_lines, *lines[self.line - 1 + self.span:]]
 

@@ -402,7 +402,7 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
     else:
         change = rewrite.edit
         if not state.verifier.progress(state.current.problems, rewrite.edited_result.problems, change.line,
-                                       change.line + len(change.new_lines) - 1, len(change.new_lines) - change.span):
+                                       change.last_written, change.shift):
             observation = "The rewrite does not remove the problem; the agent takes over."
         elif state.too_large(rewrite.edited):
             observation = "The rewrite changes too much; the agent takes over."

@@ -166,7 +166,7 @@ def _enclosing_rows(root, lines: list[str], problem: Problem, protected: tuple[i
 def _new_span(edit: Edit) -> tuple[int, int, int]:
     """(first, last) lines of what ``edit`` wrote, in the edited text (the line after a
     deletion), and how far it moved the lines below."""
-    return edit.line, edit.line + max(len(edit.new_lines), 1) - 1, len(edit.new_lines) - edit.span
+    return edit.line, edit.line + max(len(edit.new_lines), 1) - 1, edit.shift
 
 
 BRACKET_MARKS = ("(", ")", "[", "]", "{", "}")
@@ -351,7 +351,7 @@ class Verifier:
             return False
         if target.source == TREE_SITTER:
             return True
-        line = target.line + (len(edit.new_lines) - edit.span if target.line > edit.line else 0)
+        line = target.line + (edit.shift if target.line > edit.line else 0)
         return not any(near(p.line, line, line, reach) for p in problems)
 
     def clears_its_place(self, before: list[str], problems_before: tuple[Problem, ...], edits: tuple[Edit, ...],
@@ -375,7 +375,7 @@ class Verifier:
     def place_cleared(self, problems_after: tuple[Problem, ...], edit: Edit, problem: Problem) -> bool:
         """After ``edit``, tree-sitter sees no problem within the region of the edit and
         of ``problem`` (one half of a pair of edits: it may add problems elsewhere)."""
-        last = edit.line + len(edit.new_lines) - 1
+        last = edit.last_written
         where = (min(edit.line, problem.line), max(last, problem.line))
         return not any(near(p.line, *where, self.reach) for p in problems_after)
 
