@@ -7,7 +7,8 @@ import pytest
 
 from tinycode import judges
 from tinycode.check import Problem
-from tinycode.engine.candidates import suggest, swallowed
+from tinycode.engine.candidates import suggest
+from tinycode.engine.verifier import Verifier
 from tinycode.languages import get_parser
 from tinycode.engine.proposals import proposals
 from tinycode.check import check
@@ -409,14 +410,13 @@ def test_a_block_that_lost_its_opener_gets_it_back_before_the_edits_around_the_r
 
 def test_a_block_opener_put_back_is_not_taken_for_an_unmatched_bracket():
     from tinycode.check import source_lines
-    from tinycode.engine.candidates import _Node, _unbalances
     from tinycode.engine.edits import Edit
 
     lines = source_lines(LOST_FUNCTION_OPENER)
-    node = _Node(lines, True, (), (), 0)
-    assert not _unbalances(node, Edit(5, 1, ["func Example() {"], "line 5: insert '{'"))
+    verifier = Verifier("go")
+    assert not verifier.unbalances(lines, Edit(5, 1, ["func Example() {"], "line 5: insert '{'"))
     # An opener with no closer anywhere below still is one.
-    assert _unbalances(node, Edit(7, 1, ["\tconst n = (3"], "line 7: insert '('"))
+    assert verifier.unbalances(lines, Edit(7, 1, ["\tconst n = (3"], "line 7: insert '('"))
 
 
 def test_a_bracket_left_open_above_the_window_is_an_error_that_was_there_before():
@@ -637,12 +637,12 @@ PAGE = ('<html><head><script src="a.js"></script><noscript><link rel="stylesheet
      "set -eu", "set<< -eu"),
 ])
 def test_an_edit_that_makes_much_of_the_file_one_token_swallows_it(language, source, old, new):
-    assert swallowed(*_edited_tree(source, language, old, new))
+    assert Verifier(language).swallowed(*_edited_tree(source, language, old, new))
 
 
 def test_a_comment_opener_put_back_over_a_licence_read_as_code_is_a_repair():
     broken = LICENSED_JAVA.replace("/*", "*/", 1)
-    assert not swallowed(*_edited_tree(broken, "java", "*/", "/*"))
+    assert not Verifier("java").swallowed(*_edited_tree(broken, "java", "*/", "/*"))
     found = suggest(broken, "java")
     assert found and found[0].source_after == LICENSED_JAVA
 
@@ -750,15 +750,13 @@ def test_an_error_uncovered_far_below_is_no_progress_when_the_edit_made_the_line
 
 
 def test_a_token_an_edit_began_over_lines_read_as_code_is_no_repair():
-    from tinycode.engine.candidates import _token_over_code
-
     code = "".join(f"def step{i}(x)\n  y = x * {i}\n  y + {i}\nend\n" for i in range(6))
     ruby = "# frozen_string_literal: true\n#\n# A library\n" + code + "def ratio(a, b)\n  a / b\nend\n"
     parser = get_parser("ruby")
     # A '/' typed before the first comment makes a regular expression of 28 lines of code.
-    assert _token_over_code(parser.parse(ruby.encode()), parser.parse(("/" + ruby).encode()), 0, 0, 0)
+    assert Verifier("ruby").token_over_code(parser.parse(ruby.encode()), parser.parse(("/" + ruby).encode()), 0, 0, 0)
     # A comment's lost '/*' put back takes in lines tree-sitter could not read as code.
     licence = "".join(f" * Licensed under the terms number {i} of the licence, as it says.\n" for i in range(12))
     lost = licence + " */\nconst a = 1;\n"
     parser = get_parser("javascript")
-    assert not _token_over_code(parser.parse(lost.encode()), parser.parse(("/*\n" + lost).encode()), 0, 0, 1)
+    assert not Verifier("javascript").token_over_code(parser.parse(lost.encode()), parser.parse(("/*\n" + lost).encode()), 0, 0, 1)

@@ -18,25 +18,22 @@ checked as whole files.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable
 
 from ..deadline import expired
 from ..check import CheckResult, Problem, check, compile_error, source_lines, tree_sitter_problems
 from ..languages import NoVerdict
 from ..problems import tree_problems
-from .edits import BRACKETS, WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
+from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
 from .rules import PAIRED_FIX, combined
-from .layout import HEADER_SCAN, block_header, open_strings, unmatched_brackets
-from .proposals import opener_at_end, proposals
+from .proposals import proposals
 from .. import judges
 from ..judges import grammar_gaps, judge_name
 from ..languages import get_parser, spec
-from .grammar_space import contexts_of, habits, vocabulary
-from .verifier import (BRACKET_MARKS, REGION, STRING_TO_THE_END, TREE_SITTER, WIDE, Verifier, near, reported_line,
-                       too_wide)
+from .grammar_space import contexts_of, habits
+from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, nodes_starting,
+                       only_indentation, reported_line, too_wide, unmatched)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -59,7 +56,6 @@ OPERATIONS_PER_UNIT = 1
 READ_CHUNK = 1 << 16  # bytes handed to the parser per read
 LOOK_FURTHER = 400  # proposals tried for alternatives after the first complete fix,
 ALTERNATIVES_WORK = 1_500  # and checks spent on them at most
-FIXED, PROGRESS = "fixed", "progress"
 # Above this many lines a Python file is judged on a window around the error.
 WINDOW_FROM = 40
 _WINDOW_ABOVE, _WINDOW_BELOW = 40, 80
@@ -74,15 +70,6 @@ JUDGE_ALTERNATIVES = 32  # of those, spent looking for other complete fixes once
 JUDGE_FAVOURITES = 3
 MAX_SECOND_LOOKS = 40  # edits kept for a judge's run after tree-sitter's first guesses
 FIRST_PROPOSALS = 16  # the likeliest proposals, which the judge may see whatever tree-sitter says
-BRACKET_REACH = 40  # lines either side of an edit where its brackets may find their partners
-# An edit after which tree-sitter reads less than this share of the file's nodes made
-# much of it one token (a here-document ``set<< -eu``, a string left open, a ``</script>``
-# made ``<script>``): a repair changes a few nodes. Unless that token ends before the
-# file does and what it took in was mostly what tree-sitter could not read before (a
-# comment's ``/*`` put back over a licence whose words were read as code). Files of
-# fewer nodes are left to the judge.
-SWALLOWED = 0.5
-SWALLOW_FROM = 100
 
 
 def _one_error_at_a_time(language: str) -> bool:
@@ -188,8 +175,8 @@ def _balanced(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:
     brackets itself: Python keeps them all.)"""
     if _one_error_at_a_time(language) or len(nodes) < 2:
         return nodes
-    limit = _unmatched(root.lines)
-    kept = [n for n in nodes if _unmatched(n.lines) <= limit]
+    limit = unmatched(root.lines)
+    kept = [n for n in nodes if unmatched(n.lines) <= limit]
     return kept or nodes
 
 
@@ -279,6 +266,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     make progress, as nodes checked on the whole file."""
     verdicts = _CompileVerdicts(node, language) if _one_error_at_a_time(language) \
         else _ReparseVerdicts(node, language, judge_limit)
+    verifier = verdicts.verifier
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
@@ -304,7 +292,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         if (edit.whole_repair_only and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
             continue
         seen.add(key)
-        if not _one_error_at_a_time(language) and _opens_strings(node, edit):
+        if not _one_error_at_a_time(language) and verifier.opens_strings(node.lines, edit):
             continue
         verdict = verdicts.verdict(edit)
         budget.take(verdicts.cost)
@@ -317,7 +305,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
                 judged = False  # the judge's first error stands as it was: not ahead of tree-sitter's guesses
         if verdict == FIXED:
             fixing.append((rank, edit))
-        elif verdict == PROGRESS and not edit.whole_repair_only and not _unbalances(node, edit):
+        elif verdict == PROGRESS and not edit.whole_repair_only and not verifier.unbalances(node.lines, edit):
             if cleared is None and not node.edits and isinstance(verdicts, _ReparseVerdicts) \
                     and verdicts.clears_its_place(edit, judged):
                 cleared = rank
@@ -340,7 +328,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         for rank, edit, verdict in verdicts.favourites(budget) + verdicts.second_looks(budget):
             if verdict == FIXED:
                 fixing.append((rank, edit))
-            elif verdict == PROGRESS and not _unbalances(node, edit):
+            elif verdict == PROGRESS and not verifier.unbalances(node.lines, edit):
                 progressing.insert(0, (rank, edit))
     found: list[_Node] = []
     # Whole-file checks cost the most on long files: partial repairs are checked
@@ -396,78 +384,10 @@ def _kind(edit: Edit) -> str:
     return edit.description.split(": ", 1)[-1]
 
 
-def _unbalances(node: _Node, edit: Edit) -> bool:
-    """The edit leaves strings open on its lines, or more brackets unmatched in the
-    lines around it, than there were: such an edit only moves the error along, it does
-    not lead to a repair. (An opener whose closer lies further down is not unmatched:
-    putting back a deleted ``{`` is a repair.)"""
-    old = node.lines[edit.line - 1:edit.line - 1 + edit.span]
-    if _opens_strings(node, edit):
-        return True  # an unterminated string swallows the error, it does not fix it
-    if edit.direct:
-        # A block's structure put right where its layout says (a closer typed twice,
-        # one lost): the brackets it pairs may lie far off, and another mistake of the
-        # file may be what keeps them unbalanced. The judge alone decides.
-        return False
-    before = node.lines[max(0, edit.line - 1 - BRACKET_REACH):edit.line - 1]
-    after = node.lines[edit.line - 1 + edit.span:edit.line - 1 + edit.span + BRACKET_REACH]
-    if _unmatched(before + list(edit.new_lines) + after) <= _unmatched(before + old + after):
-        return False
-    return not _puts_back_block_opener(node, edit)
 
 
-_OPENER_OF = {closer: opener for opener, closer in BRACKETS.items()}
 
 
-def _puts_back_block_opener(node: _Node, edit: Edit) -> bool:
-    """The edit ends a block's first line with the opener its closer, lines below and
-    perhaps past ``BRACKET_REACH`` (a long function's body), now closes nothing."""
-    if edit.span != 1 or len(edit.new_lines) != 1 or not edit.new_lines[0].rstrip().endswith(tuple(BRACKETS)):
-        return False
-    last = min(len(node.lines), edit.line + HEADER_SCAN)
-    return any(bracket not in BRACKETS and block_header(node.lines, line, col) == edit.line
-               and opener_at_end(node.lines, edit.line, _OPENER_OF[bracket]).new_lines == edit.new_lines
-               for line, col, bracket in unmatched_brackets(node.lines, edit.line, last, ""))
-
-
-def _opens_strings(node: _Node, edit: Edit) -> bool:
-    """The edit leaves more strings open on its lines than there were. Outside Python
-    (whose search judges every edit by CPython) that is never a repair, even when the
-    file then parses: one quote can re-pair every quote after it (``"if [ "$#" ...``)."""
-    old = node.lines[edit.line - 1:edit.line - 1 + edit.span]
-    return sum(map(open_strings, edit.new_lines)) > sum(map(open_strings, old))
-
-
-def _keeps_structure(node: _Node, edit: Edit, language: str) -> bool:
-    """The edit only takes tokens away, and none of them a bracket, quote or keyword of
-    the language: it can neither open nor close a block or a string, nor make the
-    parser read the lines after it anew (a line split where a name was lost)."""
-    old = Counter(code_tokens("\n".join(node.lines[edit.line - 1:edit.line - 1 + edit.span]), language))
-    new = Counter(code_tokens("\n".join(edit.new_lines), language))
-    keywords = set(vocabulary(language)[0])
-    return not new - old and not any(token in BRACKET_MARKS or token in keywords or any(q in token for q in "\"'`")
-                                     for token in old - new)
-
-
-def _quotes_added_or_lost(node: _Node, edit: Edit) -> bool:
-    """The edit changes how many quote characters its lines hold (not which kind)."""
-    old = node.lines[edit.line - 1:edit.line - 1 + edit.span]
-    return sum(line.count(q) for line in edit.new_lines for q in "\"'`") != \
-        sum(line.count(q) for line in old for q in "\"'`")
-
-
-def _unmatched(lines: Sequence[str]) -> int:
-    return len(unmatched_brackets(list(lines), 1, len(lines), ""))
-
-
-# Errors CPython's tokenizer reports, before any error of its parser in the file.
-_TOKENIZER_ERROR = re.compile(r"unterminated (?:triple-quoted )?string|unmatched '|does not match opening"
-                              r"|was never closed|unindent does not match|invalid (?:non-printable )?character"
-                              r"|invalid \w+ literal|unexpected character after line continuation")
-
-# Tokenizer errors at a token the tokenizer cannot read: the parse stops there, before
-# any error of the parser's on the same line.
-_BAD_TOKEN = re.compile(r"invalid (?:non-printable )?character|invalid \w+ literal")
 
 
 class _CompileVerdicts:
@@ -483,9 +403,11 @@ class _CompileVerdicts:
         first = node.problems[0]
         record = spec(language)
         begins = reported_line(first, record is not None and record.judge_names_where_errors_begin)
-        self.reported, self.message = (first.line, first.column), first.message
+        self.verifier = Verifier(language)
+        self.lines = node.lines
         # Where it begins: past that, a new first error is progress.
-        self.error = self.reported if begins == first.line else (begins, WHOLE_LINE)
+        reported = (first.line, first.column)
+        self.first = FirstError(reported, reported if begins == first.line else (begins, WHOLE_LINE), first.message)
         # The window holds the error's own statement; an error that goes back to a line
         # above it (a bracket's mismatch, a closer whose opener was lost) is judged on
         # the whole file.
@@ -522,55 +444,21 @@ class _CompileVerdicts:
                 self.fixed_in_window.add(_key(edit))
             return FIXED
         self.next_error[_key(edit)] = error[0] + start - 1
-        return PROGRESS if self._progress((error[0] + start - 1, error[1]), error[2], edit) else None
+        return PROGRESS if self.verifier.first_error_progress(self.first, (error[0] + start - 1, error[1]), error[2],
+                                                              edit, self) else None
 
-    def _progress(self, error: tuple[int, int], message: str, edit: Edit) -> bool:
-        """The first error is now past both the edit and where the old error began, and
-        is not the old error itself (in the edited file's coordinates). CPython reports
-        an error its tokenizer finds (a string left open, an unmatched bracket) before
-        any error of its parser, wherever each lies, so two more cases are told apart
-        by compiling what lies before: a parser error above the edit that was there all
-        along (progress), and a tokenizer error past the edit that hides a parser error
-        the edit made (none)."""
-        last = edit.last_written
-        if error[0] < edit.line:  # the old error was at or past the edit, and is gone
-            return self.reported[0] >= edit.line and self._there_before(error[0], message, edit.line)
-        if error[0] == edit.line and self._uncovered(error, message, edit):
-            return True
-        moved_on = error > self._moved(self.error, edit) and error > (last, edit.end_column) \
-            and (error != self._moved(self.reported, edit) or message != self.message)
-        if moved_on and _TOKENIZER_ERROR.search(message):
-            lines = self.node.lines
-            edited = lines[:edit.line - 1] + edit.new_lines + lines[edit.line - 1 + edit.span:]
-            hidden = self._error_above(edited, error[0])
-            return hidden is None or hidden[0] > last \
-                or (hidden[0] < edit.line and self._there_before(hidden[0], hidden[2], edit.line))
-        return moved_on
-
-    def _uncovered(self, error: tuple[int, int], message: str, edit: Edit) -> bool:
-        """The edit repaired the old error and uncovered another on its own line that
-        the old one hid: a parser error before the edit, once the token the tokenizer
-        stopped at (a bad literal or character) is replaced and no longer stops the
-        parse first; or a bracket never closed, once a re-indent (which opens and
-        closes none) repaired an unexpected indent."""
-        if _BAD_TOKEN.search(self.message):
-            return edit.span == len(edit.new_lines) == 1 and self.reported[0] == edit.line \
-                and edit.column < self.reported[1] <= edit.end_column and error[1] <= edit.column \
-                and not _TOKENIZER_ERROR.search(message)
-        return "was never closed" in message and _only_indentation(self.node.lines, edit)
-
-    def _there_before(self, line: int, message: str, edit_line: int) -> bool:
+    def there_before(self, line: int, message: str, edit_line: int) -> bool:
         """The original's lines above ``edit_line`` alone report this error on ``line``."""
         if self.window is not None and line < self.window[0]:
             # Above the window (a bracket left open lines before it): the file's lines
             # above the window, compiled once for the node.
             edit_line = self.window[0]
         if edit_line not in self.errors_above:
-            self.errors_above[edit_line] = self._error_above(self.node.lines, edit_line)
+            self.errors_above[edit_line] = self.error_above(self.node.lines, edit_line)
         prefix = self.errors_above[edit_line]
         return prefix is not None and prefix[0] == line and prefix[2] == message
 
-    def _error_above(self, lines: list[str], upto: int) -> tuple[int, int, str] | None:
+    def error_above(self, lines: list[str], upto: int) -> tuple[int, int, str] | None:
         """CPython's first error in the lines above ``upto`` of ``lines`` (the file or an
         edited copy), in file coordinates; only those in the window, when there is one,
         so the cost does not grow with the file."""
@@ -581,15 +469,6 @@ class _CompileVerdicts:
         part = [line[len(indent):] if line.startswith(indent) else line for line in lines[first - 1:last]]
         error = _compile_error("\n".join(part) + "\n")
         return None if error is None else (error[0] + first - 1, error[1], error[2])
-
-    def _moved(self, at: tuple[int, int], edit: Edit) -> tuple[int, int]:
-        """Where the position ``at`` of the old text lies once ``edit`` is applied."""
-        line, column = at
-        if line == edit.line and edit.span == len(edit.new_lines) == 1 and edit.column < column:
-            column += len(edit.new_lines[0]) - len(self.node.lines[line - 1])
-        elif line > edit.line:
-            line += edit.shift
-        return line, column
 
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
         """The problems of the whole edited file. The window is complete statements at
@@ -603,7 +482,7 @@ class _CompileVerdicts:
         if error is None:
             self.rest_compiles = self.rest_compiles or within
             return ()
-        if not self._progress(error[:2], error[2], edit):
+        if not self.verifier.first_error_progress(self.first, error[:2], error[2], edit, self):
             return None
         # The first error is enough to go on from; the rest is counted for the few returned.
         return (Problem(error[0], error[1], error[0], error[1], error[2], kind="compiler", source="python"),)
@@ -677,12 +556,13 @@ class _ReparseVerdicts:
         else:
             after = self._parse(data, tree)
         problems = self.seen[_key(edit)] = tuple(tree_problems(after, data))
-        if swallowed(self.tree, after, len(new) - (old_end - begin)):
+        if self.verifier.swallowed(self.tree, after, len(new) - (old_end - begin)):
             return None
         if self.native:
-            return FIXED if edit.direct else self._filter(problems, edit)
+            return FIXED if edit.direct else self.verifier.tree_sitter_screen(
+                self.node.lines, self.tree_before, self.tree_spans, problems, edit, self.blind)
         last = edit.last_written
-        if _token_over_code(self.tree, after, edit.line - 1, last - 1, edit.shift):
+        if self.verifier.token_over_code(self.tree, after, edit.line - 1, last - 1, edit.shift):
             return None
         if not problems:
             return FIXED
@@ -692,8 +572,8 @@ class _ReparseVerdicts:
             # before, not as one string or comment the edit began (a ``::`` made ``.``
             # before a backquote, which then opens a shell command over fifty lines).
             shift = edit.shift
-            self.swallowed_below[_key(edit)] = _nodes_starting(after, last, first_left - 2) < SWALLOWED * \
-                _nodes_starting(self.tree, last - shift, first_left - 2 - shift)
+            self.swallowed_below[_key(edit)] = nodes_starting(after, last, first_left - 2) < SWALLOWED * \
+                nodes_starting(self.tree, last - shift, first_left - 2 - shift)
         return PROGRESS if self._helps(list(problems), edit) else None
 
     def _parse(self, data: bytes, old: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
@@ -716,49 +596,12 @@ class _ReparseVerdicts:
         self.cost = 1 + operations // OPERATIONS_PER_UNIT
         return tree
 
-    def _filter(self, problems: tuple[Problem, ...], edit: Edit) -> str | None:
-        """For a natively judged language: FIXED (worth asking the judge first) when
-        tree-sitter sees fewer problems, PROGRESS when it sees the same ones, None when
-        it sees a new one or the edit only re-indents a language that ignores indentation.
-        Where it sees nothing near the judge's error, every edit that adds no problem is
-        the judge's to decide."""
-        if not _indentation_is_syntax(self.language) and _only_indentation(self.node.lines, edit):
-            return None
-        delta = edit.shift
-        shifted = {(line + delta if line > edit.line else line, message) for line, message in self.tree_before}
-        spans = [(first, last + delta if last > edit.line else last) for first, last in self.tree_spans]
-        found = {(p.line, p.message) for p in problems
-                 if not any(first < p.line <= last for first, last in spans)}
-        last = edit.last_written
-        if any(near(line, edit.line, last) for line, _ in shifted) \
-                and not any(near(line, edit.line, last) for line, _ in found):
-            return FIXED  # repaired here; what tree-sitter sees now is elsewhere: ask the judge
-        if len(found) > len(self.tree_before):
-            return None
-        if not found or (len(found) < len(self.tree_before) and not found - shifted):
-            return FIXED
-        if self.blind and not found - shifted:
-            return FIXED  # tree-sitter cannot see this error: only the judge can tell
-        if found != shifted and not found - shifted - self._moved(edit, last):
-            return FIXED  # the same errors, one moved with its text to another edited line: only the judge can tell
-        if not found - shifted and any(start <= last and edit.line <= end for start, end in self.tree_spans):
-            return FIXED  # inside its error over many lines, the same after as before: only the judge can tell
-        # Not worse by count: tree-sitter's recovery may just see the same error differently.
-        return PROGRESS
-
-    def _moved(self, edit: Edit, last: int) -> set[tuple[int, str]]:
-        """Tree-sitter's problems on the edit's new lines whose like (the same message)
-        it saw on the lines the edit replaced: moved along with their text (a line
-        split), not added."""
-        old = {message for line, message in self.tree_before if edit.line <= line <= edit.end_line}
-        return {(line, message) for line in range(edit.line, last + 1) for message in old}
-
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
         return self.verifier.progress(self.node.problems, problems, edit.line, edit.last_written,
                                       edit.shift, self.shadowed,
                                       swallowed_below=self.swallowed_below.get(_key(edit), False),
-                                      structure_kept=all(map(too_wide, problems)) and _keeps_structure(
-                                          self.node, edit, self.language))
+                                      structure_kept=all(map(too_wide, problems)) and self.verifier.keeps_structure(
+                                          self.node.lines, edit))
 
     def judged(self, edit: Edit, lines: list[str], rank: int = 0) -> str | None:
         """The native judge's verdict on the edited file: FIXED, PROGRESS or None (also
@@ -777,16 +620,8 @@ class _ReparseVerdicts:
         return PROGRESS if problems else FIXED
 
     def unconfirmed(self, problems: tuple[Problem, ...], edit: Edit) -> bool:
-        """The language's own judge still reports its first error where and as it did
-        before ``edit``: only tree-sitter saw the edit help."""
-        if not self.native:
-            return False
-        old = next((p for p in self.node.problems if p.source != TREE_SITTER), None)
-        new = next((p for p in problems if p.source != TREE_SITTER), None)
-        if old is None or new is None:
-            return False
-        line = old.line + (edit.shift if old.line > edit.line else 0)
-        return new.line == line and new.message == old.message
+        """``Verifier.unconfirmed``, where the language has its own judge."""
+        return self.native and self.verifier.unconfirmed(self.node.problems, problems, edit)
 
     def favourites(self, budget: _Budget) -> list[tuple[int, Edit, str | None]]:
         """(rank, edit, verdict) for the edits the judge's runs ran out for that leave
@@ -831,7 +666,7 @@ class _ReparseVerdicts:
         tree-sitter (an ``#endif`` put back uncovers code it cannot parse), the judge
         may still accept it."""
         if self.native and rank < FIRST_PROPOSALS and (_indentation_is_syntax(self.language)
-                                                       or not _only_indentation(self.node.lines, edit)):
+                                                       or not only_indentation(self.node.lines, edit)):
             self._second_chance(rank, edit)
 
     def _second_chance(self, rank: int, edit: Edit) -> None:
@@ -861,8 +696,7 @@ class _ReparseVerdicts:
             problems = self.seen[_key(edit)]
         if problems and not self._helps(list(problems), edit):
             return None
-        if problems and _quotes_added_or_lost(self.node, edit) and any(
-                STRING_TO_THE_END.search(p.message) for p in problems if p not in self.node.problems):
+        if problems and self.verifier.string_to_the_end(self.node.lines, self.node.problems, problems, edit):
             return None  # the quote typed or deleted opened a string that runs on to the end
         return problems
 
@@ -924,7 +758,7 @@ def _clearing_edits(node: _Node, verdicts: _ReparseVerdicts, verifier: Verifier,
         if rank >= PAIR_WORK or len(found) >= PAIR_EDITS or expired():
             break
         if edit.whole_repair_only or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span] \
-                or _opens_strings(node, edit):
+                or verifier.opens_strings(node.lines, edit):
             continue
         verdicts.verdict(edit)
         if verifier.place_cleared(verdicts.seen[_key(edit)], edit, problem):
@@ -932,95 +766,10 @@ def _clearing_edits(node: _Node, verdicts: _ReparseVerdicts, verifier: Verifier,
     return found
 
 
-def swallowed(before: tree_sitter.Tree, after: tree_sitter.Tree, shift: int) -> bool:
-    """Did an edit that moved the file's end by ``shift`` bytes make much of the file one
-    string, comment, raw text or here-document (see ``SWALLOWED``)?"""
-    count = before.root_node.descendant_count
-    if count < SWALLOW_FROM or after.root_node.descendant_count >= SWALLOWED * count:
-        return False
-    last, now = _last_token(before.root_node), _last_token(after.root_node)
-    if (last.type, last.end_byte + shift) != (now.type, now.end_byte):
-        return True  # it runs on to the end of the file
-    dropped = count - after.root_node.descendant_count
-    return _unread(before) - _unread(after) < SWALLOWED * dropped
 
 
-# A node over more rows than this many times its descendants is one token (a string,
-# a comment, a regular expression), not code.
-TOKEN_ROWS = 2
-# Code rows a token an edit began may take in: past this many nodes, most of them read
-# before, it is code the edit swallowed.
-SWALLOWED_NODES = 10
 
 
-def _token_over_code(before: tree_sitter.Tree, after: tree_sitter.Tree, first_row: int, last_row: int,
-                     shift: int) -> bool:
-    """Where tree-sitter alone judges: the edit of rows ``first_row..last_row`` (0-based,
-    in the text after it, whose later rows moved by ``shift``) began a token that runs on
-    over rows tree-sitter read as code before (a ``/`` typed before a comment, now a
-    regular expression over thirty lines): the file may then parse, with a mistake
-    inside the token. Rows it could not read before may be taken in (a ``/*`` put back)."""
-    end = -1
-    stack = [after.root_node]
-    while stack:
-        node = stack.pop()
-        if node.end_point.row < first_row or node.start_point.row > last_row:
-            continue
-        rows = node.end_point.row - last_row
-        if node.start_point.row >= first_row and rows > 1 and not node.is_error \
-                and node.descendant_count * TOKEN_ROWS < rows:
-            end = max(end, node.end_point.row)
-        else:
-            stack.extend(node.children)
-    if end < 0:
-        return False
-    covered = _nodes_starting(before, last_row + 1 - shift, end - shift)
-    unread = _unread_starting(before, last_row + 1 - shift, end - shift)
-    return covered - unread >= SWALLOWED_NODES and unread * 2 < covered
-
-
-def _unread_starting(tree: tree_sitter.Tree, first_row: int, last_row: int) -> int:
-    """How many nodes beginning on rows ``first_row..last_row`` tree-sitter could not
-    read: errors, missing tokens and what errors hold, except what an error too wide to
-    place holds (its recovery wrapped constructs it read well, a whole file of them)."""
-    count, stack = 0, [(tree.root_node, False)]
-    while stack:
-        node, inside = stack.pop()
-        if node.end_point.row < first_row or node.start_point.row > last_row:
-            continue
-        inside = inside or node.is_missing or (node.is_error and node.end_point.row - node.start_point.row <= WIDE)
-        count += inside and first_row <= node.start_point.row
-        stack.extend((child, inside) for child in node.children)
-    return count
-
-
-def _nodes_starting(tree: tree_sitter.Tree, first_row: int, last_row: int) -> int:
-    """How many nodes of ``tree`` begin on rows ``first_row..last_row`` (0-based)."""
-    count, stack = 0, [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.end_point.row < first_row or node.start_point.row > last_row:
-            continue
-        count += first_row <= node.start_point.row
-        stack.extend(node.children)
-    return count
-
-
-def _last_token(node: tree_sitter.Node) -> tree_sitter.Node:
-    while node.child_count:
-        node = node.children[-1]
-    return node
-
-
-def _unread(tree: tree_sitter.Tree) -> int:
-    """The nodes tree-sitter could not read: errors, missing tokens and what errors hold."""
-    count, stack = 0, [(tree.root_node, False)]
-    while stack:
-        node, inside = stack.pop()
-        inside = inside or node.is_error or node.is_missing
-        count += inside
-        stack.extend((child, inside) for child in node.children)
-    return count
 
 
 def native_judge(language: str, source: str) -> bool:
@@ -1028,10 +777,6 @@ def native_judge(language: str, source: str) -> bool:
     whose own judge is built into the search)."""
     return not _one_error_at_a_time(language) and judge_name(language, source) is not None
 
-
-def _only_indentation(lines: list[str], edit: Edit) -> bool:
-    old = lines[edit.line - 1:edit.line - 1 + edit.span]
-    return len(old) == len(edit.new_lines) and all(a.strip() == b.strip() for a, b in zip(old, edit.new_lines))
 
 
 def _compile_error(text: str) -> tuple[int, int, str] | None:

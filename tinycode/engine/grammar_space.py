@@ -22,7 +22,7 @@ from ..languages import comment_prefix, get_language, spec
 from .edits import Edit, differing_span
 from .rules import rule
 from .layout import indent_of, open_strings
-from .verifier import UNCLOSED
+from .messages import UNCLOSED
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 # A grammar token worth proposing: printable, no whitespace, short (tree-sitter also

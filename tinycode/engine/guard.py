@@ -23,7 +23,7 @@ from ..languages import comment_prefix, spec
 from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers
-from .verifier import UNCLOSED
+from .messages import UNCLOSED
 from .proposals import edit_family
 
 QUOTES = "\"'`"

@@ -10,7 +10,7 @@ import re
 from functools import lru_cache
 from typing import Iterator
 
-from .edits import BRACKETS
+from .edits import BRACKETS, Edit, insert
 
 _TOKEN = re.compile(r"""\s+|[A-Za-z_][A-Za-z_0-9]*|\d+(?:\.\d+)?|"(?:\\.|[^"\\])*"?|'(?:\\.|[^'\\])*'?"""
                     r"""|===|!==|\.\.\.|\*\*=?|//=?|<<|>>|==|!=|<=|>=|<>|->|=>|::|:=|&&|\|\||\+\+|--"""
@@ -162,3 +162,12 @@ def _closers_under_shallower(lines: list[str], first: int, last: int, comment: s
                 if leading and len(opener_line) - len(opener_line.lstrip()) < indent:
                     yield line_no, col, tok, col == indent
             leading = leading and tok in BRACKETS.values()
+
+
+def opener_at_end(lines: list[str], header: int, opener: str) -> Edit:
+    """``opener`` put back at the end of line ``header``, as the block's first line ends."""
+    above = lines[header - 1]
+    end = len(above.rstrip())
+    if above[end:end + 1] == " ":  # after the space the line still ends with
+        return insert(above, header, end + 1, opener)
+    return insert(above, header, end, opener if above[end - 1:end] in ("", "(") else " " + opener)

@@ -37,7 +37,6 @@ from .candidates import WORK_BUDGET, Candidate, WorkAccount, paired_fixes
 from .rank import RankingSeen, rank
 from .edits import Edit
 from .fastpath import try_fast_repair
-from .guard import edit_too_large, hides_code
 from .verifier import Verifier, near, too_wide
 from .rewrite import rewrite_window
 from .rules import AGENT_EDIT, MODEL_REWRITE, PAIRED_FIX, is_on
@@ -49,8 +48,6 @@ MAX_LOOP_STEPS = 12
 # may spend: a file whose mistakes no search repairs stops there, whatever the load. On
 # 29 three-error files of 8 languages every repair took at most 38,771.
 FILE_WORK = 5 * WORK_BUDGET
-# Candidate edits one place may take in all (the candidate search's own depth).
-MAX_EDITS_PER_REGION = 4
 # Rewrites one file may spend that are not kept: each is seconds of generation (the
 # window retyped); once the model's answer did not help, the file's time goes to the
 # searches of its other problems instead.
@@ -129,11 +126,7 @@ class RepairState:
         """Why the change from the original to ``after_source`` is not a repair (the
         minimal-edit and locality guard with the settings' limits; code hidden in a
         comment or string), or ''."""
-        s = self.settings
-        return edit_too_large(self.original, after_source, self.language, max_lines=s.max_changed_lines,
-                              max_tokens=s.max_changed_tokens, max_deleted=s.max_deleted_tokens,
-                              problems=self.original_result.problems, max_distance=s.max_problem_distance) \
-            or hides_code(self.original, after_source, self.language)
+        return self.verifier.refused(self.original, self.original_result.problems, after_source, self.settings)
 
     def count_model(self, prompt_tokens: int, completion_tokens: int = 0) -> None:
         self.result.model_calls += 1
@@ -197,17 +190,9 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     if not after.ok:
         result.reason = result.reason or "problems remain"
         return result
-    if after.note:
-        # The compiler did not know the file's types, so its syntax messages were set
-        # aside: asked again with those names declared, it must accept the lines changed.
-        doubts = judges.unverified_changes(source, final_source, language)
-        if doubts:
-            result.reason = (f"not verified: the file's types are unknown and the compiler still rejects line "
-                             f"{doubts[0].line} ({doubts[0].message})")
-            return result
-    hidden = hides_code(source, final_source, language)
-    if hidden:
-        result.reason = f"not a repair ({hidden})"
+    refused = state.verifier.output_refused(source, final_source, after)
+    if refused:
+        result.reason = refused
         return result
     too_large = state.too_large(final_source)
     if too_large:
@@ -294,11 +279,9 @@ def _edited_lines(edit: Edit) -> list[int]:
 
 
 def _region_full(state: RepairState, lines: list[int]) -> bool:
-    """One place takes at most MAX_EDITS_PER_REGION candidate edits, however many steps
-    they come in: six stray characters deleted one by one are not a repair."""
-    distance = state.settings.max_problem_distance
-    return any(len([n for n in state.edited_lines + lines if abs(n - line) <= distance]) > MAX_EDITS_PER_REGION
-               for line in lines)
+    """One place takes at most a few candidate edits, however many steps they come in
+    (``Verifier.region_full``)."""
+    return state.verifier.region_full(state.edited_lines, lines)
 
 
 # Other problems, each far from the first and from one another, whose regions are

@@ -16,9 +16,9 @@ from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
 from .rules import rule
 from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks
-from .layout import (HEADER_SCAN, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
+from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
-from .verifier import AT_THE_END, STRING_TO_THE_END, named_line
+from .messages import AT_THE_END, STRING_TO_THE_END, named_line
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits
 
@@ -335,15 +335,6 @@ def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -
             yield opener_at_end(lines, header, partner)
     for line_no, col, bracket in misplaced_closers(lines, first, last, comment):
         yield replace_token(lines[line_no - 1], line_no, col, bracket, "")
-
-
-def opener_at_end(lines: list[str], header: int, opener: str) -> Edit:
-    """``opener`` put back at the end of line ``header``, as the block's first line ends."""
-    above = lines[header - 1]
-    end = len(above.rstrip())
-    if above[end:end + 1] == " ":  # after the space the line still ends with
-        return insert(above, header, end + 1, opener)
-    return insert(above, header, end, opener if above[end - 1:end] in ("", "(") else " " + opener)
 
 
 @rule('lost-opener', 'the opener of an indented block whose closer closes nothing put back', 'any (not python)')

@@ -1,6 +1,20 @@
 """The one answer to "is this edit accepted?": did it clear the problems of its
-region, and add none elsewhere. The candidate search, every step of the repair loop,
-the agent's edits and the language server's quick fix all ask the ``Verifier``.
+region, and add none elsewhere. Every part of the engine asks the ``Verifier``:
+
+- the candidate search (``candidates``): each edit before its check (``opens_strings``,
+  ``unbalances``), after its re-parse (``swallowed``, ``token_over_code``,
+  ``tree_sitter_screen``, ``progress``) or compile (``first_error_progress``), and after
+  the language's own judge (``unconfirmed``, ``string_to_the_end``, ``clears_its_place``);
+  pairs of edits at two places (``place_cleared``, ``pair_accepted``);
+- every step of the repair loop (``loop``): ``region_cleared``, ``alone`` and
+  ``accepted_alone``, ``region_full``, ``progress`` for the model's rewrite, ``refused``
+  for the size and locality limits, ``output_refused`` before anything is written;
+- the agent's edits (``agent_refused``, ``agent_edit``) and the language server's quick
+  fix (``quick_fix``).
+
+The search and the loop compute the evidence (re-parses, compiles, judge runs) within
+their budgets; what the evidence means is decided here. ``guard`` holds the size and
+locality limits the ``Verifier`` applies.
 
 tree-sitter sees every problem at once: progress is fewer of them and none new. Its
 error recovery may describe an error it saw before differently once another is repaired
@@ -16,12 +30,20 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Sequence
+from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence
 
 from ..check import CheckResult, Problem, check, shadowed
-from ..config import setting
+from .. import judges
+from ..config import Settings, setting
 from ..languages import get_parser, spec
-from .edits import Edit, changed_hunks, differing_span, original_line
+from .edits import BRACKETS, Edit, changed_hunks, code_tokens, differing_span, original_line
+from .grammar_space import vocabulary
+from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
+from .layout import HEADER_SCAN, block_header, open_strings, opener_at_end, unmatched_brackets
+from .messages import AT_THE_END, STRING_TO_THE_END, UNCLOSED, reported_line
+
+if TYPE_CHECKING:
+    import tree_sitter
 
 TREE_SITTER = "tree-sitter"
 # Lines either side of an edit that are its region: the locality guard's default reach.
@@ -29,51 +51,12 @@ REGION: int = setting("max_problem_distance").default
 # Lines between where the judge and tree-sitter place the same next error ("Expecting
 # ',' delimiter" on the last line, "missing '}'" on the one before).
 NEXT_ERROR_REACH = 2
+# Candidate edits one place may take in all (the candidate search's own depth): six
+# stray characters deleted one by one are not a repair.
+MAX_EDITS_PER_REGION = 4
 # An error of tree-sitter's spanning more lines than this locates nothing: its recovery
 # gave up on the whole stretch (a file it misreads, a construct it does not know).
 WIDE = 50
-# "closing parenthesis ']' does not match opening parenthesis '(' on line 49"
-_NAMED_LINE = re.compile(r"\bon line (\d+)")
-
-
-# A compiler that ran off the end of the file ("Syntax error: Unterminated quoted string",
-# "end of file unexpected (expecting "done")", "expected ';', found 'EOF'") cannot say
-# where the string or block began.
-AT_THE_END = re.compile(r"end of (?:file|input)|unexpected EOF|\bEOF in |unterminated quoted string|found 'EOF'",
-                         re.IGNORECASE)
-
-
-# A judge that read a string on to the end of the file: "unexpected EOF while looking
-# for matching `"'" (bash), "Unterminated quoted string", "EOF in backquote substitution"
-# (dash), "unterminated string literal" (Python, Rust), "string literal not terminated"
-# (Go), "unclosed string literal" (Java), "unterminated string meets end of file" (Ruby).
-STRING_TO_THE_END = re.compile(
-    r"looking for matching [`'\"]|unterminated|not terminated|EOF in (?:backquote|\$\(|\")|unclosed (?:string|text)|"
-    r"EOF while scanning", re.IGNORECASE)
-
-
-# A construct reported where it opens and never closed ("unterminated #ifdef",
-# "Unclosed '{'"): its closer was due anywhere further on.
-UNCLOSED = re.compile(r"unterminated|never closed|unclosed|not closed", re.IGNORECASE)
-
-
-def reported_line(problem: Problem, taken_as_said: bool = False) -> int:
-    """Where the error begins: its line, or the earlier line its message names (the
-    bracket a mismatch goes back to), so the next error surfacing between the two is
-    progress, not a new error. An error noticed only at the end of the file may begin
-    anywhere before it, unless the judge names where its errors begin (``taken_as_said``:
-    ``LanguageSpec.judge_names_where_errors_begin``)."""
-    if not taken_as_said and AT_THE_END.search(problem.message):
-        return 1
-    return named_line(problem)
-
-
-def named_line(problem: Problem) -> int:
-    """The problem's line, or the earlier line its message names."""
-    named = _NAMED_LINE.search(problem.message)
-    return min(problem.line, int(named.group(1))) if named else problem.line
-
-
 def _moved_on(before: Sequence[Problem], after: Sequence[Problem], edit_line: int, edit_end: int,
               delta: int) -> bool:
     """tree-sitter alone judges, and every error it saw is gone while what it sees now
@@ -172,6 +155,125 @@ def _new_span(edit: Edit) -> tuple[int, int, int]:
 BRACKET_MARKS = ("(", ")", "[", "]", "{", "}")
 
 
+# The search's two verdicts on an edit before the whole file is checked: it repairs the
+# file (worth the whole-file check first), or it makes progress (worth extending).
+FIXED, PROGRESS = "fixed", "progress"
+BRACKET_REACH = 40  # lines either side of an edit where its brackets may find their partners
+# An edit after which tree-sitter reads less than this share of the file's nodes made
+# much of it one token (a here-document ``set<< -eu``, a string left open, a ``</script>``
+# made ``<script>``): a repair changes a few nodes. Unless that token ends before the
+# file does and what it took in was mostly what tree-sitter could not read before (a
+# comment's ``/*`` put back over a licence whose words were read as code). Files of
+# fewer nodes are left to the judge.
+SWALLOWED = 0.5
+SWALLOW_FROM = 100
+# A node over more rows than this many times its descendants is one token (a string,
+# a comment, a regular expression), not code.
+TOKEN_ROWS = 2
+# Code rows a token an edit began may take in: past this many nodes, most of them read
+# before, it is code the edit swallowed.
+SWALLOWED_NODES = 10
+
+# Errors CPython's tokenizer reports, before any error of its parser in the file.
+_TOKENIZER_ERROR = re.compile(r"unterminated (?:triple-quoted )?string|unmatched '|does not match opening"
+                              r"|was never closed|unindent does not match|invalid (?:non-printable )?character"
+                              r"|invalid \w+ literal|unexpected character after line continuation")
+
+# Tokenizer errors at a token the tokenizer cannot read: the parse stops there, before
+# any error of the parser's on the same line.
+_BAD_TOKEN = re.compile(r"invalid (?:non-printable )?character|invalid \w+ literal")
+
+_OPENER_OF = {closer: opener for opener, closer in BRACKETS.items()}
+
+
+class FirstError(NamedTuple):
+    """The first error of a judge that reports one at a time (CPython), before an edit:
+    where it was reported, where it begins (an earlier line its message names, or the
+    same place), and its message."""
+
+    reported: tuple[int, int]
+    begins: tuple[int, int]
+    message: str
+
+
+class FirstErrorCompiler(Protocol):
+    """What the ``Verifier`` asks of the search's compiles where the judge reports one
+    error at a time: the file's lines, and its first error in what lies above a line."""
+
+    lines: list[str]
+
+    def there_before(self, line: int, message: str, edit_line: int) -> bool:
+        """The original's lines above ``edit_line`` alone report this error on ``line``."""
+
+    def error_above(self, lines: list[str], upto: int) -> tuple[int, int, str] | None:
+        """The judge's first error in the lines of ``lines`` above ``upto``."""
+
+
+def only_indentation(lines: list[str], edit: Edit) -> bool:
+    """``edit`` of ``lines`` changes the indentation of its lines and nothing else."""
+    old = lines[edit.line - 1:edit.line - 1 + edit.span]
+    return len(old) == len(edit.new_lines) and all(a.strip() == b.strip() for a, b in zip(old, edit.new_lines))
+
+
+def moved(at: tuple[int, int], edit: Edit, lines: list[str]) -> tuple[int, int]:
+    """Where the position ``at`` of ``lines`` lies once ``edit`` is applied."""
+    line, column = at
+    if line == edit.line and edit.span == len(edit.new_lines) == 1 and edit.column < column:
+        column += len(edit.new_lines[0]) - len(lines[line - 1])
+    elif line > edit.line:
+        line += edit.shift
+    return line, column
+
+
+def unmatched(lines: Sequence[str]) -> int:
+    """How many brackets of ``lines`` are unmatched."""
+    return len(unmatched_brackets(list(lines), 1, len(lines), ""))
+
+
+def nodes_starting(tree: tree_sitter.Tree, first_row: int, last_row: int) -> int:
+    """How many nodes of ``tree`` begin on rows ``first_row..last_row`` (0-based)."""
+    count, stack = 0, [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.end_point.row < first_row or node.start_point.row > last_row:
+            continue
+        count += first_row <= node.start_point.row
+        stack.extend(node.children)
+    return count
+
+
+def _unread_starting(tree: tree_sitter.Tree, first_row: int, last_row: int) -> int:
+    """How many nodes beginning on rows ``first_row..last_row`` tree-sitter could not
+    read: errors, missing tokens and what errors hold, except what an error too wide to
+    place holds (its recovery wrapped constructs it read well, a whole file of them)."""
+    count, stack = 0, [(tree.root_node, False)]
+    while stack:
+        node, inside = stack.pop()
+        if node.end_point.row < first_row or node.start_point.row > last_row:
+            continue
+        inside = inside or node.is_missing or (node.is_error and node.end_point.row - node.start_point.row <= WIDE)
+        count += inside and first_row <= node.start_point.row
+        stack.extend((child, inside) for child in node.children)
+    return count
+
+
+def _last_token(node: tree_sitter.Node) -> tree_sitter.Node:
+    while node.child_count:
+        node = node.children[-1]
+    return node
+
+
+def _unread(tree: tree_sitter.Tree) -> int:
+    """The nodes tree-sitter could not read: errors, missing tokens and what errors hold."""
+    count, stack = 0, [(tree.root_node, False)]
+    while stack:
+        node, inside = stack.pop()
+        inside = inside or node.is_error or node.is_missing
+        count += inside
+        stack.extend((child, inside) for child in node.children)
+    return count
+
+
 class Verifier:
     """Whether an edit of a text in ``language`` is accepted: the one place that decides
     it, for every part of the engine. ``reach``: lines either side of an edit that are
@@ -181,6 +283,7 @@ class Verifier:
         self.language, self.reach = language, reach
         record = spec(language)
         self.names_where_errors_begin = record is not None and record.judge_names_where_errors_begin
+        self.indentation_is_syntax = record is not None and record.indentation_is_syntax
 
     def progress(self, before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
                  edit_end: int, delta: int, shadowed: Sequence[Problem] = (), *,
@@ -403,3 +506,233 @@ class Verifier:
         added = [p for p in after.problems if (p.line, p.message) not in old]
         still_here = [p for p in after.problems if abs(p.line - 1 - line) <= self.reach]
         return not (added or still_here or len(after.problems) >= len(before.problems))
+
+    # What the candidate search asks of an edit of ``lines``, before and around its checks.
+
+    def opens_strings(self, lines: list[str], edit: Edit) -> bool:
+        """The edit leaves more strings open on its lines than there were. Outside Python
+        (whose search judges every edit by CPython) that is never a repair, even when the
+        file then parses: one quote can re-pair every quote after it (``"if [ "$#" ...``)."""
+        old = lines[edit.line - 1:edit.line - 1 + edit.span]
+        return sum(map(open_strings, edit.new_lines)) > sum(map(open_strings, old))
+
+    def unbalances(self, lines: list[str], edit: Edit) -> bool:
+        """The edit leaves strings open on its lines, or more brackets unmatched in the
+        lines around it, than there were: such an edit only moves the error along, it does
+        not lead to a repair. (An opener whose closer lies further down is not unmatched:
+        putting back a deleted ``{`` is a repair.)"""
+        old = lines[edit.line - 1:edit.line - 1 + edit.span]
+        if self.opens_strings(lines, edit):
+            return True  # an unterminated string swallows the error, it does not fix it
+        if edit.direct:
+            # A block's structure put right where its layout says (a closer typed twice,
+            # one lost): the brackets it pairs may lie far off, and another mistake of the
+            # file may be what keeps them unbalanced. The judge alone decides.
+            return False
+        before = lines[max(0, edit.line - 1 - BRACKET_REACH):edit.line - 1]
+        after = lines[edit.line - 1 + edit.span:edit.line - 1 + edit.span + BRACKET_REACH]
+        if unmatched(before + list(edit.new_lines) + after) <= unmatched(before + old + after):
+            return False
+        return not _puts_back_block_opener(lines, edit)
+
+    def keeps_structure(self, lines: list[str], edit: Edit) -> bool:
+        """The edit only takes tokens away, and none of them a bracket, quote or keyword of
+        the language: it can neither open nor close a block or a string, nor make the
+        parser read the lines after it anew (a line split where a name was lost)."""
+        old = Counter(code_tokens("\n".join(lines[edit.line - 1:edit.line - 1 + edit.span]), self.language))
+        new = Counter(code_tokens("\n".join(edit.new_lines), self.language))
+        keywords = set(vocabulary(self.language)[0])
+        return not new - old and not any(token in BRACKET_MARKS or token in keywords or any(q in token for q in "\"'`")
+                                         for token in old - new)
+
+    def string_to_the_end(self, lines: list[str], before: Sequence[Problem], after: Sequence[Problem],
+                          edit: Edit) -> bool:
+        """The quote the edit typed or deleted opened a string that runs on to the end of
+        the file: the judge now reports one, and did not before."""
+        old = lines[edit.line - 1:edit.line - 1 + edit.span]
+        quotes_changed = sum(line.count(q) for line in edit.new_lines for q in "\"'`") != \
+            sum(line.count(q) for line in old for q in "\"'`")
+        return quotes_changed and any(STRING_TO_THE_END.search(p.message) for p in after if p not in before)
+
+    def swallowed(self, before: tree_sitter.Tree, after: tree_sitter.Tree, shift: int) -> bool:
+        """Did an edit that moved the file's end by ``shift`` bytes make much of the file one
+        string, comment, raw text or here-document (see ``SWALLOWED``)?"""
+        count = before.root_node.descendant_count
+        if count < SWALLOW_FROM or after.root_node.descendant_count >= SWALLOWED * count:
+            return False
+        last, now = _last_token(before.root_node), _last_token(after.root_node)
+        if (last.type, last.end_byte + shift) != (now.type, now.end_byte):
+            return True  # it runs on to the end of the file
+        dropped = count - after.root_node.descendant_count
+        return _unread(before) - _unread(after) < SWALLOWED * dropped
+
+    def token_over_code(self, before: tree_sitter.Tree, after: tree_sitter.Tree, first_row: int, last_row: int,
+                        shift: int) -> bool:
+        """Where tree-sitter alone judges: the edit of rows ``first_row..last_row`` (0-based,
+        in the text after it, whose later rows moved by ``shift``) began a token that runs on
+        over rows tree-sitter read as code before (a ``/`` typed before a comment, now a
+        regular expression over thirty lines): the file may then parse, with a mistake
+        inside the token. Rows it could not read before may be taken in (a ``/*`` put back)."""
+        end = -1
+        stack = [after.root_node]
+        while stack:
+            node = stack.pop()
+            if node.end_point.row < first_row or node.start_point.row > last_row:
+                continue
+            rows = node.end_point.row - last_row
+            if node.start_point.row >= first_row and rows > 1 and not node.is_error \
+                    and node.descendant_count * TOKEN_ROWS < rows:
+                end = max(end, node.end_point.row)
+            else:
+                stack.extend(node.children)
+        if end < 0:
+            return False
+        covered = nodes_starting(before, last_row + 1 - shift, end - shift)
+        unread = _unread_starting(before, last_row + 1 - shift, end - shift)
+        return covered - unread >= SWALLOWED_NODES and unread * 2 < covered
+
+    def first_error_progress(self, old: FirstError, error: tuple[int, int], message: str, edit: Edit,
+                             compiler: FirstErrorCompiler) -> bool:
+        """Where the judge reports one error at a time: its first error (``error``,
+        ``message``) after ``edit`` is now past both the edit and where the ``old`` error
+        began, and is not the old error itself (in the edited file's coordinates). CPython
+        reports an error its tokenizer finds (a string left open, an unmatched bracket)
+        before any error of its parser, wherever each lies, so two more cases are told
+        apart by compiling what lies before: a parser error above the edit that was there
+        all along (progress), and a tokenizer error past the edit that hides a parser
+        error the edit made (none)."""
+        lines = compiler.lines
+        last = edit.last_written
+        if error[0] < edit.line:  # the old error was at or past the edit, and is gone
+            return old.reported[0] >= edit.line and compiler.there_before(error[0], message, edit.line)
+        if error[0] == edit.line and _uncovered(old, error, message, edit, lines):
+            return True
+        moved_on = error > moved(old.begins, edit, lines) and error > (last, edit.end_column) \
+            and (error != moved(old.reported, edit, lines) or message != old.message)
+        if moved_on and _TOKENIZER_ERROR.search(message):
+            edited = lines[:edit.line - 1] + edit.new_lines + lines[edit.line - 1 + edit.span:]
+            hidden = compiler.error_above(edited, error[0])
+            return hidden is None or hidden[0] > last \
+                or (hidden[0] < edit.line and compiler.there_before(hidden[0], hidden[2], edit.line))
+        return moved_on
+
+    def tree_sitter_screen(self, lines: list[str], tree_before: set[tuple[int, str]],
+                           tree_spans: list[tuple[int, int]], problems: tuple[Problem, ...], edit: Edit,
+                           blind: bool) -> str | None:
+        """Where the language has its own judge, tree-sitter's screen of an edit of
+        ``lines`` before the judge runs (``tree_before``: its problems before, as (line,
+        message); ``tree_spans``: its errors over several lines; ``problems``: its problems
+        after): FIXED (worth asking the judge first) when tree-sitter sees fewer problems,
+        PROGRESS when it sees the same ones, None when it sees a new one or the edit only
+        re-indents a language that ignores indentation. Where it sees nothing near the
+        judge's error (``blind``), every edit that adds no problem is the judge's to decide."""
+        if not self.indentation_is_syntax and only_indentation(lines, edit):
+            return None
+        delta = edit.shift
+        shifted = {(line + delta if line > edit.line else line, message) for line, message in tree_before}
+        spans = [(first, last + delta if last > edit.line else last) for first, last in tree_spans]
+        # Errors over several lines: what tree-sitter finds inside one once it is gone was
+        # hidden by it, not added by the edit (macros it cannot expand under an ``#ifdef``
+        # that lost its ``#endif``).
+        found = {(p.line, p.message) for p in problems
+                 if not any(first < p.line <= last for first, last in spans)}
+        last = edit.last_written
+        if any(near(line, edit.line, last) for line, _ in shifted) \
+                and not any(near(line, edit.line, last) for line, _ in found):
+            return FIXED  # repaired here; what tree-sitter sees now is elsewhere: ask the judge
+        if len(found) > len(tree_before):
+            return None
+        if not found or (len(found) < len(tree_before) and not found - shifted):
+            return FIXED
+        if blind and not found - shifted:
+            return FIXED  # tree-sitter cannot see this error: only the judge can tell
+        if found != shifted and not found - shifted - _moved_along(tree_before, edit, last):
+            return FIXED  # the same errors, one moved with its text to another edited line: only the judge can tell
+        if not found - shifted and any(start <= last and edit.line <= end for start, end in tree_spans):
+            return FIXED  # inside its error over many lines, the same after as before: only the judge can tell
+        # Not worse by count: tree-sitter's recovery may just see the same error differently.
+        return PROGRESS
+
+    def unconfirmed(self, before: Sequence[Problem], after: Sequence[Problem], edit: Edit) -> bool:
+        """The language's own judge still reports its first error where and as it did
+        before ``edit``: only tree-sitter saw the edit help."""
+        old = next((p for p in before if p.source != TREE_SITTER), None)
+        new = next((p for p in after if p.source != TREE_SITTER), None)
+        if old is None or new is None:
+            return False
+        line = old.line + (edit.shift if old.line > edit.line else 0)
+        return new.line == line and new.message == old.message
+
+
+    # What the repair loop, the agent and the output ask of a change as a whole.
+
+    def region_full(self, edited_lines: Sequence[int], lines: Sequence[int]) -> bool:
+        """Edits of ``lines``, on top of those already kept (``edited_lines``, one entry
+        per edit), would give one place more than MAX_EDITS_PER_REGION edits."""
+        return any(len([n for n in [*edited_lines, *lines] if abs(n - line) <= self.reach]) > MAX_EDITS_PER_REGION
+                   for line in lines)
+
+    def refused(self, original: str, problems: Sequence[Problem], after: str, settings: Settings) -> str:
+        """Why the change from ``original`` (whose problems were ``problems``) to ``after``
+        is not a repair whatever the checks say, or '': larger than the settings allow
+        (``guard``), far from every problem, or code turned into a comment or string."""
+        return edit_too_large(original, after, self.language, max_lines=settings.max_changed_lines,
+                              max_tokens=settings.max_changed_tokens, max_deleted=settings.max_deleted_tokens,
+                              problems=problems, max_distance=self.reach) \
+            or hides_code(original, after, self.language)
+
+    def output_refused(self, original: str, after: str, checked: CheckResult) -> str:
+        """Why a clean ``after`` (its check ``checked``) of ``original`` is still not
+        written, or '': the compiler did not know the file's types, so its syntax
+        messages were set aside, and asked again with those names declared it still
+        rejects a changed line; or the change hides code."""
+        if checked.note:
+            doubts = judges.unverified_changes(original, after, self.language)
+            if doubts:
+                return (f"not verified: the file's types are unknown and the compiler still rejects line "
+                        f"{doubts[0].line} ({doubts[0].message})")
+        hidden = hides_code(original, after, self.language)
+        return f"not a repair ({hidden})" if hidden else ""
+
+    def agent_refused(self, source: str, original: str, problems: Sequence[Problem],
+                      new_source: str) -> tuple[str, str] | None:
+        """Why an edit the agent typed (``source`` to ``new_source``; ``original`` and its
+        ``problems`` are the file's before any repair) is undone before it is checked:
+        ("too_large", why) when it rewrites the lines instead of repairing them, ("too_far",
+        why) when it changes code far from every problem; None when neither."""
+        if rewrites_instead_of_repairing(source, new_source, self.language):
+            return "too_large", "the edit rewrites the lines instead of fixing them"
+        far = far_from_problems(original, new_source, self.language, problems, self.reach)
+        return ("too_far", far) if far else None
+
+
+def _uncovered(old: FirstError, error: tuple[int, int], message: str, edit: Edit, lines: list[str]) -> bool:
+    """The edit repaired the ``old`` error and uncovered another on its own line that
+    the old one hid: a parser error before the edit, once the token the tokenizer
+    stopped at (a bad literal or character) is replaced and no longer stops the
+    parse first; or a bracket never closed, once a re-indent (which opens and
+    closes none) repaired an unexpected indent."""
+    if _BAD_TOKEN.search(old.message):
+        return edit.span == len(edit.new_lines) == 1 and old.reported[0] == edit.line \
+            and edit.column < old.reported[1] <= edit.end_column and error[1] <= edit.column \
+            and not _TOKENIZER_ERROR.search(message)
+    return "was never closed" in message and only_indentation(lines, edit)
+
+
+def _moved_along(tree_before: set[tuple[int, str]], edit: Edit, last: int) -> set[tuple[int, str]]:
+    """Tree-sitter's problems on the edit's new lines whose like (the same message) it
+    saw on the lines the edit replaced: moved along with their text (a line split), not
+    added."""
+    old = {message for line, message in tree_before if edit.line <= line <= edit.end_line}
+    return {(line, message) for line in range(edit.line, last + 1) for message in old}
+
+
+def _puts_back_block_opener(lines: list[str], edit: Edit) -> bool:
+    """The edit ends a block's first line with the opener its closer, lines below and
+    perhaps past ``BRACKET_REACH`` (a long function's body), now closes nothing."""
+    if edit.span != 1 or len(edit.new_lines) != 1 or not edit.new_lines[0].rstrip().endswith(tuple(BRACKETS)):
+        return False
+    last = min(len(lines), edit.line + HEADER_SCAN)
+    return any(bracket not in BRACKETS and block_header(lines, line, col) == edit.line
+               and opener_at_end(lines, edit.line, _OPENER_OF[bracket]).new_lines == edit.new_lines
+               for line, col, bracket in unmatched_brackets(lines, edit.line, last, ""))

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ..candidates import Candidate, suggest
 from ...check import CheckResult, check, number_lines, render, source_lines
 from ..edits import replace_lines as apply_line_edit
-from ..guard import MAX_PROBLEM_DISTANCE, far_from_problems, rewrites_instead_of_repairing
+from ..guard import MAX_PROBLEM_DISTANCE
 from ..rules import AGENT_EDIT
 from ..verifier import Verifier
 from .toolkit import Observation, Tool, ToolError
@@ -65,18 +65,17 @@ class WorkingCopy:
         if new_source == self.source:
             raise ToolError("no_effect", "unchanged", "the edit changes nothing",
                             "look at the marked line and change it")
-        if rewrites_instead_of_repairing(self.source, new_source, self.language):
-            raise ToolError("invalid_input", "edit_too_large",
-                            "the edit rewrites the lines instead of fixing them, so it was undone",
+        verifier = Verifier(self.language, self.max_distance)
+        refused = verifier.agent_refused(self.source, self.original, self.original_result.problems, new_source)
+        if refused is not None and refused[0] == "too_large":
+            raise ToolError("invalid_input", "edit_too_large", f"{refused[1]}, so it was undone",
                             "copy the marked line and change only the broken characters")
-        far = far_from_problems(self.original, new_source, self.language, self.original_result.problems,
-                                self.max_distance)
-        if far:
+        if refused is not None:
             raise ToolError("invalid_input", "edit_too_far",
-                            f"the edit changes code far from every problem ({far}), so it was undone",
+                            f"the edit changes code far from every problem ({refused[1]}), so it was undone",
                             "edit only the lines around the marked problem")
         after = check(new_source, self.language)
-        if not Verifier(self.language, self.max_distance).agent_edit(self.result, after):
+        if not verifier.agent_edit(self.result, after):
             shown = render(after, new_source, context=1, max_problems=2)
             raise ToolError("invalid_input", "edit_rejected",
                             "the edit adds problems, so it was undone. Your version:\n" + shown,

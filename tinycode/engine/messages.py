@@ -1,0 +1,51 @@
+"""What the messages of a language's own judge and of tree-sitter say about where an
+error begins: read by the proposals (where to look) and by the ``Verifier`` (what an
+edit repaired)."""
+
+from __future__ import annotations
+
+import re
+
+from ..check import Problem
+
+# "closing parenthesis ']' does not match opening parenthesis '(' on line 49"
+_NAMED_LINE = re.compile(r"\bon line (\d+)")
+
+
+# A compiler that ran off the end of the file ("Syntax error: Unterminated quoted string",
+# "end of file unexpected (expecting "done")", "expected ';', found 'EOF'") cannot say
+# where the string or block began.
+AT_THE_END = re.compile(r"end of (?:file|input)|unexpected EOF|\bEOF in |unterminated quoted string|found 'EOF'",
+                         re.IGNORECASE)
+
+
+# A judge that read a string on to the end of the file: "unexpected EOF while looking
+# for matching `"'" (bash), "Unterminated quoted string", "EOF in backquote substitution"
+# (dash), "unterminated string literal" (Python, Rust), "string literal not terminated"
+# (Go), "unclosed string literal" (Java), "unterminated string meets end of file" (Ruby).
+STRING_TO_THE_END = re.compile(
+    r"looking for matching [`'\"]|unterminated|not terminated|EOF in (?:backquote|\$\(|\")|unclosed (?:string|text)|"
+    r"EOF while scanning", re.IGNORECASE)
+
+
+# A construct reported where it opens and never closed ("unterminated #ifdef",
+# "Unclosed '{'"): its closer was due anywhere further on.
+UNCLOSED = re.compile(r"unterminated|never closed|unclosed|not closed", re.IGNORECASE)
+
+
+def reported_line(problem: Problem, taken_as_said: bool = False) -> int:
+    """Where the error begins: its line, or the earlier line its message names (the
+    bracket a mismatch goes back to), so the next error surfacing between the two is
+    progress, not a new error. An error noticed only at the end of the file may begin
+    anywhere before it, unless the judge names where its errors begin (``taken_as_said``:
+    ``LanguageSpec.judge_names_where_errors_begin``)."""
+    if not taken_as_said and AT_THE_END.search(problem.message):
+        return 1
+    return named_line(problem)
+
+
+def named_line(problem: Problem) -> int:
+    """The problem's line, or the earlier line its message names."""
+    named = _NAMED_LINE.search(problem.message)
+    return min(problem.line, int(named.group(1))) if named else problem.line
+
