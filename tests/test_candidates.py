@@ -236,8 +236,8 @@ def test_cost_does_not_grow_with_the_file(lines, monkeypatch):
     source = "".join(blocks)
     compiled: list[int] = []
     real_compile = candidates._compile_error
-    monkeypatch.setattr(candidates, "_compile_error", lambda text: compiled.append(text.count("\n"))
-                        or real_compile(text))
+    monkeypatch.setattr(candidates, "_compile_error", lambda text, language: compiled.append(text.count("\n"))
+                        or real_compile(text, language))
     found = suggest(source, "python")
     assert found[0].fixes_all and f"if x > {middle}:" in found[0].source_after
     assert found[0].edit.line == found[0].edit.end_line == middle * 6 + 2

@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable
 
 from ..deadline import expired
-from ..check import CheckResult, Problem, check, compile_error, source_lines, tree_sitter_problems
+from ..check import CheckResult, Problem, check, source_lines, tree_sitter_problems
 from ..languages import NoVerdict
 from ..problems import tree_problems
 from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
@@ -391,15 +391,16 @@ def _kind(edit: Edit) -> str:
 
 
 class _CompileVerdicts:
-    """The search's verdicts on the edits of one node where the judge reports one error
-    at a time (CPython), each from a compile of a window around the error: an edit
+    """The search's verdicts on the edits of one node where the language's own judge runs
+    in process and reports one error at a time (``LanguageSpec.one_error_at_a_time``:
+    CPython), each from a compile of a window around the error: an edit
     helps when the file then compiles, or when the first error moved past both the
     edit and the old error. Whole files are confirmed by the ``Verifier``'s rules."""
 
     cost = 1  # budget units of one window compile
 
     def __init__(self, node: _Node, language: str) -> None:
-        self.node = node
+        self.node, self.language = node, language
         first = node.problems[0]
         record = spec(language)
         begins = reported_line(first, record is not None and record.judge_names_where_errors_begin)
@@ -412,7 +413,7 @@ class _CompileVerdicts:
         # above it (a bracket's mismatch, a closer whose opener was lost) is judged on
         # the whole file.
         goes_back = begins != first.line or first.message.startswith("SyntaxError: unmatched ")
-        self.window = _python_window(node.lines, first) \
+        self.window = _window(node.lines, first, language) \
             if len(node.lines) > WINDOW_FROM and not goes_back else None
         # Fixes judged on the window alone, and whether the file around the window has
         # compiled with one of them: then it does with any other (see ``confirm``).
@@ -437,7 +438,7 @@ class _CompileVerdicts:
         if indent:
             edited = [line[len(indent):] if line.startswith(indent) else line for line in edited]
         text = "\n".join(edited) + "\n"
-        error = _compile_error(text)
+        error = _compile_error(text, self.language)
         if error is None:
             if self.window is not None and all(not line.strip() or line.startswith(indent)
                                                for line in edit.new_lines):
@@ -467,7 +468,7 @@ class _CompileVerdicts:
             first, end, indent = self.window
             last = min(last, end + len(lines) - len(self.node.lines))
         part = [line[len(indent):] if line.startswith(indent) else line for line in lines[first - 1:last]]
-        error = _compile_error("\n".join(part) + "\n")
+        error = _compile_error("\n".join(part) + "\n", self.language)
         return None if error is None else (error[0] + first - 1, error[1], error[2])
 
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
@@ -478,7 +479,7 @@ class _CompileVerdicts:
         within = _key(edit) in self.fixed_in_window
         if within and self.rest_compiles:
             return ()
-        error = _compile_error(text)
+        error = _compile_error(text, self.language)
         if error is None:
             self.rest_compiles = self.rest_compiles or within
             return ()
@@ -779,16 +780,19 @@ def native_judge(language: str, source: str) -> bool:
 
 
 
-def _compile_error(text: str) -> tuple[int, int, str] | None:
-    """(line, column, message) of CPython's first error, or None when ``text`` compiles."""
+def _compile_error(text: str, language: str) -> tuple[int, int, str] | None:
+    """(line, column, message) of the first error of the language's own in-process judge
+    (its record's ``own_judge``: CPython's ``compile()`` for Python), or None when it
+    accepts ``text``."""
+    own_judge = spec(language).own_judge
     try:
-        error = compile_error(text)
-    except NoVerdict:  # too deep or too large for CPython: not a verdict either way
+        error = own_judge(text)
+    except NoVerdict:  # too deep or too large for the judge: not a verdict either way
         return (1, 0, "RecursionError")
     return None if error is None else (error.line, error.column, error.message)
 
 
-def _python_window(lines: list[str], problem: Problem) -> tuple[int, int, str] | None:
+def _window(lines: list[str], problem: Problem, language: str) -> tuple[int, int, str] | None:
     """Lines ``start..end`` around the error that show the same error when compiled
     alone (after removing ``indent``); None when no such window is found."""
     line = min(max(problem.line, 1), len(lines))
@@ -820,7 +824,7 @@ def _python_window(lines: list[str], problem: Problem) -> tuple[int, int, str] |
     window = lines[start - 1:end]
     if any(w.strip() and not w.startswith(indent) for w in window):
         return None
-    error = _compile_error("\n".join(w[len(indent):] for w in window) + "\n")
+    error = _compile_error("\n".join(w[len(indent):] for w in window) + "\n", language)
     if error is None or error[0] + start - 1 != problem.line:
         return None
     return start, end, indent
