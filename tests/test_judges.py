@@ -345,20 +345,6 @@ CASE_SCRIPT = ("case \"$1\" in\n-h)\n\techo \"usage: build [-n] target\"\n\texit
 
 
 @needs_bash
-@pytest.mark.parametrize("shell", ["bash", "sh"])
-def test_a_case_item_whose_terminator_lost_a_semicolon_gets_it_back_first(shell):
-    clean = f"#!/bin/{shell}\n" + CASE_SCRIPT
-    broken = clean.replace("\texit 0\n\t;;", "\texit 0\n\t;", 1)
-    result = check(broken, "bash")
-    assert result.problems[0].line == 6 and ";" in result.problems[0].message
-    first = next(iter(proposals(source_lines(broken), result.problems, "bash")))
-    assert first.line == 6 and first.new_lines == ["\t;;"]
-    with judges.baseline(broken, "bash"):  # as during a repair
-        found = [c.source_after for c in suggest(broken, "bash") if c.fixes_all]
-    assert clean in found  # (the shell also takes a subshell '(' there: the model ranks the two)
-
-
-@needs_bash
 def test_a_quote_that_only_re_pairs_the_quotes_after_it_is_not_a_repair():
     """A `fi` lost and a closing quote lost 20 lines on: a '"' put at the start of the
     `if` line also makes `bash -n` accept the file, by pairing every quote after it
@@ -382,7 +368,6 @@ def test_far_from_every_problem_a_line_may_gain_only_the_partner_of_a_block_or_s
     sneaky = SCRIPT.replace("set -e\n", "set -e; rm -rf ~\n")
     assert far_from_problems(far, sneaky.replace("    esac\ndone\n", "    esac\n").replace(
         "    esac\n", "    esac\ndone\n", 1), "bash", problem, 6)  # and nothing else
-
 
 
 def test_far_above_a_problem_a_closer_typed_twice_may_be_deleted_and_no_other():
@@ -528,7 +513,6 @@ def test_a_stray_closer_lines_above_the_report_is_deleted_even_when_the_judge_ru
         found = [c for c in suggest(CLASS_CLOSED_EARLY, "javascript") if c.fixes_all]
         assert judges.calls() - before <= candidates.JUDGE_FAVOURITES * registry.run_cost("javascript")
     assert CLASS_CLOSED_EARLY.replace("  }}\n", "  }\n") in [c.source_after for c in found]
-
 
 
 @needs_node

@@ -130,7 +130,8 @@ def test_a_search_cut_short_by_the_deadline_says_so(monkeypatch):
 
 def test_an_opener_lost_far_above_its_closer_may_be_put_back():
     # CPython reports the closer ("unmatched ']'"); the opener belongs 15 lines up. Only
-    # brackets may be added that far from a problem: any other change there is refused.
+    # brackets may be added that far from a problem: any other change there is refused
+    # (the model's rewrite or the agent may make it).
     from tinycode.check import Problem
 
     items = "".join(f'    "item{i}",\n' for i in range(14))
@@ -139,8 +140,6 @@ def test_an_opener_lost_far_above_its_closer_may_be_put_back():
     assert edit_too_large(broken, fixed, "python", problems=at_closer) == ""
     assert edit_too_large(broken, fixed.replace("names", "admins", 1), "python", problems=at_closer) \
         .startswith("line 1 changed, 15 lines from the nearest problem")
-    result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
-    assert result.status == "fixed" and result.source.replace("=[", "= [") == fixed
 
 
 def test_a_bracket_doubled_in_one_place_and_lost_in_another_is_repaired_in_one_step():

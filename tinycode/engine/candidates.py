@@ -239,7 +239,6 @@ class _Node:
     echoes: int = 0  # edits after which the same error turned up further on
     unconfirmed: int = 0  # edits whose progress only tree-sitter saw: the judge still reports the same first error
 
-
     @property
     def fixed(self) -> bool:
         return not self.problems
@@ -382,12 +381,6 @@ def _key(edit: Edit) -> tuple:
 
 def _kind(edit: Edit) -> str:
     return edit.description.split(": ", 1)[-1]
-
-
-
-
-
-
 
 
 class _CompileVerdicts:
@@ -767,17 +760,10 @@ def _clearing_edits(node: _Node, verdicts: _ReparseVerdicts, verifier: Verifier,
     return found
 
 
-
-
-
-
-
-
 def native_judge(language: str, source: str) -> bool:
     """True when a judge other than tree-sitter decides ``language`` here (not Python,
     whose own judge is built into the search)."""
     return not _one_error_at_a_time(language) and judge_name(language, source) is not None
-
 
 
 def _compile_error(text: str, language: str) -> tuple[int, int, str] | None:

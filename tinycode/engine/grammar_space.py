@@ -401,11 +401,6 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
                     if other != tok[0] and other not in tok:
                         yield _line_edit(line_no, text, col, tok, other + tok[1:-1] + other,
                                          f"quote {tok} with {other!r}")
-    if not comment_prefix(language):  # a language without comments: one typed from habit
-        for line_no in rows[:SPELLING_LINES]:
-            yield from _foreign_comment(lines[line_no - 1], line_no, symbols)
-    for line_no in rows:  # a line typed onto the end of a comment, or onto a line before a directive
-        yield from _line_splits(lines, line_no, comment_prefix(language), keywords, symbols)
     # A line break lost or typed: join, or split at the error; where each parser reports
     # (a judge may report a wrapped line where the statement holding it began).
     for reported in dict.fromkeys(min(max(p.line, 1), len(lines)) for p in (problem, *problems[1:3])):
@@ -415,41 +410,6 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     for col, _ in _tokens(text, symbols)[1:]:
         if abs(col - (problem.column - 1)) <= 1 and problem.line == line:
             yield _split(line, text, col, indent_of(text), f"split before column {col + 1}")
-
-
-_CLOSERS = (")", "]", "}")
-
-
-@rule('line-split', 'a line split in two before a token that begins a line of its own')
-def _line_splits(lines: list[str], line_no: int, marker: str, keywords: Sequence[str],
-                 symbols: Sequence[str]) -> Iterator[Edit]:
-    """Line ``line_no`` split in two before a token that begins a line of its own: a
-    directive of the grammar's (``#endif``) after other tokens; in the text of a
-    comment, a closing bracket, or a keyword with code after it (``/// Trie metadata.
-    template<typename Key,``), as when a line was joined to the comment above it. A
-    closer may go back to the indentation of the block it closes."""
-    text = lines[line_no - 1]
-    toks = _tokens(text, symbols)
-    comment = _comment_column(text, toks, marker)
-    indent = indent_of(text)
-    split_word = False
-    for i, (col, tok) in enumerate(toks[1:], 1):
-        in_comment = comment is not None and col > comment
-        directive = tok + toks[i + 1][1] if tok == "#" and i + 1 < len(toks) else tok
-        if directive[:1] == "#" and directive[1:2].isalpha() and (directive in keywords or directive in symbols) \
-                and not in_comment:
-            indents = [indent]
-        elif in_comment and tok in _CLOSERS:
-            outer = next((lines[n - 1] for n in range(line_no - 1, 0, -1)
-                          if lines[n - 1].strip() and len(indent_of(lines[n - 1])) < len(indent)), None)
-            indents = [indent] + ([indent_of(outer)] if outer is not None else [])
-        elif in_comment and tok in keywords and len(tok) > 1 and not split_word \
-                and any(not _WORD.fullmatch(t) for _, t in toks[i + 1:]):  # code after it
-            indents, split_word = [indent], True  # the first such keyword begins the code
-        else:
-            continue
-        for new_indent in indents:
-            yield _split(line_no, text, col, new_indent, f"split before {tok!r}")
 
 
 MAX_BREAKS = 6  # places where a lost line break is tried, nearest the errors first
@@ -560,47 +520,6 @@ def lost_breaks(lines: list[str], problems: tuple[Problem, ...], language: str) 
         indents = breaks.indents(lines, line_no, tok, side)
         for indent in indents if every_indent else indents[:1]:
             yield _split(line_no, lines[line_no - 1], col, indent, f"split {side} {tok!r}")
-    yield from _code_in_comment(lines, reported, language)
-
-
-COMMENT_SPLITS = 3  # places in a comment, from its end, where the code it swallowed may begin
-COMMENT_OPENERS = 2  # comments that end with a block's opener tried, nearest the error first
-
-
-@rule('code-in-comment', "code typed onto a comment's line moved out of it")
-def _code_in_comment(lines: list[str], reported: list[int], language: str) -> Iterator[Edit]:
-    """A line comment that swallowed code typed onto it (``# note url = url[2:]``,
-    ``/// docs impl Hasher for A {``): split where the code may begin, on the line above
-    the error and on the comments nearest it that end with a block's opener. The places:
-    the grammar's keywords in the comment, the last first, then names after which the
-    rest reads as code, not prose. The code keeps the comment's indentation."""
-    marker = comment_prefix(language)
-    if not marker or not reported:
-        return
-    keywords, symbols = vocabulary(language)
-    words = set(keywords)
-    above = next((n for n in range(reported[0] - 1, 0, -1) if lines[n - 1].strip()), None)
-    openers = sorted((n for n, text in enumerate(lines, 1)
-                      if text.rstrip().endswith(("{", "(", "[")) and marker in text and n != above),
-                     key=lambda n: abs(n - reported[0]))
-    for line_no in ([above] if above else []) + openers[:COMMENT_OPENERS]:
-        text = lines[line_no - 1]
-        toks = _tokens(text, symbols)
-        start = _comment_column(text, toks, marker)
-        if start is None:
-            continue
-        inside = [(col, tok) for col, tok in toks if col > start and _WORD.fullmatch(tok)]
-        named = [col for col, tok in inside if tok in words][::-1][:COMMENT_SPLITS]
-        code = [col for col, tok in inside[::-1] if _reads_as_code(text[col:], keywords, symbols)][:COMMENT_SPLITS]
-        for col in dict.fromkeys(named + code):
-            yield _split(line_no, text, col, indent_of(text), f"split before {text[col:].split()[0]!r}, out of the comment")
-
-
-def _reads_as_code(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
-    """No prose, and a mark no sentence has (``=``, ``[``, ``{``): code, not words."""
-    return not _prose(text, keywords, symbols) and any(
-        not (_WORD.fullmatch(tok) or tok[:1].isdigit() or tok[:1] in "\"'" or tok in _SENTENCE_MARKS)
-        for _, tok in _tokens(text, symbols))
 
 
 def _comment_column(text: str, toks: list[tuple[int, str]], marker: str) -> int | None:
@@ -809,21 +728,6 @@ def _familiar_edit(text: str, line_no: int, contexts: Contexts, spacing: Spacing
 @lru_cache(maxsize=4)
 def contexts_of(text: str, language: str) -> Contexts:
     return Contexts(text.split("\n"), language)
-
-
-@rule('foreign-comment', "a comment in another language's syntax deleted")
-def _foreign_comment(text: str, line_no: int, symbols: Sequence[str]) -> Iterator[Edit]:
-    """A ``//``, ``/* */`` or ``#`` comment (outside strings) deleted from a line of a
-    language that has no comments (JSON): the line's code stays, a line that was only
-    the comment goes."""
-    toks = _tokens(text, symbols)
-    for i, (col, tok) in enumerate(toks):
-        two = text[col:col + 2]
-        if tok == "#" or (two in ("//", "/*") and tok[0] == "/"):
-            end = text.find("*/", col + 2) + 2 if two == "/*" and "*/" in text[col + 2:] else len(text)
-            kept = (text[:col].rstrip() + text[end:]).rstrip() if text[:col].strip() or text[end:].strip() else None
-            yield Edit(line_no, 1, [] if kept is None else [kept], f"line {line_no}: delete the comment", 1)
-            return
 
 
 PROSE_RUN = 3  # names in a row, none the grammar's, that only a sentence has

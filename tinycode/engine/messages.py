@@ -48,4 +48,3 @@ def named_line(problem: Problem) -> int:
     """The problem's line, or the earlier line its message names."""
     named = _NAMED_LINE.search(problem.message)
     return min(problem.line, int(named.group(1))) if named else problem.line
-

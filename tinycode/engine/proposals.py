@@ -7,7 +7,6 @@ An edit replaces ``span`` lines from ``line`` with ``new_lines``.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Mapping
 
@@ -18,7 +17,7 @@ from .rules import rule
 from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
-from .messages import AT_THE_END, STRING_TO_THE_END, named_line
+from .messages import named_line
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits
 
@@ -114,12 +113,9 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
                                  or _odd_quotes_above(lines, problems[0], comment_prefix(language)))
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])
-    if problems and guess:
-        yield from _quote_to_the_end_edits(lines, problems[0], comment_prefix(language))
     spacing = habits("\n".join(lines), language)[0]
     for line_no in anchors:
         yield from _token_edits(lines[line_no - 1], line_no, family.alternatives, spacing)
-    yield from _glued_word_edits(lines, anchors[:GLUED_LINES])
     for line_no in _inner_lines(problems, total, anchors):
         yield from _token_edits(lines[line_no - 1], line_no, family.alternatives, spacing)
     if problems:
@@ -187,27 +183,8 @@ def _nearest_first(problems: tuple[Problem, ...], count: int = 3) -> tuple[Probl
     return (first, *sorted(problems[1:], key=lambda p: abs(p.line - first.line))[:count - 1])
 
 
-GLUED_LINES = 4  # anchor lines searched for two words a lost bracket glued together
 _GLUE = ("(", "[")  # the brackets that stand between two words
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
-
-
-@rule('glued-words', 'a bracket lost between two words that ran together put back between them')
-def _glued_word_edits(lines: list[str], line_nos: list[int]) -> Iterator[Edit]:
-    """A bracket lost between two words glues them (``accept(double`` becomes
-    ``acceptdouble``): a word the file has nowhere else, split where both parts are
-    words it does use, gets the bracket back between them."""
-    words = Counter(_IDENTIFIER.findall("\n".join(lines)))
-    for line_no in line_nos:
-        text = lines[line_no - 1]
-        for match in _IDENTIFIER.finditer(text):
-            word = match.group()
-            if words[word] > 1:
-                continue
-            for cut in range(1, len(word)):
-                if words[word[:cut]] and words[word[cut:]]:
-                    for opener in _GLUE:
-                        yield insert(text, line_no, match.start() + cut, opener)
 
 
 @rule('delete-pointed', 'the token a compiler points at deleted, keyword or not', 'any (not python)')
@@ -279,35 +256,7 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
                                   description=f"line {line_no}: insert {quote!r} after {match.group()!r}")
 
 
-ODD_QUOTE_LINES = 8  # lines with an odd count of a quote tried when a string ran on to the end
 _NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")
-
-
-@rule('quote-to-the-end', 'a string the judge read on to the end of the file closed, or its stray quote deleted', 'any (not python)')
-def _quote_to_the_end_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
-    """A string or command substitution the judge read on to the end of the file (``EOF
-    in backquote substitution``) may have opened on any line above: on the first lines,
-    from the top, with an odd count of the quote it names (any quote if none), each of
-    those quotes deleted, and one closing the line's code. tree-sitter reads such a file
-    as wrongly as the judge: the judge alone decides (``direct``)."""
-    if not (STRING_TO_THE_END.search(problem.message) and AT_THE_END.search(problem.message)):
-        return
-    named = _NAMED_QUOTE.search(problem.message)
-    quotes = ("`" if named.group(2) else named.group(1)) if named else "\"'`"
-    found = 0
-    for line_no, text in enumerate(lines, 1):
-        if comment and text.lstrip().startswith(comment):
-            continue
-        for quote in quotes:
-            places = [i for i, ch in enumerate(text) if ch == quote and text[i - 1:i] != "\\"]
-            if len(places) % 2 == 0:
-                continue
-            found += 1
-            for col in places:
-                yield replace(replace_token(text, line_no, col, quote, ""), direct=True)
-            yield replace(insert(text, line_no, len(text.rstrip()), quote), direct=True)
-        if found >= ODD_QUOTE_LINES:
-            return
 
 
 @rule('unmatched-bracket', 'a bracket left unmatched near the problem given its partner, or deleted', 'any (not python)')

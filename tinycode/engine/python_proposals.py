@@ -12,7 +12,7 @@ from ..config import setting
 from ..check import Problem
 from .edits import BRACKETS, Edit, insert, replace_token
 from .rules import rule
-from .layout import HEADER_SCAN, INNER_LINES, indent_of, tokens, unmatched_brackets
+from .layout import INNER_LINES, indent_of, tokens, unmatched_brackets
 
 # Habits from other languages that Python spells differently.
 PYTHON_ALTERNATIVES = {
@@ -52,18 +52,14 @@ def python_edits(lines: list[str], problems: tuple[Problem, ...], anchors: list[
     yield from _number_name_edits(lines, problems[0])
     yield from _unquoted_literal_edits(lines, problems[0])
     yield from _dangling_keyword_edits(lines, problems[0])
-    yield from _missing_handler_edits(lines, problems[0])
     yield from _declaration_word_edits(lines, problems[0])
     yield from _leading_prose_edits(lines, problems[0])
     yield from _forgot_comma_edits(lines, problems[0])
-    yield from _continuation_edits(lines, problems[0])
-    yield from _misplaced_closer_edits(lines, problems[0])
     yield from _bracket_kind_edits(lines, problems[0])
     yield from _comprehension_target_edits(lines, problems[0])
     yield from _call_parentheses_edits(lines, problems[0])
     yield from _close_bracket_edits(lines, problems[0])
     yield from _close_all_bracket_edits(lines, problems[0])
-    yield from _open_bracket_edits(lines, problems[0])
     yield from _prompt_marker_edits(lines, problems[0])
 
 
@@ -479,20 +475,6 @@ def _mismatched_opener_edits(lines: list[str], problem: Problem) -> Iterator[Edi
             yield replace_token(text, line_no, col, opener, next(o for o, c in BRACKETS.items() if c == closer))
 
 
-@rule('py-open-bracket', 'the opener of an unmatched closer put back at the end of a line above', 'python')
-def _open_bracket_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
-    """A closer CPython calls "unmatched": its opener lost at the end of a line above
-    (``x = [`` written ``x =``), the nearest first."""
-    unmatched = _UNMATCHED.match(problem.message)
-    if not unmatched:
-        return
-    opener = next(o for o, c in BRACKETS.items() if c == unmatched.group(1))
-    for line_no in range(min(problem.line, len(lines)) - 1, max(0, problem.line - OPEN_WITHIN - 1), -1):
-        text = lines[line_no - 1]
-        if text.strip():
-            yield insert(text, line_no, _line_code_end(text), opener)
-
-
 def _near_keywords(word: str) -> list[str]:
     """Keywords one typo away from ``word`` (a letter changed, added, dropped or
     swapped; capitals ignored)."""
@@ -746,41 +728,6 @@ def _forgot_comma_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
 _CONTINUED = (".", "+", "-", "*", "/", "and", "or", "if", "else", "%", "==", "|", "&")
 
 
-@rule('py-continuation', 'an unexpected indent that continues an expression joined to it', 'python')
-def _continuation_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
-    """An unexpected indent at a line that goes on with the expression above it
-    (``.filter(...)`` under a chain of calls): the backslash that joins it to the line
-    before, at the end of that line's code."""
-    if "unexpected indent" not in problem.message or not 2 <= problem.line <= len(lines):
-        return
-    parts = [t for _, t in tokens(lines[problem.line - 1]) if not t.isspace()]
-    if not parts or parts[0] not in _CONTINUED:
-        return
-    previous = next((n for n in range(problem.line - 1, 0, -1) if lines[n - 1].strip()), 0)
-    if previous:
-        text = lines[previous - 1]
-        end = _line_code_end(text)
-        if text[end - 1:end] != "\\":
-            yield insert(text, previous, end, " \\" if end else "\\")
-
-
-@rule('py-misplaced-closer', 'a closer typed too early moved to where it belongs', 'python')
-def _misplaced_closer_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
-    """A closer CPython points at that was typed too early (``f(x: )g(y)``): moved to
-    the end of the line's code."""
-    if not 1 <= problem.line <= len(lines) or "invalid syntax" not in problem.message:
-        return
-    text = lines[problem.line - 1]
-    col = problem.column - 1
-    tok = text[col:col + 1]
-    if tok not in BRACKETS.values():
-        return
-    end = _line_code_end(text)
-    if end > col + 1:
-        moved = text[:col] + text[col + 1:end] + tok + text[end:]
-        yield Edit(problem.line, 1, [moved], f"line {problem.line}: move {tok!r} to the end of the line", 2)
-
-
 # Keywords a statement can never end with: something must follow them on the line.
 _NEEDS_MORE = ("and", "as", "assert", "async", "class", "def", "del", "elif", "for", "from", "global",
                "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "while", "with")
@@ -827,45 +774,6 @@ def _number_name_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
         if any(line_no == problem.line for line_no, *_ in changes):
             yield _edit_tokens(lines, changes, f"lines {changes[0][0]}-{changes[-1][0]}: rename {number!r} "
                                f"to {'_' + number!r}", len(changes))
-
-
-@rule('py-missing-handler', 'a try without except or finally given a handler', 'python')
-def _missing_handler_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
-    """A ``try`` with no ``except`` or ``finally`` after its block: a handler that
-    ignores the error, or a ``finally``, after the block's last line."""
-    if "expected 'except' or 'finally' block" not in problem.message:
-        return
-    line_no = min(problem.line, len(lines))
-    for header in range(line_no, max(0, line_no - HEADER_SCAN), -1):
-        code = lines[header - 1].strip()
-        if not (code.startswith("try") and code[3:].lstrip().startswith(":")):
-            continue
-        end = _block_end(lines, header)
-        # The innermost ``try`` whose block runs up to where CPython expected the handler.
-        between = lines[end:line_no - 1]
-        if end > header and all(not text.strip() or text.lstrip().startswith("#") for text in between):
-            break
-    else:
-        return
-    indent = indent_of(lines[header - 1])
-    after = lines[end - 1]
-    for clause in ("except Exception: pass", "finally: pass"):
-        yield Edit(end, 1, [after, indent + clause], f"line {end + 1}: insert {clause!r}", 3)
-
-
-def _block_end(lines: list[str], header: int) -> int:
-    """The last line of code of the block that line ``header`` begins (``header`` when
-    nothing below is indented deeper)."""
-    indent = len(indent_of(lines[header - 1]))
-    end = header
-    for n in range(header + 1, len(lines) + 1):
-        text = lines[n - 1]
-        if not text.strip() or text.lstrip().startswith("#"):
-            continue
-        if len(indent_of(text)) <= indent:
-            break
-        end = n
-    return end
 
 
 _BAD_LITERAL = re.compile(r"invalid (?:decimal|hexadecimal|octal|binary) literal")

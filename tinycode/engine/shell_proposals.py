@@ -59,24 +59,11 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
     if re.search(r"expecting \"(then|do)\"|unexpected token `(fi|else|elif|done)'|unexpected end of file"
                  r"|end of file unexpected|\"(fi|else|elif|done)\" unexpected", message):
         yield from _missing_word_edits(lines, first.line)
-    if re.search(r"unexpected token `;'|\";\" unexpected", message) and 1 <= first.line <= len(lines):
-        yield from _case_terminator_edits(lines[first.line - 1], first.line)
     if re.search(r"[Uu]nterminated quoted string|matching `[\"']'|unexpected EOF", message):
         yield from _quote_edits(lines)
     yield from _missing_closer_edits(lines, first.line)
     if "quot" not in message:
         yield from _quote_edits(lines)
-
-
-@rule('sh-case-terminator', "a case item's ';;' that lost a ';' completed", 'shell')
-def _case_terminator_edits(text: str, line_no: int) -> Iterator[Edit]:
-    """A lone ``;`` the shell did not expect: most often a case item's ``;;`` that lost
-    its second half, else one ``;`` too many."""
-    lone = [match.start() for match in re.finditer(r"(?<!;);(?!;)", _code(text))]
-    for col in lone:
-        yield _at(text, line_no, col, ";", f"line {line_no}: ';' to ';;'")
-    for col in lone:
-        yield Edit(line_no, 1, [text[:col] + text[col + 1:]], f"line {line_no}: delete ';'", 1, col, col)
 
 
 def _code(text: str) -> str:

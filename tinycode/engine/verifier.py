@@ -57,6 +57,8 @@ MAX_EDITS_PER_REGION = 4
 # An error of tree-sitter's spanning more lines than this locates nothing: its recovery
 # gave up on the whole stretch (a file it misreads, a construct it does not know).
 WIDE = 50
+
+
 def _moved_on(before: Sequence[Problem], after: Sequence[Problem], edit_line: int, edit_end: int,
               delta: int) -> bool:
     """tree-sitter alone judges, and every error it saw is gone while what it sees now
@@ -662,7 +664,6 @@ class Verifier:
             return False
         line = old.line + (edit.shift if old.line > edit.line else 0)
         return new.line == line and new.message == old.message
-
 
     # What the repair loop, the agent and the output ask of a change as a whole.
 
