@@ -77,11 +77,6 @@ def _one_error_at_a_time(language: str) -> bool:
     return record is not None and record.one_error_at_a_time
 
 
-def _indentation_is_syntax(language: str) -> bool:
-    record = spec(language)
-    return record is not None and record.indentation_is_syntax
-
-
 def _own_judge(language: str) -> bool:
     """The checker adds a verdict of its own to tree-sitter's."""
     record = spec(language)
@@ -659,7 +654,7 @@ class _ReparseVerdicts:
         the likeliest proposals: where the file's macros and directives confuse
         tree-sitter (an ``#endif`` put back uncovers code it cannot parse), the judge
         may still accept it."""
-        if self.native and rank < FIRST_PROPOSALS and (_indentation_is_syntax(self.language)
+        if self.native and rank < FIRST_PROPOSALS and (self.verifier.indentation_is_syntax
                                                        or not only_indentation(self.node.lines, edit)):
             self._second_chance(rank, edit)
 
