@@ -401,7 +401,7 @@ def run_tinycode(llm, case: dict[str, Any], timeout: float, settings=None) -> di
             "verified_by": getattr(result, "verified_by", ""), "referee": referee_name(case["lang"]),
             "model_calls": result.model_calls, "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens, "steps": len(result.steps),
-            "work": getattr(result, "work", 0),
+            "work": getattr(result, "work", 0), "judge_work": getattr(result, "judge_work", 0),
             "fast_path": bool(getattr(result, "fast_path", False)),
             "lookup": any(step.kind == "lookup" for step in result.steps),
             "rules": list(getattr(result, "rules", [])), **score(case, result.source)}

@@ -75,6 +75,7 @@ class RepairResult:
     # "javac parser", "python"), or "tree-sitter" where none is installed; "" if not checked.
     verified_by: str = ""
     work: int = 0  # work units its searches spent (``FILE_WORK``)
+    judge_work: int = 0  # the language's own judge's runs, weighted by its ``judge_cost``
     # How candidates were ranked ("" if none was): ``rank.RankingSeen``.
     ranked_by: str = ""
 
@@ -185,6 +186,7 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     result.ranked_by = seen.ranked_by
     result.seconds = time.monotonic() - started
     result.work = state.account.spent
+    result.judge_work = judges.calls()
     after = check(final_source, language)
     result.problems_after = list(after.problems)
     if not after.ok:
