@@ -729,3 +729,19 @@ def test_a_token_an_edit_began_over_lines_read_as_code_is_no_repair():
     lost = licence + " */\nconst a = 1;\n"
     parser = get_parser("javascript")
     assert not Verifier("javascript").token_over_code(parser.parse(lost.encode()), parser.parse(("/*\n" + lost).encode()), 0, 0, 1)
+
+
+def test_a_judge_that_reads_the_text_in_this_process_is_paid_for_from_the_search_budget(monkeypatch):
+    # PyYAML has no process to count: each of its runs costs the search about a whole
+    # parse, so a search no edit helps stops after as much work at any load.
+    from tinycode.engine.candidates import WorkAccount
+
+    entries = "".join(f"key{n}: 'value {n}'\nlist{n}:\n  - a{n}\n  - b{n}\n" for n in range(60))
+    source = entries + "broken: ' # not a ''comment\"'.'\n" + entries.replace("key", "more")
+    runs: list[int] = []
+    real = judges._in_process
+    monkeypatch.setattr(judges, "_in_process", lambda text, language: runs.append(1) or real(text, language))
+    account = WorkAccount(3000)
+    suggest(source, "yaml", work=3000, account=account)
+    parse_units = 1 + len(source) // 200  # a whole parse of this text is about 40 units
+    assert runs and len(runs) * parse_units <= account.spent

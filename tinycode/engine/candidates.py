@@ -29,7 +29,7 @@ from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
 from .rules import PAIRED_FIX, combined
 from .proposals import proposals
 from .. import judges
-from ..judges import grammar_gaps, judge_name
+from ..judges import grammar_gaps, judge_name, registry
 from ..languages import get_parser, spec
 from .grammar_space import contexts_of, habits
 from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, nodes_starting,
@@ -259,7 +259,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     """The single edits of ``node`` that fix it, or failing that the best few that
     make progress, as nodes checked on the whole file."""
     verdicts = _CompileVerdicts(node, language) if _one_error_at_a_time(language) \
-        else _ReparseVerdicts(node, language, judge_limit)
+        else _ReparseVerdicts(node, language, judge_limit, budget)
     verifier = verdicts.verifier
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
@@ -483,12 +483,16 @@ class _ReparseVerdicts:
     tree-sitter problem is visible at once: an edit helps when problems get fewer and
     none appears that was not there (``Verifier.progress``)."""
 
-    def __init__(self, node: _Node, language: str, judge_limit: int = 0) -> None:
-        self.node, self.language, self.judge_limit = node, language, judge_limit
+    def __init__(self, node: _Node, language: str, judge_limit: int = 0, budget: _Budget | None = None) -> None:
+        self.node, self.language, self.judge_limit, self.budget = node, language, judge_limit, budget
         self.verifier = Verifier(language)
         self.parser = get_parser(language)
         self.data = node.text.encode("utf-8", "surrogatepass")
-        self.tree = self.parser.parse(self.data)
+        self.tree = self._parse(self.data)
+        # What a run of a judge that reads the text in this process (PyYAML, tomllib)
+        # costs the search: about a whole parse's work. A native judge's runs are
+        # counted apart (``judge_limit``).
+        self.run_cost = self.cost if registry.in_process(language) else 0
         self.starts = [0]
         for line in node.lines:
             self.starts.append(self.starts[-1] + len(line.encode("utf-8", "surrogatepass")) + 1)
@@ -681,6 +685,8 @@ class _ReparseVerdicts:
             return None  # the judge's budget for this search is spent
         if self.native or _own_judge(self.language) or _key(edit) not in self.seen:
             problems = check(text, self.language).problems
+            if self.budget is not None:
+                self.budget.take(self.run_cost)
         else:  # the incremental re-parse already saw the whole file
             problems = self.seen[_key(edit)]
         if problems and not self._helps(list(problems), edit):

@@ -30,8 +30,8 @@ __all__ = ["OFF", "OWN_PROGRAMS", "built_in", "family", "find_tool", "in_process
 def run_cost(language: str) -> int:
     """What one run of ``language``'s judge costs in the searches' judge budgets
     (``judges.calls``): its record's ``judge_cost``, and nothing for a parser that runs
-    in this process (PyYAML, tomllib), which costs no more than a re-parse: the
-    search's own work budget bounds it."""
+    in this process (PyYAML, tomllib): the search's own work budget pays for each of
+    its runs, about a whole parse's work."""
     record = spec(language)
     if record is not None and record.in_process:
         return 0
