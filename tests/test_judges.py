@@ -370,6 +370,18 @@ def test_far_from_every_problem_a_line_may_gain_only_the_partner_of_a_block_or_s
         "    esac\n", "    esac\ndone\n", 1), "bash", problem, 6)  # and nothing else
 
 
+def test_far_above_a_problem_a_quote_may_be_made_the_other_kind_and_nothing_else():
+    from tinycode.engine.guard import far_from_problems
+
+    lines = [f"echo 'line {n}'" for n in range(20)]
+    clean = "\n".join(lines) + "\n"
+    broken = clean.replace("echo 'line 3'", "echo 'line 3\"")
+    report = check(broken, "bash").problems
+    assert report and min(p.line for p in report) > 4 + 6
+    assert not far_from_problems(broken, clean, "bash", report, 6)
+    assert far_from_problems(broken, broken.replace("echo 'line 3\"", "echo 'line 4\""), "bash", report, 6)
+
+
 def test_far_above_a_problem_a_closer_typed_twice_may_be_deleted_and_no_other():
     from tinycode.check import Problem
     from tinycode.engine.guard import far_from_problems

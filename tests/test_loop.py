@@ -277,3 +277,58 @@ def test_a_region_judged_alone_is_repaired_while_an_error_above_it_stays():
     step = state.result.steps[-1]
     assert step.input == {"description": "line 10: insert ':'"} and step.rule
     assert "as if it were the only problem" in step.thought
+
+
+SHELL_SCRIPT = """#!/bin/bash
+name="world"
+echo "hello $name"
+if [ -n "$name" ]; then
+  echo "name is set"
+fi
+for f in *.txt; do
+  echo "file: $f"
+done
+echo "done"
+"""
+
+PHP_TEST = """<?php
+class QueueTest {
+  public function testAdd() {
+    $task = $this->queue->add();
+    $task->setQueueName('default');
+    $task->setUrl('/someOtherUrl');
+    $time = 12345.6;
+    $task->setEtaUsec($time * 1e6);
+    $task->setBody($this->body);
+    $task->setRetries(3);
+    $task->setTag($this->tag);
+    $task->setMethod($this->method);
+    $this->assertTrue($task->isValid());
+  }
+
+  public function testWrongType() {
+    $this->setExpectedException('\\InvalidArgumentException',
+        '$name must be a string');
+    $queue = new PushQueue(54321);
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("language, clean, line", [
+    ("bash", SHELL_SCRIPT, 'name="world"'),
+    pytest.param("php", PHP_TEST, "    $task->setUrl('/someOtherUrl');",
+                 marks=pytest.mark.skipif(shutil.which("php") is None, reason="php -l reports where the string ends")),
+])
+def test_a_string_closed_with_the_other_quote_is_repaired_where_it_was_closed(language, clean, line):
+    # The string runs on to the next quote of its kind, lines below, where the mistake
+    # is reported: the quote that ended it is made the other kind, however far above.
+    wrong = line.replace('"world"', '"world\'').replace("Url');", 'Url");')
+    broken = clean.replace(line, wrong)
+    before = check(broken, language)
+    assert not before.ok and min(p.line for p in before.problems) > clean.split("\n").index(line) + 1 + 6
+    result = repair(broken, language, llm=FakeLLM(scorer=lambda prompt, text: -len(text)),
+                    settings=Settings(agent="off"))
+    # Either quote closes it: which is the model's choice.
+    other_kind = line.replace('"world"', "'world'").replace("'/someOtherUrl'", '"/someOtherUrl"')
+    assert result.status == "fixed" and result.source in (clean, clean.replace(line, other_kind))

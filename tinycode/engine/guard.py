@@ -278,7 +278,17 @@ def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, ab
     family = edit_family(language)  # words that close or open blocks as brackets do
     closers |= family.closers
     openers |= family.openers
-    return (below or above) and _only_adds(old, new, closers) or above and _only_adds(old, new, openers)
+    return (below or above) and _only_adds(old, new, closers) or above and (_only_adds(old, new, openers)
+                                                                         or _swaps_a_quote(old, new))
+
+
+def _swaps_a_quote(old: list[str], new: list[str]) -> bool:
+    """The one line is the old one with one quote made the other kind: a string closed
+    with the wrong quote runs on to where the checker notices it, lines below."""
+    if len(old) != 1 or len(new) != 1 or len(old[0]) != len(new[0]):
+        return False
+    changed = [(a, b) for a, b in zip(old[0], new[0]) if a != b]
+    return len(changed) == 1 and all(c in QUOTES for c in changed[0])
 
 
 def _apply_hunks(original: list[str], hunks: list[tuple[int, list[str], list[str]]], newline: bool) -> str:

@@ -110,7 +110,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
     first_text = problems[0].text if not guess or not problems else next((p.text for p in problems if p.text), "")
     quoted = bool(problems) and (any(q in first_text for q in "\"'`")
-                                 or _odd_quotes_above(lines, problems[0], comment_prefix(language)))
+                                 or _odd_quotes_above(lines, problems[0], comment_prefix(language))
+                                 or _both_quotes_open_above(lines, problems[0]))
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])
     spacing = habits("\n".join(lines), language)[0]
@@ -238,6 +239,18 @@ def _odd_quotes_above(lines: list[str], problem: Problem, comment: str) -> bool:
     return False
 
 
+def _both_quotes_open_above(lines: list[str], problem: Problem) -> bool:
+    """A line at most QUOTE_LINES_BEFORE above the problem leaves both kinds of quote
+    open: a string closed with the other quote, which runs on to where it is reported."""
+    first = max(1, problem.line - QUOTE_LINES_BEFORE)
+    return any(len(_odd_quotes(text)) > 1 for text in lines[first - 1:min(problem.line, len(lines))])
+
+
+def _odd_quotes(text: str) -> list[str]:
+    """The kinds of quote ``text`` has an odd number of, not counting escaped ones."""
+    return [q for q in "\"'" if (text.count(q) - text.count("\\" + q)) % 2]
+
+
 @rule('quote-left-open', 'a closing quote put back on a line above the problem with an odd count of it')
 def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A dropped closing quote is often reported lines later, where the string it
@@ -246,6 +259,7 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
     last = min(len(lines), max(problem.end_line, problem.line))
     for line_no in range(last, max(0, problem.line - QUOTE_LINES_BEFORE), -1):
         text = lines[line_no - 1]
+        yield from _other_quote_edits(text, line_no)
         for triple in ('"""', "'''"):  # an unclosed docstring: close it where its line ends
             if text.count(triple) % 2:
                 yield insert(text, line_no, len(text.rstrip()), triple)
@@ -254,6 +268,22 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
                 for match in _WORD_END.finditer(text):
                     yield replace(insert(text, line_no, match.end(), quote),
                                   description=f"line {line_no}: insert {quote!r} after {match.group()!r}")
+
+
+@rule('quote-of-the-other-kind', 'a string closed with the other quote: on a line above the problem with an odd '
+      'count of two kinds of quote, one made the other')
+def _other_quote_edits(text: str, line_no: int) -> Iterator[Edit]:
+    """``'/url")``: the string runs on to the next quote of its kind, lines below, where
+    the problem is reported. Where a line leaves both kinds of quote open, each of
+    them made the other kind."""
+    odd = _odd_quotes(text)
+    if len(odd) < 2:
+        return
+    for quote in odd:
+        other = next(q for q in odd if q != quote)
+        for col, char in enumerate(text):
+            if char == quote and not (col and text[col - 1] == "\\"):
+                yield replace_token(text, line_no, col, quote, other)
 
 
 _NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")
