@@ -332,3 +332,25 @@ def test_a_string_closed_with_the_other_quote_is_repaired_where_it_was_closed(la
     # Either quote closes it: which is the model's choice.
     other_kind = line.replace('"world"', "'world'").replace("'/someOtherUrl'", '"/someOtherUrl"')
     assert result.status == "fixed" and result.source in (clean, clean.replace(line, other_kind))
+
+
+def test_a_repair_cut_short_by_its_deadline_reports_the_problems_it_left(monkeypatch):
+    # The deadline came in the loop: the file is left as it was, and its problems are
+    # the original's, not a second judge's run past the deadline (which would fail too,
+    # and leave the report saying "not fixed" and then "no problems found").
+    import tinycode.engine.loop as loop
+    from tinycode.deadline import DeadlineExceeded
+
+    checked: list[str] = []
+    real_check = loop.check
+    monkeypatch.setattr(loop, "check", lambda text, language: checked.append(text) or real_check(text, language))
+
+    def out_of_time(state):
+        raise DeadlineExceeded("time budget spent before a model call")
+
+    monkeypatch.setattr(loop, "run_loop", out_of_time)
+    broken = "def f(x):\n    return (x\n"
+    result = repair(broken, "python", llm=FakeLLM())
+    assert result.status == "failed" and result.reason.startswith("time budget spent")
+    assert result.problems_before and result.problems_after == result.problems_before
+    assert checked == [broken]

@@ -199,7 +199,8 @@ class _Reporter:
             self.remaining += 1
             if not args.quiet and not args.json:
                 say(f"{item.path}: not fixed ({result.reason})")
-                say(render(_problems_before(result), text, path=item.path))
+                if result.problems_before:  # none known when the deadline came before the first check ended
+                    say(render(_problems_before(result), text, path=item.path))
         if result.status != "fixed" and filtering:
             sys.stdout.write(text)
         if self.progress:

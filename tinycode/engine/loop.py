@@ -187,7 +187,8 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     result.seconds = time.monotonic() - started
     result.work = state.account.spent
     result.judge_work = judges.calls()
-    after = check(final_source, language)
+    # Nothing kept: the original's own check is the verdict (no judge run past the deadline).
+    after = before if final_source == source else check(final_source, language)
     result.problems_after = list(after.problems)
     if not after.ok:
         result.reason = result.reason or "problems remain"
