@@ -745,3 +745,29 @@ def test_a_judge_that_reads_the_text_in_this_process_is_paid_for_from_the_search
     suggest(source, "yaml", work=3000, account=account)
     parse_units = 1 + len(source) // 200  # a whole parse of this text is about 40 units
     assert runs and len(runs) * parse_units <= account.spent
+
+
+HEADER = """#ifndef GEOMETRY_H
+#define GEOMETRY_H
+
+struct point {
+    int x;
+    int y;
+};
+
+int distance(struct point a, struct point b);
+int area(struct point corners[], int count);
+
+#endif
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc names the conditional left unterminated")
+@pytest.mark.parametrize("broken", [HEADER.replace("#endif\n", "#\n"), HEADER.replace("\n#endif\n", "\n")])
+def test_a_conditional_reported_unterminated_gets_its_endif_back_at_the_end(broken):
+    # gcc reports the ``#ifndef`` on line 1; the ``#endif`` it lost belongs at the end,
+    # not in place of the guard (``#define GEOMETRY_H`` twice also compiles).
+    found = suggest(broken, "c")
+    assert found and found[0].fixes_all
+    assert found[0].source_after.startswith("#ifndef GEOMETRY_H\n")
+    assert found[0].source_after.rstrip("\n").endswith("#endif")

@@ -465,3 +465,38 @@ def test_a_brace_typed_twice_or_lost_in_a_standard_header_is_reported(header, ol
     source = path.read_text()
     assert old in source and check(source, "cpp", str(path)).ok
     assert not check(source.replace(old, new, 1), "cpp", str(path)).ok
+
+
+PROGRAM = """#include <stdio.h>
+#include <stdlib.h>
+#include "settings.h"
+
+int main(void) {
+    char *home = getenv("HOME");
+    printf("%s\\n", home ? home : "none");
+    return EXIT_SUCCESS;
+}
+"""
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+@pytest.mark.parametrize("typed, meant", [("<stdlib..h>", "<stdlib.h>"), ("<stdlib.>h", "<stdlib.h>"),
+                                          ("<stdlb.h>", "<stdlib.h>")])
+def test_a_system_header_name_mistyped_is_an_error_and_is_repaired(tmp_path, language, typed, meant):
+    # The project's own header ("settings.h") is missing from this copy: no error. A
+    # system header one character away from one the compiler has is a name mistyped.
+    from tinycode.engine.candidates import suggest
+
+    path = tmp_path / ("main.c" if language == "c" else "main.cpp")
+    assert check(PROGRAM, language, str(path)).ok
+    broken = PROGRAM.replace("<stdlib.h>", typed)
+    problems = check(broken, language, str(path)).problems
+    assert [p.line for p in problems] == [2] and meant in problems[0].message
+    found = suggest(broken, language)
+    assert found[0].fixes_all and found[0].source_after == PROGRAM
+
+
+@pytest.mark.parametrize("include", ["#include <no_such_header_anywhere.h>", '#include "stdlib..h"'])
+def test_a_header_the_compiler_has_nothing_near_is_still_a_header_missing_from_the_project(tmp_path, include):
+    path = tmp_path / "main.c"
+    assert check(PROGRAM.replace("#include <stdlib.h>", include), "c", str(path)).ok

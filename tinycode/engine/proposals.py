@@ -83,6 +83,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     if problems and guess:  # the layout says where a closer was lost: before the parser's guess
         yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
     yield from _named_missing_edits(lines, problems)
+    yield from _endif_at_the_end(lines, problems)
+    yield from _meant_header_edits(lines, problems)
     for p in problems[:1]:
         if guess:
             yield from _expected_token_edits(lines, p)
@@ -143,6 +145,52 @@ def _named_missing_edits(lines: list[str], problems: tuple[Problem, ...]) -> Ite
                 yield Edit(total, 1, [lines[-1], token], f"line {total + 1}: insert {token!r}")
             elif p.line >= 1:
                 yield insert(lines[p.line - 1], p.line, p.column - 1, token)
+
+
+_MEANT_HEADER = re.compile(r"^no header <([^<>]+)>: did you mean <([^<>]+)>\?$")
+
+
+@rule('header-name', "an <angled> header name the compiler has a header one character away from, made that one",
+      'c, cpp')
+def _meant_header_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """The ``#include`` a judge found mistyped (``judges._header_note``) naming the header
+    it meant, with any text typed after the ``>`` that belongs inside it."""
+    for p in problems:
+        meant = _MEANT_HEADER.match(p.message)
+        if meant is None or not 1 <= p.line <= len(lines):
+            continue
+        text = lines[p.line - 1]
+        start, end = text.find("<"), text.find(">")
+        if start < 0 or end < start:
+            continue
+        name, near = meant.groups()
+        after = text[end + 1:]
+        rest = "" if near == name + after.strip() else after
+        yield Edit(p.line, 1, [f"{text[:start]}<{near}>{rest}"], f"line {p.line}: include <{near}>")
+
+
+# What gcc and clang say of an ``#if`` whose ``#endif`` never came.
+_UNTERMINATED_CONDITIONAL = re.compile(r"unterminated (?:#(?:if|ifdef|ifndef|elif|else)\b|conditional directive)")
+_DIRECTIVE = re.compile(r"#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|undef|include|"
+                        r"include_next|import|line|error|warning|pragma)\b")
+
+
+@rule('endif-at-the-end', "an '#endif' for a conditional the compiler reports unterminated, at the file's end",
+      'c, cpp')
+def _endif_at_the_end(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """An ``#if`` reported unterminated where it opens lost its ``#endif`` below it, most
+    often at the end of the file (an include guard): the last line made ``#endif`` when
+    it is a directive line that is none of the others (``#``, ``#endf``), else an
+    ``#endif`` on a line of its own after it."""
+    if not any(p.kind == "compiler" and _UNTERMINATED_CONDITIONAL.search(p.message) for p in problems):
+        return
+    last = next((n for n in range(len(lines), 0, -1) if lines[n - 1].strip()), None)
+    if last is None:
+        return
+    text = lines[last - 1]
+    if text.lstrip().startswith("#") and not _DIRECTIVE.match(text.lstrip()):
+        yield Edit(last, 1, ["#endif"], f"line {last}: replace {text.strip()!r} with '#endif'")
+    yield Edit(last, 1, [text, "#endif"], f"line {last + 1}: insert '#endif' at the end")
 
 
 @rule('expected-token', 'the token a compiler says it expected inserted where it points', 'any (not python)')

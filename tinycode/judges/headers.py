@@ -68,6 +68,52 @@ def unreachable(text: str, flags: Sequence[str], executable: str, language: str,
     return out
 
 
+def meant_by(line: str, flags: Sequence[str], executable: str, language: str, timeout: float) -> str | None:
+    """``meant`` in the folders the compiler (``executable`` with ``flags``) searches for
+    <angled> names."""
+    _, angle, last = _folders(flags)
+    system = system_folders(executable, language, timeout)
+    return meant(line, (*angle, *system, *last)) if system else None
+
+
+def meant(line: str, folders: Sequence[str]) -> str | None:
+    """The header the ``<angled>`` name of ``#include`` ``line``, found in none of
+    ``folders``, was meant to name: the name with the text typed after its ``>``
+    (``<types_traits.>hpp``), or the one header of the same folder a character away
+    (``<sys/ucontext..h>``). None when there is no single such header, or the name is
+    "quoted": a project's own header may be missing from a copy checked alone."""
+    match = _INCLUDE.match(line)
+    if match is None or match.group(2) is None:
+        return None
+    name = match.group(2)
+    after = line[match.end():].strip()
+    if after and re.fullmatch(r"[\w.]+", after) and _found(name + after, folders):
+        return name + after
+    folder, base = os.path.split(name)
+    # Not a first character added or lost: <io.h> and <alloc.h> are other systems' headers
+    # (<aio.h>, <malloc.h> are these).
+    near = {os.path.join(folder, entry) for root in folders
+            for entry in _entries(os.path.join(root, folder)) if entry[:1] == base[:1] and _one_apart(base, entry)}
+    return near.pop() if len(near) == 1 else None
+
+
+def _entries(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def _one_apart(a: str, b: str) -> bool:
+    """``b`` is ``a`` with one character deleted, inserted or replaced."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        return sum(x != y for x, y in zip(a, b)) == 1
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
+
+
 def _found(name: str, folders: Sequence[str]) -> bool:
     return any(os.path.isfile(os.path.join(folder, name)) for folder in folders)
 
