@@ -180,15 +180,16 @@ _DIRECTIVE = re.compile(r"#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endi
 def _endif_at_the_end(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     """An ``#if`` reported unterminated where it opens lost its ``#endif`` below it, most
     often at the end of the file (an include guard): the last line made ``#endif`` when
-    it is a directive line that is none of the others (``#``, ``#endf``), else an
-    ``#endif`` on a line of its own after it."""
+    it is one word with a ``#`` that is no other directive (``#``, ``#endf``, ``endif#``),
+    else an ``#endif`` on a line of its own after it."""
     if not any(p.kind == "compiler" and _UNTERMINATED_CONDITIONAL.search(p.message) for p in problems):
         return
     last = next((n for n in range(len(lines), 0, -1) if lines[n - 1].strip()), None)
     if last is None:
         return
     text = lines[last - 1]
-    if text.lstrip().startswith("#") and not _DIRECTIVE.match(text.lstrip()):
+    word = text.strip()
+    if "#" in word and re.fullmatch(r"[#\w]+", word) and not _DIRECTIVE.match(word):
         yield Edit(last, 1, ["#endif"], f"line {last}: replace {text.strip()!r} with '#endif'")
     yield Edit(last, 1, [text, "#endif"], f"line {last + 1}: insert '#endif' at the end")
 
