@@ -48,3 +48,8 @@ def named_line(problem: Problem) -> int:
     """The problem's line, or the earlier line its message names."""
     named = _NAMED_LINE.search(problem.message)
     return min(problem.line, int(named.group(1))) if named else problem.line
+
+# What gcc and clang say of an ``#if`` whose ``#endif`` never came.
+UNTERMINATED_CONDITIONAL = re.compile(r"unterminated (?:#(?:if|ifdef|ifndef|elif|else)\b|conditional directive)")
+# A C or C++ judge's mistyped <header> (``judges._mistyped_header``): the name, and the one meant.
+MEANT_HEADER = re.compile(r"^no header <([^<>]+)>: did you mean <([^<>]+)>\?$")

@@ -17,7 +17,7 @@ from .rules import rule
 from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
-from .messages import named_line
+from .messages import MEANT_HEADER, UNTERMINATED_CONDITIONAL, named_line
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits
 
@@ -147,16 +147,13 @@ def _named_missing_edits(lines: list[str], problems: tuple[Problem, ...]) -> Ite
                 yield insert(lines[p.line - 1], p.line, p.column - 1, token)
 
 
-_MEANT_HEADER = re.compile(r"^no header <([^<>]+)>: did you mean <([^<>]+)>\?$")
-
-
 @rule('header-name', "an <angled> header name the compiler has a header one character away from, made that one",
       'c, cpp')
 def _meant_header_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
-    """The ``#include`` a judge found mistyped (``judges._header_note``) naming the header
+    """The ``#include`` a judge found mistyped (``judges._mistyped_header``) naming the header
     it meant, with any text typed after the ``>`` that belongs inside it."""
     for p in problems:
-        meant = _MEANT_HEADER.match(p.message)
+        meant = MEANT_HEADER.match(p.message)
         if meant is None or not 1 <= p.line <= len(lines):
             continue
         text = lines[p.line - 1]
@@ -169,8 +166,6 @@ def _meant_header_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iter
         yield Edit(p.line, 1, [f"{text[:start]}<{near}>{rest}"], f"line {p.line}: include <{near}>")
 
 
-# What gcc and clang say of an ``#if`` whose ``#endif`` never came.
-_UNTERMINATED_CONDITIONAL = re.compile(r"unterminated (?:#(?:if|ifdef|ifndef|elif|else)\b|conditional directive)")
 _DIRECTIVE = re.compile(r"#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|undef|include|"
                         r"include_next|import|line|error|warning|pragma)\b")
 
@@ -182,7 +177,7 @@ def _endif_at_the_end(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
     often at the end of the file (an include guard): the last line made ``#endif`` when
     it is one word with a ``#`` that is no other directive (``#``, ``#endf``, ``endif#``),
     else an ``#endif`` on a line of its own after it."""
-    if not any(p.kind == "compiler" and _UNTERMINATED_CONDITIONAL.search(p.message) for p in problems):
+    if not any(p.kind == "compiler" and UNTERMINATED_CONDITIONAL.search(p.message) for p in problems):
         return
     last = next((n for n in range(len(lines), 0, -1) if lines[n - 1].strip()), None)
     if last is None:
@@ -295,9 +290,9 @@ def _both_quotes_open_above(lines: list[str], problem: Problem) -> bool:
     return any(len(_odd_quotes(text)) > 1 for text in lines[first - 1:min(problem.line, len(lines))])
 
 
-def _odd_quotes(text: str) -> list[str]:
-    """The kinds of quote ``text`` has an odd number of, not counting escaped ones."""
-    return [q for q in "\"'" if (text.count(q) - text.count("\\" + q)) % 2]
+def _odd_quotes(text: str, kinds: str = "\"'") -> list[str]:
+    """The ``kinds`` of quote ``text`` has an odd number of, not counting escaped ones."""
+    return [q for q in kinds if (text.count(q) - text.count("\\" + q)) % 2]
 
 
 @rule('quote-left-open', 'a closing quote put back on a line above the problem with an odd count of it')
@@ -312,11 +307,10 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
         for triple in ('"""', "'''"):  # an unclosed docstring: close it where its line ends
             if text.count(triple) % 2:
                 yield insert(text, line_no, len(text.rstrip()), triple)
-        for quote in "\"'`":
-            if (text.count(quote) - text.count("\\" + quote)) % 2:
-                for match in _WORD_END.finditer(text):
-                    yield replace(insert(text, line_no, match.end(), quote),
-                                  description=f"line {line_no}: insert {quote!r} after {match.group()!r}")
+        for quote in _odd_quotes(text, "\"'`"):
+            for match in _WORD_END.finditer(text):
+                yield replace(insert(text, line_no, match.end(), quote),
+                              description=f"line {line_no}: insert {quote!r} after {match.group()!r}")
 
 
 @rule('quote-of-the-other-kind', 'a string closed with the other quote: on a line above the problem with an odd '

@@ -347,18 +347,16 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
         if header is None:
             break
         # A compiler stops at a header it cannot find: note it as a non-syntax problem
-        # (a name mistyped as one), blank that line (the numbering stays) and look at the
-        # rest of the file.
+        # (a name mistyped as a syntax one), blank that line (the numbering stays) and
+        # look at the rest of the file.
         lines = text.split("\n")
         if not 0 < header.line <= len(lines) or not lines[header.line - 1].strip():
             extra.append(Diagnostic(header.line, header.column, header.message, False))
             found = [d for d in found if d is not header]
             break
-        note = _header_note(header.line, readers.missing_header(header.message) or "", lines[header.line - 1],
-                            flags, tool.executable, language) if registry.family(tool.executable) in ("gcc", "clang") \
-            else None
-        extra.append(note if note is not None and note.syntax else
-                     Diagnostic(header.line, header.column, header.message, False))
+        mistyped = _mistyped_header(header.line, readers.missing_header(header.message) or "",
+                                    lines[header.line - 1], flags, tool.executable, language)
+        extra.append(mistyped or Diagnostic(header.line, header.column, header.message, False))
         lines[header.line - 1] = ""
         text = "\n".join(lines)
     else:
@@ -386,21 +384,24 @@ def _without_unreachable_headers(text: str, flags: tuple[str, ...], executable: 
     if not missing:
         return text, []
     lines = text.split("\n")
-    notes = [_header_note(line, name, lines[line - 1], flags, executable, language) for line, name in missing]
+    notes = [_mistyped_header(line, name, lines[line - 1], flags, executable, language)
+             or Diagnostic(line, 1, f"{name}: No such file or directory", False) for line, name in missing]
     for line, _ in missing:
         lines[line - 1] = ""
     return "\n".join(lines), notes
 
 
-def _header_note(line: int, name: str, text: str, flags: tuple[str, ...], executable: str,
-                 language: str) -> Diagnostic:
-    """What to say of the header ``name`` on ``line`` (its ``text``) that the compiler
-    will not find: a header missing from the project is no syntax error, but an <angled>
-    name one character away from a header the compiler has, or with its ``>`` typed
-    too early, is a name mistyped (``headers.meant``)."""
+def _mistyped_header(line: int, name: str, text: str, flags: tuple[str, ...], executable: str,
+                     language: str) -> Diagnostic | None:
+    """The syntax problem of the header ``name`` on ``line`` (its ``text``) that a gcc or
+    clang will not find, or None: a header missing from the project is no syntax error,
+    but an <angled> name one character away from a header the compiler has, or with its
+    ``>`` typed too early, is a name mistyped (``headers.meant``)."""
+    if registry.family(executable) not in ("gcc", "clang"):
+        return None
     near = headers.meant_by(text, flags, executable, language, min(_timeout(), remaining()))
     if near is None:
-        return Diagnostic(line, 1, f"{name}: No such file or directory", False)
+        return None
     return Diagnostic(line, text.find("<") + 1, f"no header <{name}>: did you mean <{near}>?", True)
 
 

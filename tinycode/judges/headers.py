@@ -11,6 +11,7 @@ be one the compiler never opens, and is left to it.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import subprocess
@@ -76,7 +77,9 @@ def meant_by(line: str, flags: Sequence[str], executable: str, language: str, ti
     return meant(line, (*angle, *system, *last)) if system else None
 
 
-def meant(line: str, folders: Sequence[str]) -> str | None:
+# Remembered: a repair judges a file's versions hundreds of times, each with the same lines.
+@functools.lru_cache(maxsize=256)
+def meant(line: str, folders: tuple[str, ...]) -> str | None:
     """The header the ``<angled>`` name of ``#include`` ``line``, found in none of
     ``folders``, was meant to name: the name with the text typed after its ``>``
     (``<types_traits.>hpp``), or the one header of the same folder a character away
