@@ -6,6 +6,21 @@ import pytest
 
 from tinycode.engine.guard import hides_code
 
+PHP_QUEUE = """<?php
+class Queue {
+  public function add($task) {
+    $task setUrl('/a");
+    $this->items[] = $task;
+    $this->count = $this->count + 1;
+    $this->log->info($this->count);
+    return $this;
+  }
+
+  public function size() {
+    return $this->count;
+  }
+}
+"""
 HIDING = [
     # A string closed early: the rest of the line became a comment.
     ("ruby", 'def f(ref)\n  wellformed_error("undefined entity: #{ref})\n  x = 1\nend\n',
@@ -15,6 +30,11 @@ HIDING = [
     # A comment opened in the middle of a call.
     ("python", "x = foo(a b) + g(c)\n", "x = foo(a) # b) + g(c)\n"),
     ("javascript", "const a = f(x y) + g(z);\nconst b = 2;\n", "const a = f(x) // y) + g(z);\nconst b = 2;\n"),
+    # Two quotes, each harmless alone, that together make the lines between a string.
+    ("javascript", "const s = `hello ${x};\nconst y = f(a, b);\nconst z = 3;\n",
+     "const s = `hello ${x};\nconst y = f(a, b);\nconst z = 3`;\n"),
+    # The same over a string the input never closed: its parser had read no code there.
+    ("php", PHP_QUEUE, PHP_QUEUE.replace("$task setUrl", "`task setUrl").replace("count;", "count`;")),
 ]
 REPAIRS = [
     ("python", 'print("hello)\nfoo()\n', 'print("hello")\nfoo()\n'),  # a string closed where it ends
@@ -27,6 +47,11 @@ REPAIRS = [
     ("toml", 'include = {"tests", "tools"]\n', 'include = ["tests", "tools"]\n'),  # quotes stay quotes
     ("rust", "    / Very important: this file is `error-index.html`, not `index.html`!\n    x: 1,\n",
      "    // Very important: this file is `error-index.html`, not `index.html`!\n    x: 1,\n"),
+    ("javascript", "const s = `hello ${x};\nconst y = f(a, b);\n", "const s = `hello ${x}`;\nconst y = f(a, b);\n"),
+    ("php", PHP_QUEUE, PHP_QUEUE.replace("$task setUrl('/a\")", "$task->setUrl('/a')")),
+    # A docstring closed after its prose: words, not code.
+    ("python", 'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more.\n    return 1\n',
+     'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),
 ]
 
 

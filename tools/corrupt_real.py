@@ -7,7 +7,9 @@ indentation broken). Its kinds are slips people make when they type: a keyword
 misspelt or capitalised or dropped, two adjacent tokens swapped, a token typed
 twice, two lines joined, a line split, an operator dropped or mistyped, a bracket of
 the wrong kind, a stray character, a statement cut short, a string closed with the
-other quote, a trailing comma, a comment or single quotes in JSON.
+other quote, a trailing comma, a comment or single quotes in JSON. On request
+(``--kinds``) also slips of layout: indentation shifted, a tab in the indentation, a
+data file's quoted key left bare.
 
 Sources are files the OS and the package registries put on this machine (Python's
 standard library and site-packages, node packages, /usr/include, /usr/share...), of
@@ -271,6 +273,43 @@ def json_comment_or_single_quotes(lines, language, rng):
                      lambda line, col, tok: line[:col] + "'" + tok[1:-1] + "'" + line[col + len(tok):])
 
 
+def indentation_shifted(lines, language, rng):
+    """An indented line moved one or two columns, or one level, left or right."""
+    n = _pick_line(lines, rng, lambda line: line[:1] == " ")
+    if n is None:
+        return None
+    line = lines[n]
+    indent = len(line) - len(line.lstrip(" "))
+    step = rng.choice((1, 2, 4, -1, -2, -4))
+    if indent + step < 0:
+        step = -step
+    return n, [" " * (indent + step) + line.lstrip(" ")]
+
+
+def tab_in_indentation(lines, language, rng):
+    """The spaces of an indented line typed as a tab."""
+    n = _pick_line(lines, rng, lambda line: line.startswith("  ") and "\t" not in line)
+    if n is None:
+        return None
+    return n, ["\t" + lines[n].lstrip(" ")]
+
+
+def key_unquoted(lines, language, rng):
+    """A quoted key of a data file written without its quotes."""
+    key = re.compile(r"""^(\s*)(["'])([^"'\n]+)\2(\s*[:=])""")
+    n = _pick_line(lines, rng, lambda line: key.match(line) is not None)
+    if n is None:
+        return None
+    return n, [key.sub(lambda m: m.group(1) + m.group(3) + m.group(4), lines[n], count=1)]
+
+
+# Slips of layout, made only on request (``--kinds``): the default rotation stays as it was.
+LAYOUT_KINDS: dict[str, Corruption] = {
+    "indentation shifted": indentation_shifted,
+    "tab in indentation": tab_in_indentation,
+    "key left unquoted": key_unquoted,
+}
+
 KINDS: dict[str, Corruption] = {
     "misspelt keyword": misspelt_keyword,
     "keyword capitalised": keyword_capitalised,
@@ -288,6 +327,7 @@ KINDS: dict[str, Corruption] = {
     "trailing comma": trailing_comma,
     "JSON comment or single quotes": json_comment_or_single_quotes,
 }
+ALL_KINDS: dict[str, Corruption] = {**KINDS, **LAYOUT_KINDS}
 
 
 def _apply(lines: list[str], n: int, new: list[str | None]) -> list[str]:
@@ -349,7 +389,7 @@ def cases_from_file(path: Path, language: str, text: str, rng: random.Random, er
         for kind in kinds:
             found = None
             for _attempt in range(8):
-                got = KINDS[kind](lines, language, rng)
+                got = ALL_KINDS[kind](lines, language, rng)
                 if got is None:
                     break
                 n, new = got
@@ -446,11 +486,11 @@ def _installed_files() -> Iterator[tuple[Path, int, Callable[[], bytes]]]:
 
 
 def make_cases(per_language: int, errors: int, seed: int, languages: set[str] | None = None,
-               on_case: Callable[[dict], None] | None = None) -> list[dict]:
-    """``per_language`` cases a language; ``on_case`` is told of each as it is made (a
-    long run stopped early keeps what it made)."""
+               on_case: Callable[[dict], None] | None = None, kinds: list[str] | None = None) -> list[dict]:
+    """``per_language`` cases a language, of ``kinds`` (default: ``KINDS``); ``on_case``
+    is told of each as it is made (a long run stopped early keeps what it made)."""
     rng = random.Random(seed)
-    names = list(KINDS)
+    names = list(kinds or KINDS)
     out: list[dict] = []
     judges.configure(timeout=120.0)
     try:
@@ -490,6 +530,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--errors", type=int, default=1)
     parser.add_argument("--seed", type=int, default=29)
     parser.add_argument("--lang", action="append", default=None, help="only these languages")
+    parser.add_argument("--kinds", action="append", default=None, choices=list(ALL_KINDS),
+                        help="only these kinds (default: every kind but the layout ones)")
     parser.add_argument("--out", required=True)
     args = parser.parse_args(argv)
     with open(args.out, "w", encoding="utf-8") as handle:
@@ -497,7 +539,8 @@ def main(argv: list[str] | None = None) -> int:
             handle.write(json.dumps(case) + "\n")
             handle.flush()
 
-        cases = make_cases(args.per_language, args.errors, args.seed, set(args.lang) if args.lang else None, write)
+        cases = make_cases(args.per_language, args.errors, args.seed, set(args.lang) if args.lang else None, write,
+                           args.kinds)
     counts: dict[str, int] = {}
     for case in cases:
         for kind in case["kinds"]:

@@ -12,6 +12,7 @@ error does not touch. Each agent edit must also repair rather than rewrite the l
 
 from __future__ import annotations
 
+import bisect
 import functools
 import os
 import re
@@ -85,16 +86,94 @@ def hides_code(before: str, after: str, language: str) -> str:
     an ERROR)."""
     marks = tuple(QUOTES) + _BLOCK_MARKS + ((comment_prefix(language),) if comment_prefix(language) else ())
     original = source_lines(before)
-    for hunk in changed_hunks(before, after):
-        _, old, new = hunk
-        if not any(mark in line for line in old + new for mark in marks):
-            continue
+    hunks = [hunk for hunk in changed_hunks(before, after)
+             if any(mark in line for line in hunk[1] + hunk[2] for mark in marks)]
+    if not hunks:
+        return ""
+    for hunk in hunks:
         one = _apply_hunks(original, [hunk], before.endswith("\n"))
         hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
                                 language)
         if hidden and not all(map(_is_word, hidden)):
             return f"it turns code into a comment or string near line {hunk[0]}: {' '.join(hidden)[:60]}"
+    # Only an edit that places or takes away a delimiter can make a new string or comment.
+    if all("".join(old).count(mark) == "".join(new).count(mark) for _, old, new in hunks for mark in marks):
+        return ""
+    return _encloses_code(before, after, language)
+
+
+def _encloses_code(before: str, after: str, language: str) -> str:
+    """What code the edit as a whole encloses in a string or comment whose delimiter it
+    placed, spanning lines it did not change, or "".
+
+    Each hunk alone may enclose nothing: a quote put in one place and its partner ten
+    lines below make a string only together. And where ``before`` had a quote never
+    closed, its parser read the rest of the file as that string (or not at all), so
+    ``before`` is read as the code it is without that quote."""
+    hunks = changed_hunks(before, after)
+    if not hunks:
+        return ""
+    encoded = before.encode("utf-8", "surrogatepass")
+    thread = threading.get_ident()
+    reading = _as_code(encoded, language, thread)
+    edited = after.encode("utf-8", "surrogatepass")
+    new_tree = _tree(edited, language, thread)
+    starts = [0] + [at + 1 for at, byte in enumerate(edited) if byte == 10]
+    changed_after, to_before = _line_maps(before, hunks)
+    code_by_line: dict[int, list] | None = None
+    seen: set[tuple[int, int]] = set()
+    lines = sorted(changed_after)
+    at_edits = (leaf for line in lines if line <= len(starts)
+                for leaf in _leaves_within(new_tree.root_node, starts[line - 1],
+                                           starts[line] if line < len(starts) else len(edited)))
+    for leaf in at_edits:
+        span = _quiet(leaf)
+        if span is None or span in seen:
+            continue
+        seen.add(span)
+        first, last = bisect.bisect_right(starts, span[0]), bisect.bisect_right(starts, span[1] - 1)
+        if last - first < 2 or not ({first, last} & changed_after):
+            continue
+        inside = [to_before[line] for line in range(first + 1, last) if line in to_before]
+        if not inside:
+            continue
+        if code_by_line is None:
+            code_by_line = {}
+            for old in _leaves(reading.root_node):
+                if old.text.strip(QUOTES.encode() + b" \t\n") and _quiet(old) is None:
+                    code_by_line.setdefault(old.start_point[0] + 1, []).append(old)
+        found = [leaf for line in inside for leaf in code_by_line.get(line, [])]
+        hidden = [leaf.text.decode("utf-8", "replace") for leaf in found]
+        if not hidden or all(map(_is_word, hidden)):
+            continue
+        if any(map(_in_error, found)) and 2 * sum(map(_is_word, hidden)) >= len(hidden):
+            continue  # prose, as in ``_hidden_tokens``
+        return f"it turns code into a string or comment from line {inside[0]}: {' '.join(hidden)[:60]}"
     return ""
+
+
+def _as_code(text: bytes, language: str, thread: int):
+    """tree-sitter's reading of ``text`` with a quote it never saw closed made a space
+    (the parser read all that follows as that string, or gave up on it); its reading
+    of ``text`` itself where no quote ran to the end."""
+    tree = _tree(text, language, thread)
+    leaves = list(_leaves(tree.root_node))
+    end = len(text.rstrip())
+    if not leaves:
+        return tree
+    last = leaves[-1]
+    quote = None
+    if last.end_byte < end and last.text and last.text.strip(QUOTES.encode()) == b"":
+        quote = (last.start_byte, last.end_byte)  # a lone quote, the rest unread
+    else:
+        span = _quiet(last)
+        if span is not None and span[1] >= end and text[span[0]:span[0] + 1] in (b'"', b"'", b"`") \
+                and b"\n" in text[span[0]:span[1]].rstrip():
+            opener = tree.root_node.descendant_for_byte_range(span[0], span[0] + 1)
+            quote = (opener.start_byte, opener.end_byte if opener.child_count == 0 else span[0] + 1)
+    if quote is None:
+        return tree
+    return _tree(text[:quote[0]] + b" " * (quote[1] - quote[0]) + text[quote[1]:], language, thread)
 
 
 @functools.lru_cache(maxsize=8)
@@ -129,6 +208,24 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
     return hidden
 
 
+def _line_maps(before: str, hunks) -> tuple[set[int], dict[int, int]]:
+    """The lines of the edited text that the ``hunks`` changed, and each unchanged line
+    of it mapped to its line in ``before`` (1-based)."""
+    changed: set[int] = set()
+    to_before: dict[int, int] = {}
+    shift = 0
+    at = 1  # next unmapped line of ``before``
+    for first, old, new in hunks:
+        for line in range(at, first):
+            to_before[line + shift] = line
+        changed.update(range(first + shift, first + shift + max(len(new), 1)))
+        at = first + len(old)
+        shift += len(new) - len(old)
+    for line in range(at, len(source_lines(before)) + 2):
+        to_before[line + shift] = line
+    return changed, to_before
+
+
 def _is_word(token: str) -> bool:
     return _WORDS_ONLY.fullmatch(token) is not None
 
@@ -137,6 +234,19 @@ def _leaves(root) -> Iterable:
     stack = [root]
     while stack:
         node = stack.pop()
+        if node.child_count == 0:
+            yield node
+        else:
+            stack.extend(reversed(node.children))
+
+
+def _leaves_within(root, start: int, end: int) -> Iterable:
+    """The leaves of ``root`` that overlap bytes ``start`` to ``end``."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.end_byte <= start or node.start_byte >= end:
+            continue
         if node.child_count == 0:
             yield node
         else:
