@@ -771,3 +771,20 @@ def test_a_conditional_reported_unterminated_gets_its_endif_back_at_the_end(brok
     assert found and found[0].fixes_all
     assert found[0].source_after.startswith("#ifndef GEOMETRY_H\n")
     assert found[0].source_after.rstrip("\n").endswith("#endif")
+
+
+CODEC = ("import codecs\n\n\nclass Codec(codecs.Codec):\n\n    def encode(self, text, errors='strict'):\n"
+         "        return codecs.charmap_encode(text, errors, TABLE)\n\n"
+         "    def decode(self, text, errors='strict'):\n        return codecs.charmap_decode(text, errors, TABLE)\n\n\n"
+         "class Reader(Codec, codecs.StreamReader):\n    pass\n")
+
+
+def test_a_line_off_the_file_s_grid_of_indentation_is_put_back_on_it():
+    # Three spaces where every other line steps by four: Python reports it at the next
+    # method ("unindent does not match"), which a dedent there would also silence.
+    broken = CODEC.replace("    def encode", "   def encode")
+    assert check(broken, "python").problems[0].line == 9
+    found = [c.source_after for c in suggest(broken, "python", limit=5)]
+    assert CODEC in found
+    # Repairs that differ only in indentation are different code here, each a candidate.
+    assert len(found) > 1

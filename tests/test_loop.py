@@ -354,3 +354,43 @@ def test_a_repair_cut_short_by_its_deadline_reports_the_problems_it_left(monkeyp
     assert result.status == "failed" and result.reason.startswith("time budget spent")
     assert result.problems_before and result.problems_after == result.problems_before
     assert checked == [broken]
+
+
+TOML_URLS = '[project]\nname = "demo"\nversion = "1.0"\n\n[project.urls]\n"Issue tracker" = "https://example.org/issues"\nHomepage = "https://example.org"\n'
+JSON_PACKAGE = '{\n  "name": "demo",\n  "version": "1.0.0",\n  "scripts": {\n    "test": "tap"\n  },\n  "tap": {\n    "nyc-arg": ["--all"]\n  }\n}\n'
+JS_OPTIONS = 'const options = {\n  "max-age": 60,\n  retries: 3,\n};\nmodule.exports = options;\n'
+
+
+@pytest.mark.parametrize("language, clean, key", [
+    ("json", JSON_PACKAGE, '"version"'),  # JSON takes every key only quoted
+    ("json", JSON_PACKAGE, '"nyc-arg"'),
+    ("javascript", JS_OPTIONS, '"max-age"'),  # a '-': not a name
+])
+def test_a_key_typed_without_its_quotes_is_quoted(language, clean, key):
+    broken = clean.replace(key, key.strip('"'), 1)
+    assert not check(broken, language).ok
+    result = repair(broken, language, llm=FakeLLM(scorer=lambda prompt, text: 0.0),
+                    settings=Settings(agent="off"))
+    assert result.status == "fixed" and result.source == clean
+
+
+@pytest.mark.model
+def test_a_key_with_a_space_is_quoted_rather_than_cut_by_the_model(real_llm):
+    # Both "Issue tracker" and "Issue" (a word deleted) are keys TOML takes: the model's choice.
+    broken = TOML_URLS.replace('"Issue tracker"', "Issue tracker")
+    assert not check(broken, "toml").ok
+    result = repair(broken, "toml", llm=real_llm, settings=Settings(agent="off"))
+    assert result.status == "fixed" and result.source == TOML_URLS
+
+
+def test_a_line_indented_with_a_tab_among_spaces_is_re_indented_where_it_is():
+    # Python reports the mistake lines below the tab, where the block it began ends.
+    clean = ("import os\n\n\ndef walk(names):\n    \"\"\"\n    Walk over the names.\n    \"\"\"\n"
+             "    pending = [names]\n    while pending:\n        name = pending.pop()\n        yield name\n\n\n"
+             "def count(names):\n    return len(names)\n")
+    broken = clean.replace('    """\n    Walk', '\t"""\n    Walk')
+    problems = check(broken, "python").problems
+    assert problems and problems[0].line > 5
+    result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: -len(text)),
+                    settings=Settings(agent="off"))
+    assert result.status == "fixed" and result.source == clean

@@ -396,7 +396,8 @@ def cases_from_file(path: Path, language: str, text: str, rng: random.Random, er
                 if any(abs(n - w) < MIN_APART for w in where):
                     continue
                 alone = _text(_apply(lines, n, new), trailing)
-                if not _small(text, alone, 4) or _accepted(alone, path, language):
+                # (this module's lexer does not see indentation: a slip of layout is one line's)
+                if not (kind in LAYOUT_KINDS or _small(text, alone, 4)) or _accepted(alone, path, language):
                     continue
                 found = (n, new)
                 break

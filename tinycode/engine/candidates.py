@@ -823,18 +823,21 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
     spacing = habits(source, language)[0]
     contexts = contexts_of("\n".join(original), language)
     offbeat: dict[tuple[str, ...], int] = {}  # blanks against the file's habit, of the candidate kept
+    record = spec(language)
+    layout = "\n" if record is not None and record.indentation_is_syntax else None
     for node in nodes:
         text = node.text
         if text == source:
             continue
         start, end_before, end_after = differing_span(original, node.lines)
         # Edits that differ only in spacing or line breaks are one candidate: the one
-        # spaced as the file spaces its marks, else the likelier.
+        # spaced as the file spaces its marks, else the likelier. (Where indentation is
+        # syntax, lines indented differently are different code.)
         if len(original) <= _DEDUPE_WHOLE:
-            key: tuple[str, ...] = tuple(t for t in code_tokens(text, "other") if t.strip())
+            key: tuple[str, ...] = tuple(t for t in code_tokens(text, "other") if t.strip() or t[:1] == layout)
         else:
             key = (str(start),) + tuple(t for t in code_tokens(
-                "\n".join(node.lines[max(0, start - 1):end_after + 1]), "other") if t.strip())
+                "\n".join(node.lines[max(0, start - 1):end_after + 1]), "other") if t.strip() or t[:1] == layout)
         unusual = spacing.offbeat(node.lines[start:end_after], language)
         if key in out and (out[key].source_after == text or unusual >= offbeat[key]):
             continue

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator, Mapping
+from typing import Callable, Iterator, Mapping, Sequence
 
 from ..check import Problem
 from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
 from .rules import rule
-from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks
+from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks, vocabulary
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
 from .messages import MEANT_HEADER, UNTERMINATED_CONDITIONAL, named_line
@@ -102,11 +102,16 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from family.own(lines, problems, anchors)
     for line_no in anchors:
         yield from _indent_edits(lines, line_no)
+    if problems:
+        for line_no in _odd_indent_lines(lines, problems[0], anchors):
+            yield from _indent_edits(lines, line_no)
     if family.block_indent:
         for line_no in anchors[:2]:
             yield from block_indent_edits(lines, line_no)
     if problems:
         yield from _line_end_edits(lines, problems[0], anchors)
+        for line_no in anchors[:2]:
+            yield from _bare_key_edits(lines[line_no - 1], line_no, vocabulary(language)[0])
     # Unexpected text that holds a quote: a string ended in the wrong place, most often
     # because a closing quote lines before it was lost; try that before token edits here.
     # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
@@ -295,6 +300,26 @@ def _odd_quotes(text: str, kinds: str = "\"'") -> list[str]:
     return [q for q in kinds if (text.count(q) - text.count("\\" + q)) % 2]
 
 
+# A key: a line's first text, words joined by blanks, '-', '.', '/' or '@', up to a ``:``
+# or ``=`` that is no part of a longer operator.
+_KEY = re.compile(r"^(\s*)([\w$@]+(?:[ .\-/@]+[\w$@]+)*)\s*(?<![<>!=+\-*/%&|^~.?])[:=](?![:=])")
+
+
+@rule('bare-key', "a line's key typed without its quotes (a space or '-' in it, a data file's key) quoted")
+def _bare_key_edits(text: str, line_no: int, keywords: Sequence[str]) -> Iterator[Edit]:
+    """``Issue tracker = "..."``, ``version: "1.0"`` in JSON: a key some languages take
+    bare only when it is one word of letters, or never, quoted as a string: with
+    double quotes, then single. Not words of code: a key holds none of the grammar's
+    keywords (``else if x:`` is no key)."""
+    match = _KEY.match(text)
+    if match is None or set(re.findall(r"\w+", match.group(2))) & set(keywords):
+        return
+    start, key = match.end(1), match.group(2)
+    for quote in "\"'":
+        yield Edit(line_no, 1, [text[:start] + quote + key + quote + text[start + len(key):]],
+                   f"line {line_no}: quote {key!r}", 2, start + len(key) + 2, start)
+
+
 @rule('quote-left-open', 'a closing quote put back on a line above the problem with an odd count of it')
 def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
     """A dropped closing quote is often reported lines later, where the string it
@@ -457,6 +482,33 @@ def _inner_lines(problems: tuple[Problem, ...], total: int, anchors: list[int]) 
     return out
 
 
+def _odd_indent_lines(lines: list[str], problem: Problem, anchors: list[int]) -> list[int]:
+    """Lines a little above the problem whose indentation the rest of the file does not
+    use: a tab among spaces (or spaces among tabs), or a width off the file's grid (3
+    spaces where every other line steps by 4). The error such a line makes may be
+    reported lines after it (Python's, once the block it began ends)."""
+    tabs = sum(1 for line in lines if line.startswith("\t"))
+    spaces = sum(1 for line in lines if line.startswith(" "))
+    odd = "\t" if spaces > 2 * tabs else " " if tabs > 2 * spaces else ""
+    step = _indent_step(lines)
+
+    def off(text: str) -> bool:
+        indent = indent_of(text)
+        return bool(odd) and odd in indent or bool(step) and "\t" not in indent and len(indent) % step != 0
+
+    last = min(len(lines), max(problem.line, problem.end_line))
+    return [n for n in range(last, max(0, problem.line - QUOTE_LINES_BEFORE), -1)
+            if n not in anchors and lines[n - 1].strip() and off(lines[n - 1])]
+
+
+def _indent_step(lines: list[str]) -> int:
+    """The step of the file's indentation by spaces: the widest (4 or 2) that all lines
+    indented by spaces but one in ten (or one) keep to; 0 for none."""
+    widths = [len(indent_of(line)) for line in lines if line.startswith(" ") and line.strip()]
+    return next((unit for unit in (4, 2)
+                 if len(widths) > 2 and sum(w % unit != 0 for w in widths) <= max(1, len(widths) // 10)), 0)
+
+
 @rule('reindent-line', 'one line re-indented to a neighbouring level')
 def _indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
     """Re-indent one line to a neighbouring level, one level in or out, or to none."""
@@ -465,6 +517,9 @@ def _indent_edits(lines: list[str], line_no: int) -> Iterator[Edit]:
         return
     body, current = text.lstrip(), indent_of(text)
     levels: list[str] = []
+    step = _indent_step(lines) if current.startswith(" ") and "\t" not in current else 0
+    if step and len(current) % step:  # off the file's grid: onto it first
+        levels += [" " * (len(current) // step * step), " " * (len(current) // step * step + step)]
     for neighbour in (line_no - 1, line_no + 1, line_no - 2):
         if 1 <= neighbour <= len(lines) and lines[neighbour - 1].strip():
             levels.append(indent_of(lines[neighbour - 1]))
