@@ -32,6 +32,7 @@ from .. import judges
 from ..judges import grammar_gaps, judge_name, registry
 from ..languages import get_parser, spec
 from .grammar_space import contexts_of, habits
+from .messages import AT_THE_END
 from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, nodes_starting,
                        only_indentation, reported_line, too_wide, unmatched)
 
@@ -233,6 +234,7 @@ class _Node:
     proposal_rank: int  # positions of its edits among the proposals, summed (likelier first)
     echoes: int = 0  # edits after which the same error turned up further on
     unconfirmed: int = 0  # edits whose progress only tree-sitter saw: the judge still reports the same first error
+    reach: int = 0  # the line the judge read to: its first error (past the end when it has none)
 
     @property
     def fixed(self) -> bool:
@@ -243,9 +245,10 @@ class _Node:
         return "\n".join(self.lines) + ("\n" if self.trailing_newline else "")
 
     def order(self) -> tuple[int, ...]:
-        """Progress the language's own judge saw; fewer problems, fewer edits; a mistake
+        """Progress the language's own judge saw; fewer problems, fewer edits; the judge
+        reading further (a wrong repair's cascade stops it on the next lines); a mistake
         repaired where it repeats; then the likelier kind of edit."""
-        return (self.unconfirmed, self.places, len(self.edits), -self.echoes, self.proposal_rank,
+        return (self.unconfirmed, self.places, len(self.edits), -self.reach, -self.echoes, self.proposal_rank,
                 sum(e.size for e in self.edits))
 
     @property
@@ -334,13 +337,28 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             budget.take()
             problems = verdicts.confirm(child.text, edit)
             if problems is not None:
+                problems = verifier.read_by_the_judge(problems)
                 unconfirmed = isinstance(verdicts, _ReparseVerdicts) and verdicts.unconfirmed(problems, edit)
                 found.append(replace(child, problems=problems,
                                      echoes=node.echoes + _error_repeats(node, problems, language, edit),
-                                     unconfirmed=node.unconfirmed + unconfirmed))
+                                     unconfirmed=node.unconfirmed + unconfirmed,
+                                     reach=_reach(problems, len(lines), language)))
         if any(n.fixed for n in found):
             break
     return found
+
+
+def _reach(problems: tuple[Problem, ...], total: int, language: str) -> int:
+    """The line the language's own judge read to without an error: its first error's,
+    or one past the end when it reports none. An error met only at the end of the file
+    (a block never closed) says nothing of the lines before it: 0, as where CPython's
+    one error at a time is all the search sees (``echoes`` weighs that)."""
+    if _one_error_at_a_time(language) or not judges.judge_name(language):
+        return 0
+    judged = [p for p in problems if p.source != TREE_SITTER]
+    if any(AT_THE_END.search(p.message) for p in judged):
+        return 0
+    return min((p.line for p in judged), default=total + 1)
 
 
 def _error_repeats(node: _Node, problems: tuple[Problem, ...], language: str, edit: Edit) -> int:

@@ -80,6 +80,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from family.first(lines, problems)
     # Two lines typed as one: the few splits that change no token.
     yield from lost_breaks(lines, problems, language)
+    if problems:
+        yield from _two_pairs_edits(lines, problems[0])
     if problems and guess:  # the layout says where a closer was lost: before the parser's guess
         yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
     yield from _named_missing_edits(lines, problems)
@@ -298,6 +300,31 @@ def _both_quotes_open_above(lines: list[str], problem: Problem) -> bool:
 def _odd_quotes(text: str, kinds: str = "\"'") -> list[str]:
     """The ``kinds`` of quote ``text`` has an odd number of, not counting escaped ones."""
     return [q for q in kinds if (text.count(q) - text.count("\\" + q)) % 2]
+
+
+# A line of two pairs: a key, its separator and value, then a second key and separator.
+_TWO_PAIRS = re.compile(r"^(\s*(?:- +)?)([\w$@]+(?:[.\-/@][\w$@]+)*)(:|\s*=)( +\S.*?)??( +)"
+                        r"([\w$@]+(?:[.\-/@][\w$@]+)*)(:(?: |$)|\s*=)")
+
+
+@rule('two-pairs', "a line holding two key-value pairs split before the second: beside the first, or under it")
+def _two_pairs_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """``name: x help: |``, ``subnet: name: y``: two lines of a data file typed as one.
+    The second pair goes on a line of its own beside the first, or nested under it
+    (first where the first key has no value of its own)."""
+    for line_no in dict.fromkeys((problem.line, problem.line - 1)):
+        if not 1 <= line_no <= len(lines):
+            continue
+        text = lines[line_no - 1]
+        match = _TWO_PAIRS.match(text)
+        if match is None:
+            continue
+        beside = " " * len(match.group(1))
+        under = beside + " " * (_indent_step(lines) or 2)
+        cut = match.start(6)
+        for indent in ([under, beside] if match.group(4) is None else [beside, under]):
+            yield Edit(line_no, 1, [text[:match.end(4) if match.group(4) else match.end(3)].rstrip(),
+                                    indent + text[cut:]], f"line {line_no}: split before {match.group(6)!r}", 1)
 
 
 # A key: a line's first text, words joined by blanks, '-', '.', '/' or '@', up to a ``:``

@@ -286,6 +286,17 @@ class Verifier:
         record = spec(language)
         self.names_where_errors_begin = record is not None and record.judge_names_where_errors_begin
         self.indentation_is_syntax = record is not None and record.indentation_is_syntax
+        self.grammar_loses_place = record is not None and record.grammar_loses_place
+
+    def read_by_the_judge(self, problems: Sequence[Problem]) -> tuple[Problem, ...]:
+        """``problems`` without tree-sitter's objections to lines the judge read as correct
+        (before its first error, one not met only at the end of the file), where the
+        grammar's recovery is known to lose its place after an error."""
+        if not self.grammar_loses_place:
+            return tuple(problems)
+        first = min((p.line for p in problems if p.source != TREE_SITTER and not AT_THE_END.search(p.message)),
+                    default=0)
+        return tuple(p for p in problems if p.source != TREE_SITTER or p.line >= first)
 
     def progress(self, before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
                  edit_end: int, delta: int, shadowed: Sequence[Problem] = (), *,
@@ -300,6 +311,7 @@ class Verifier:
         the edit only takes away tokens, no bracket, quote or keyword, so it cannot have
         unbalanced the file's blocks: where tree-sitter alone judges, an error too wide to place that is
         all it leaves was hidden by the one it repaired (a misspelt ``end`` far off)."""
+        after = self.read_by_the_judge(after)
         if not after:
             return True
 

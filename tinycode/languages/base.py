@@ -110,6 +110,9 @@ class LanguageSpec:
     # Its grammar reports a line indented too deep lines before it (tree-sitter-yaml),
     # so such lines near the problem are worth an edit too.
     deep_indent_reported_early: bool = False
+    # Its grammar's recovery loses its place after an error (tree-sitter-yaml): where the
+    # judge has read past a line, tree-sitter's objection to it counts for nothing there.
+    grammar_loses_place: bool = False
     # The family of edit proposals of its own ("python", "shell"), or "" for none.
     edit_family: str = ""
     # For a name typed after a token (the lines, the line's number, the token): the
