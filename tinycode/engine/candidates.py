@@ -234,7 +234,7 @@ class _Node:
     proposal_rank: int  # positions of its edits among the proposals, summed (likelier first)
     echoes: int = 0  # edits after which the same error turned up further on
     unconfirmed: int = 0  # edits whose progress only tree-sitter saw: the judge still reports the same first error
-    reach: int = 0  # the line the judge read to: its first error (past the end when it has none)
+    reach: int = 0  # the line the judge read to: its first error (READ_TO_THE_END when it has none)
 
     @property
     def fixed(self) -> bool:
@@ -342,15 +342,18 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
                 found.append(replace(child, problems=problems,
                                      echoes=node.echoes + _error_repeats(node, problems, language, edit),
                                      unconfirmed=node.unconfirmed + unconfirmed,
-                                     reach=_reach(problems, len(lines), language)))
+                                     reach=_reach(problems, language)))
         if any(n.fixed for n in found):
             break
     return found
 
 
-def _reach(problems: tuple[Problem, ...], total: int, language: str) -> int:
+READ_TO_THE_END = 1 << 30  # the reach of a text the judge reports nothing in, however long
+
+
+def _reach(problems: tuple[Problem, ...], language: str) -> int:
     """The line the language's own judge read to without an error: its first error's,
-    or one past the end when it reports none. An error met only at the end of the file
+    or past any end when it reports none. An error met only at the end of the file
     (a block never closed) says nothing of the lines before it: 0, as where CPython's
     one error at a time is all the search sees (``echoes`` weighs that)."""
     if _one_error_at_a_time(language) or not judges.judge_name(language):
@@ -358,7 +361,7 @@ def _reach(problems: tuple[Problem, ...], total: int, language: str) -> int:
     judged = [p for p in problems if p.source != TREE_SITTER]
     if any(AT_THE_END.search(p.message) for p in judged):
         return 0
-    return min((p.line for p in judged), default=total + 1)
+    return min((p.line for p in judged), default=READ_TO_THE_END)
 
 
 def _error_repeats(node: _Node, problems: tuple[Problem, ...], language: str, edit: Edit) -> int:

@@ -347,17 +347,16 @@ class Verifier:
                      if (p.line, p.message) not in old_judged and p.line > edit_end]
             wide = {(p.line, p.message) for p in after if too_wide(p)}
             # A judge reads a file from its start: when its first error now lies past the
-            # edit, it read every line before that error as correct, and a line tree-sitter
+            # edit, it read every line above the edit as correct, and a line tree-sitter
             # alone now objects to there is its recovery from an error further on (an ``if``
-            # typed for a ``fi`` lines below makes it misread a comment far above; YAML's
-            # grammar loses its place for lines after a mapping it misread). Not an error
-            # over lines: that may be a construct the edit left unfinished.
-            first_judged = min((p.line for p in new_judge), default=0)
-            read_past = first_judged > edit_end
+            # typed for a ``fi`` lines below makes it misread a comment far above). Not an
+            # error over lines: that may be a construct the edit left unfinished. (Below
+            # the edit the judge may meet a mistake only where it ends: a construct begun
+            # badly there is reported at its ``fi`` or its ``)``.)
+            read_past = bool(new_judge) and min(p.line for p in new_judge) > edit_end
             one_line = {(p.line, p.message) for p in after if p.end_line == p.line}
             allowed = hidden if judge_fewer else {(line, message) for line, message in hidden
-                                             if (read_past and (line < edit_line or line < first_judged)
-                                                 and (line, message) in one_line)
+                                             if (read_past and line < edit_line and (line, message) in one_line)
                                              or next_lines and (line >= min(next_lines) - NEXT_ERROR_REACH
                                                                 or (line, message) in wide)}
             if not allowed or _added(new_tree - allowed, seen, edit_line, edit_end):
