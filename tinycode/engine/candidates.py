@@ -32,9 +32,8 @@ from .. import judges
 from ..judges import grammar_gaps, judge_name, registry
 from ..languages import get_parser, spec
 from .grammar_space import contexts_of, habits
-from .messages import AT_THE_END
-from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, nodes_starting,
-                       only_indentation, reported_line, too_wide, unmatched)
+from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to,
+                       nodes_starting, only_indentation, reported_line, too_wide, unmatched)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -264,6 +263,9 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     verdicts = _CompileVerdicts(node, language) if _one_error_at_a_time(language) \
         else _ReparseVerdicts(node, language, judge_limit, budget)
     verifier = verdicts.verifier
+    # How far the judge read orders partial repairs; CPython's one error at a time is
+    # all the search sees there (``echoes`` weighs that).
+    judged = not _one_error_at_a_time(language) and bool(judges.judge_name(language))
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
@@ -342,7 +344,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
                 found.append(replace(child, problems=problems,
                                      echoes=node.echoes + _error_repeats(node, problems, language, edit),
                                      unconfirmed=node.unconfirmed + unconfirmed,
-                                     reach=_reach(problems, language)))
+                                     reach=_reach(problems) if judged else 0))
         if any(n.fixed for n in found):
             break
     return found
@@ -351,17 +353,11 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
 READ_TO_THE_END = 1 << 30  # the reach of a text the judge reports nothing in, however long
 
 
-def _reach(problems: tuple[Problem, ...], language: str) -> int:
-    """The line the language's own judge read to without an error: its first error's,
-    or past any end when it reports none. An error met only at the end of the file
-    (a block never closed) says nothing of the lines before it: 0, as where CPython's
-    one error at a time is all the search sees (``echoes`` weighs that)."""
-    if _one_error_at_a_time(language) or not judges.judge_name(language):
-        return 0
-    judged = [p for p in problems if p.source != TREE_SITTER]
-    if any(AT_THE_END.search(p.message) for p in judged):
-        return 0
-    return min((p.line for p in judged), default=READ_TO_THE_END)
+def _reach(problems: tuple[Problem, ...]) -> int:
+    """The line the language's own judge read to without an error (``judge_read_to``):
+    past any end when it reports none, 0 when its error was met only at the end."""
+    line = judge_read_to(problems)
+    return 0 if line is None else line or READ_TO_THE_END
 
 
 def _error_repeats(node: _Node, problems: tuple[Problem, ...], language: str, edit: Edit) -> int:
@@ -846,6 +842,9 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
     offbeat: dict[tuple[str, ...], int] = {}  # blanks against the file's habit, of the candidate kept
     record = spec(language)
     layout = "\n" if record is not None and record.indentation_is_syntax else None
+
+    def kept(text: str) -> tuple[str, ...]:
+        return tuple(t for t in code_tokens(text, "other") if t.strip() or t[:1] == layout)
     for node in nodes:
         text = node.text
         if text == source:
@@ -855,10 +854,9 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
         # spaced as the file spaces its marks, else the likelier. (Where indentation is
         # syntax, lines indented differently are different code.)
         if len(original) <= _DEDUPE_WHOLE:
-            key: tuple[str, ...] = tuple(t for t in code_tokens(text, "other") if t.strip() or t[:1] == layout)
+            key: tuple[str, ...] = kept(text)
         else:
-            key = (str(start),) + tuple(t for t in code_tokens(
-                "\n".join(node.lines[max(0, start - 1):end_after + 1]), "other") if t.strip() or t[:1] == layout)
+            key = (str(start),) + kept("\n".join(node.lines[max(0, start - 1):end_after + 1]))
         unusual = spacing.offbeat(node.lines[start:end_after], language)
         if key in out and (out[key].source_after == text or unusual >= offbeat[key]):
             continue

@@ -86,8 +86,8 @@ def hides_code(before: str, after: str, language: str) -> str:
     an ERROR)."""
     marks = tuple(QUOTES) + _BLOCK_MARKS + ((comment_prefix(language),) if comment_prefix(language) else ())
     original = source_lines(before)
-    hunks = [hunk for hunk in changed_hunks(before, after)
-             if any(mark in line for line in hunk[1] + hunk[2] for mark in marks)]
+    every = changed_hunks(before, after)
+    hunks = [hunk for hunk in every if any(mark in line for line in hunk[1] + hunk[2] for mark in marks)]
     if not hunks:
         return ""
     for hunk in hunks:
@@ -99,20 +99,17 @@ def hides_code(before: str, after: str, language: str) -> str:
     # Only an edit that places or takes away a delimiter can make a new string or comment.
     if all("".join(old).count(mark) == "".join(new).count(mark) for _, old, new in hunks for mark in marks):
         return ""
-    return _encloses_code(before, after, language)
+    return _encloses_code(before, after, language, every)
 
 
-def _encloses_code(before: str, after: str, language: str) -> str:
+def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
     """What code the edit as a whole encloses in a string or comment whose delimiter it
     placed, spanning lines it did not change, or "".
 
     Each hunk alone may enclose nothing: a quote put in one place and its partner ten
     lines below make a string only together. And where ``before`` had a quote never
     closed, its parser read the rest of the file as that string (or not at all), so
-    ``before`` is read as the code it is without that quote."""
-    hunks = changed_hunks(before, after)
-    if not hunks:
-        return ""
+    ``before`` is read as the code it is without that quote. ``hunks``: the edit's."""
     encoded = before.encode("utf-8", "surrogatepass")
     thread = threading.get_ident()
     reading = _as_code(encoded, language, thread)

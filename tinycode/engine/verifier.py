@@ -276,6 +276,16 @@ def _unread(tree: tree_sitter.Tree) -> int:
     return count
 
 
+def judge_read_to(problems: Sequence[Problem]) -> int | None:
+    """The line of the language's own judge's first error, where it read every line
+    before as correct: None when its error was met only at the end of the file (a block
+    never closed says nothing of the lines before it); 0 when it reports none."""
+    judged = [p for p in problems if p.source != TREE_SITTER]
+    if any(AT_THE_END.search(p.message) for p in judged):
+        return None
+    return min((p.line for p in judged), default=0)
+
+
 class Verifier:
     """Whether an edit of a text in ``language`` is accepted: the one place that decides
     it, for every part of the engine. ``reach``: lines either side of an edit that are
@@ -294,8 +304,7 @@ class Verifier:
         grammar's recovery is known to lose its place after an error."""
         if not self.grammar_loses_place:
             return tuple(problems)
-        first = min((p.line for p in problems if p.source != TREE_SITTER and not AT_THE_END.search(p.message)),
-                    default=0)
+        first = judge_read_to(problems) or 0
         return tuple(p for p in problems if p.source != TREE_SITTER or p.line >= first)
 
     def progress(self, before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
