@@ -27,6 +27,11 @@ HIDING = [
      'def f(ref)\n  wellformed_error("undefined entity") #{ref})\n  x = 1\nend\n'),
     # A "*/" taken away far above the error: the code below it became the comment.
     ("c", "/* a */\nint x = f(2);\n/* b */\nint b = 1\n", "/* a *\nint x = f(2);\n/* b */\nint b = 1;\n"),
+    # A comment opened before a stray closer far below it: the code between is hidden.
+    ("c", "int a = f(1 2);\nint b = g(3);\nint c = h(4);\nint d = 5; */\n",
+     "int a = f(1 /* 2);\nint b = g(3);\nint c = h(4);\nint d = 5; */\n"),
+    # Code between two comment lines made a comment.
+    ("cpp", "// compute\np->q = *r + (s) t;\n// done\n", "// compute\n// p->q = *r + (s) t;\n// done\n"),
     # A comment opened in the middle of a call.
     ("python", "x = foo(a b) + g(c)\n", "x = foo(a) # b) + g(c)\n"),
     ("javascript", "const a = f(x y) + g(z);\nconst b = 2;\n", "const a = f(x) // y) + g(z);\nconst b = 2;\n"),
@@ -49,6 +54,12 @@ REPAIRS = [
      "    // Very important: this file is `error-index.html`, not `index.html`!\n    x: 1,\n"),
     ("javascript", "const s = `hello ${x};\nconst y = f(a, b);\n", "const s = `hello ${x}`;\nconst y = f(a, b);\n"),
     ("php", PHP_QUEUE, PHP_QUEUE.replace("$task setUrl('/a\")", "$task->setUrl('/a')")),
+    # A comment's opener split over two lines, its closer left as code: joined back.
+    ("c", "int f(\n    int *\t/\n    * count */,\n    char *\t/* name */\n);\n",
+     "int f(\n    int *\t/* count */,\n    char *\t/* name */\n);\n"),
+    # A line's comment marker mistyped among comment lines.
+    ("cpp", "// See the licence.\n/< /http://www.gnu.org/licenses/>.\n// More.\nint x;\n",
+     "// See the licence.\n// /http://www.gnu.org/licenses/>.\n// More.\nint x;\n"),
     # A docstring closed after its prose: words, not code.
     ("python", 'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more.\n    return 1\n',
      'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),

@@ -349,6 +349,27 @@ def test_a_keyword_with_two_letters_swapped_is_no_unknown_type():
     assert check('#include "not_here.h"\nint f(void) {\n  size_t x = 1;\n  return x;\n}\n', "c").ok
 
 
+def test_a_keyword_in_other_case_is_an_error_where_every_header_was_found():
+    # g++ says only "'Namespace' does not name a type" and skips the block; tree-sitter
+    # reads the line as a declaration
+    text = ("#include <cstddef>\n\nnamespace outer\n{\n  namespace inner\n  {\n"
+            "    template<typename T>\n    struct base { std::size_t n; };\n  }\n}\n")
+    assert check(text, "cpp").ok
+    result = check(text.replace("namespace inner", "Namespace inner"), "cpp")
+    assert [p.line for p in result.problems] == [5] and not result.note
+    # With a header missing, a name in capitals may be that header's macro or type.
+    assert check('#include "windows_like.h"\nCONST char *name(void);\n', "c").ok
+
+
+def test_a_capitalised_word_before_an_operator_is_no_macro_annotation():
+    # A comment's line split: its second half, prose, is not a macro's use that an
+    # unknown header would explain (``GGML_API int f(void);``).
+    text = "#include <stddef.h>\n// Copyright (C) 2004 Some Corp,\nIBM-HRL.\n\nsize_t n(void);\n"
+    assert check(text.replace("\nIBM-HRL.", " IBM-HRL."), "c").ok
+    assert check(text, "c").problems[0].line == 3
+    assert check('#include "missing.h"\nAPI_EXPORT int f(void);\n', "c").ok
+
+
 def test_past_the_compilers_error_limit_the_parser_still_sees_an_unclosed_string(tmp_path):
     # An unknown type on every line of a long table: the compiler stops at its limit
     # long before the table's end, where a quote was lost.
@@ -500,3 +521,13 @@ def test_a_system_header_name_mistyped_is_an_error_and_is_repaired(tmp_path, lan
 def test_a_header_the_compiler_has_nothing_near_is_still_a_header_missing_from_the_project(tmp_path, include):
     path = tmp_path / "main.c"
     assert check(PROGRAM.replace("#include <stdlib.h>", include), "c", str(path)).ok
+
+
+def test_a_change_that_breaks_an_included_header_is_no_repair():
+    # ``#define typedef`` parses, and every typedef of <stdio.h> after it fails: errors
+    # of the header's, which a repair of the file caused.
+    source = "#ifndef X_H\n#define\n#include <stdio.h>\nint f(FILE *out);\n#endif\n"
+    with judges.baseline(source, "c"):
+        judge, found = judges.problems(source.replace("#define\n", "#define typedef\n"), "c")
+        assert found and found[0].line == 3 and "new" in found[0].message
+        assert judges.problems(source.replace("#define\n", "#define X_H\n"), "c")[1] == []

@@ -71,6 +71,8 @@ def edit_too_large(before: str, after: str, language: str, *,
 _INSIDE_STRING_CODE = ("interpolation", "substitution", "expansion", "embedded")
 _WORDS_ONLY = re.compile(r"\w+")
 _BLOCK_MARKS = ("/*", "*/", "<!--", "-->")
+_CLOSERS = ("*/", "-->")
+_CLOSER_REACH = 3  # lines a comment put back before a stray closer may span
 
 
 def hides_code(before: str, after: str, language: str) -> str:
@@ -202,7 +204,29 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
     unread = {leaf.start_point[0] for leaf in leaves if _in_error(leaf)}
     if unread & set(by_line) and 2 * sum(map(_is_word, hidden)) >= len(hidden):
         return []
+    if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
+        return []
+    # A block comment's closer that the original had as code, where nothing opened it
+    # (``/`` at a line's end, ``* visual */,`` on the next): the edit put back the
+    # comment it closes, within a few lines.
+    if hidden and "".join(hidden).endswith(_CLOSERS) and max(by_line) - min(by_line) < _CLOSER_REACH:
+        return []
     return hidden
+
+
+def _in_comment_block(before: bytes, rows: set[int], marker: str) -> bool:
+    """Each of the 0-based ``rows`` of ``before`` begins with the first character of the
+    line-comment ``marker`` and lies between two lines that are such comments
+    (``/< /http://...`` among ``//`` lines): a comment whose marker was mistyped."""
+    if not marker:
+        return False
+    lines = before.decode("utf-8", "replace").split("\n")
+
+    def comment(row: int) -> bool:
+        return 0 <= row < len(lines) and lines[row].lstrip().startswith(marker)
+
+    return all(0 <= row < len(lines) and lines[row].lstrip().startswith(marker[0]) and not comment(row)
+               and comment(row - 1) and comment(row + 1) for row in rows)
 
 
 def _line_maps(before: str, hunks) -> tuple[set[int], dict[int, int]]:

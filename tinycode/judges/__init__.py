@@ -369,6 +369,8 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
             and record.beyond_judge(source, get_parser(language)):
         return None  # syntax the grammar reads and the judge does not (JSX for node)
     diagnostics = extra + found
+    if not raw and _project(language):
+        diagnostics = unresolved.keywords_in_other_case(diagnostics, source)
     if not raw and _project(language) and unresolved.types_unknown(diagnostics, source):
         mistyped = [d for d in extra if d.syntax]  # a header name mistyped: tree-sitter cannot tell
         return Verdict(tool.name, tuple(mistyped + unresolved.agreed([d for d in diagnostics if d not in mistyped],

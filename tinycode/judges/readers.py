@@ -32,6 +32,10 @@ _CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")
 _MISSING_HEADER = re.compile(r"^(?:'([^']+)' file not found|([^:]+): No such file or directory)")
 
 
+# How an error inside a header the file includes begins, put on the file's #include.
+IN_HEADER = "in an included header, "
+
+
 def missing_header(message: str) -> str | None:
     """The header a compiler could not find, from its fatal error message."""
     match = _MISSING_HEADER.match(message)
@@ -44,12 +48,15 @@ def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
     for match in _CC_LINE.finditer(output.stderr):
         message = match.group("msg").strip()
         if match.group("file") != filename:
-            # An error inside a header it included is reported at the #include too, but
-            # a header that header cannot find stops the compiler there: it is put on
-            # the file's own #include that led to it, which can then be left out.
-            line = _included_from(output.stderr, match.start(), filename) if missing_header(message) else None
+            # An error inside a header it included is put on the file's own #include
+            # that led to it: a header that header cannot find stops the compiler there
+            # (that line can then be left out); any other is no syntax problem of the
+            # file's, but one that a change of the file caused (``#define typedef``
+            # before ``#include <X11/Xlib.h>``) is new during a repair.
+            line = _included_from(output.stderr, match.start(), filename)
             if line is not None:
-                found.append(Diagnostic(line, 1, message, False))
+                found.append(Diagnostic(line, 1, message if missing_header(message) else
+                                        f"{IN_HEADER}{match.group('file').rsplit('/', 1)[-1]}: {message}", False))
             continue
         category_syntax = any(message.endswith(c) for c in _CLANG_SYNTAX_CATEGORIES)
         has_category = message.endswith("]") and " [" in message

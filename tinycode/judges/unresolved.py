@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Iterable
 from . import grammar_gaps
 from .base import Diagnostic
 from .registry import ERROR_LIMIT
-from .readers import missing_header
+from .readers import IN_HEADER, missing_header
 
 if TYPE_CHECKING:
     from ..problems import Problem
@@ -83,7 +83,8 @@ def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None) ->
     first = min((d.line for d in diagnostics if d.syntax and not UNRESOLVED.match(d.message)), default=None)
     elsewhere = {name for d in diagnostics for name in _KNOWN_ELSEWHERE.findall(d.message)}
     return any(UNRESOLVED.match(d.message) and (first is None or d.line <= first)
-               and not _scrambled_keyword(d.message) and _first_name(d.message) not in elsewhere
+               and not _scrambled_keyword(d.message) and not keyword_in_other_case(d.message)
+               and _first_name(d.message) not in elsewhere
                for d in diagnostics)
 
 
@@ -102,6 +103,28 @@ def _scrambled_keyword(message: str) -> bool:
     not a type from a header the compiler was not shown, so its messages are the file's."""
     name = _first_name(message)
     return len(name) >= 3 and name not in KEYWORDS and sorted(name) in _KEYWORD_LETTERS
+
+
+def keyword_in_other_case(message: str) -> bool:
+    """The name a message says is unknown is a keyword in other letters' case
+    (``Namespace detail {``, ``Return x;``, ``UNSIGNED char c;``)."""
+    name = _first_name(message)
+    return name not in KEYWORDS and name.lower() in KEYWORDS
+
+
+def keywords_in_other_case(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
+    """``diagnostics`` with each message that a name is unknown, where the name is a
+    keyword in other case and the text does not define it, made a syntax problem: a
+    keyword's case is the grammar's business. Only where the compiler found every header
+    the text includes: a platform header that is not there may define such a name
+    (``BOOL``, ``CONST``, X11's ``Bool``)."""
+    if any(missing_header(d.message) or d.message == UNREAD for d in diagnostics):
+        return diagnostics
+    defined = set(_DEFINE.findall(text))
+    return [Diagnostic(d.line, d.column, d.message, True)
+            if not d.syntax and UNRESOLVED.match(d.message) and keyword_in_other_case(d.message)
+            and _first_name(d.message) not in defined else d
+            for d in diagnostics]
 
 
 def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diagnostic]:
@@ -134,11 +157,13 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
     said: list[int] = []  # lines with an error of the compiler's that no unknown macro explains
     last_explained = False  # the compiler's previous message was an unknown macro's doing
     for d in diagnostics:
-        if d.message == UNREAD:
+        if d.message == UNREAD or d.message.startswith(IN_HEADER):
             out.append(d)
             continue
-        lexical = bool(_LEXICAL.match(d.message))
-        name = bool(UNRESOLVED.match(d.message))  # a name it does not know: not a grammar problem
+        # (a keyword in other case: no unknown type's doing, see keywords_in_other_case)
+        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and keyword_in_other_case(d.message))
+        # a name it does not know: not a grammar problem
+        name = bool(UNRESOLVED.match(d.message)) and not lexical
         grammar = not (name or missing_header(d.message)) and (lexical or not (
             explained(d.line, d.column, d.message) or (last_explained and _CASCADE.match(d.message))))
         if not name:
@@ -260,6 +285,12 @@ _KEYWORD_LETTERS = [sorted(word) for word in KEYWORDS if len(word) >= 3]
 _QUOTED = re.compile(r"'(\w+)'")
 
 
+# What follows a macro that opens a declaration or stands alone (``GGML_API int``,
+# ``G_BEGIN_DECLS``, ``EXPORT *p``, ``FOREACH(x) {``): no operator such as ``-`` or ``.``,
+# which only an expression has (``IBM-HRL.``: prose, not a macro's use).
+_AFTER_MACRO = re.compile(r"\s*(?:$|[\w*&(\[{;,:<])")
+
+
 def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]) -> bool:
     """A problem at ``column`` of the line ``row`` that an unknown macro or type can
     explain: it is on or right after a macro-like name the file never defines
@@ -271,8 +302,9 @@ def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]
 
     at = max(column - 1, 0)
     before, after = _WORD_BEFORE.search(row[:at]), _WORD_AT.match(row[at:])
-    if _DECLARATION_PREFIX.match(row[:at]) and (
-            any(unknown(word) for word in _WORDS.findall(row[:at])) or (after and unknown(after.group(1)))):
+    opens = after is not None and unknown(after.group(1)) and _AFTER_MACRO.match(row, at + after.end()) is not None
+    annotates = any(unknown(word) for word in _WORDS.findall(row[:at])) and _AFTER_MACRO.match(row, at) is not None
+    if _DECLARATION_PREFIX.match(row[:at]) and (annotates or opens):
         return True  # GGML_API struct, static GGML_INLINE int, G_BEGIN_DECLS, static G_TLS T x
     named = _AFTER_DECLARATOR.match(message)
     if named and unknown(named.group(1)):
