@@ -357,6 +357,9 @@ def test_a_keyword_in_other_case_is_an_error_where_every_header_was_found():
     assert check(text, "cpp").ok
     result = check(text.replace("namespace inner", "Namespace inner"), "cpp")
     assert [p.line for p in result.problems] == [5] and not result.note
+    # Its letters in another order: g++ says "'vodi' does not name a type".
+    result = check(text.replace("struct base", "inline vodi f(); struct base"), "cpp")
+    assert [p.line for p in result.problems] == [8]
     # With a header missing, a name in capitals may be that header's macro or type.
     assert check('#include "windows_like.h"\nCONST char *name(void);\n', "c").ok
 
@@ -531,3 +534,16 @@ def test_a_change_that_breaks_an_included_header_is_no_repair():
         judge, found = judges.problems(source.replace("#define\n", "#define typedef\n"), "c")
         assert found and found[0].line == 3 and "new" in found[0].message
         assert judges.problems(source.replace("#define\n", "#define X_H\n"), "c")[1] == []
+
+
+@pytest.mark.parametrize("old, new", [("#if defined A || defined B", "#if defined A ||| defined B"),
+                                      ("int n = TWICE(1);", "int n = TWICE(1, 2);"),
+                                      ("#if defined A || defined B", "#if defined A defined B")])
+@pytest.mark.parametrize("header", ["<stddef.h>", '"missing.h"'])
+def test_the_preprocessors_objections_are_syntax_errors_whatever_the_types(header, old, new):
+    # gcc says "operator '||' has no right operand", "macro passed 2 arguments", "missing
+    # binary operator": about the text, whether or not the compiler knows its types
+    source = (f"#include {header}\n#if defined A || defined B\nint a;\n#endif\n"
+              "#define TWICE(x) ((x) * 2)\nint n = TWICE(1);\nsize_t m;\n")
+    assert check(source, "c").ok
+    assert not check(source.replace(old, new), "c").ok

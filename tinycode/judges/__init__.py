@@ -370,7 +370,7 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
         return None  # syntax the grammar reads and the judge does not (JSX for node)
     diagnostics = extra + found
     if not raw and _project(language):
-        diagnostics = unresolved.keywords_in_other_case(diagnostics, source)
+        diagnostics = unresolved.misspelt_keywords(diagnostics, source)
     if not raw and _project(language) and unresolved.types_unknown(diagnostics, source):
         mistyped = [d for d in extra if d.syntax]  # a header name mistyped: tree-sitter cannot tell
         return Verdict(tool.name, tuple(mistyped + unresolved.agreed([d for d in diagnostics if d not in mistyped],

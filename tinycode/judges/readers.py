@@ -15,6 +15,12 @@ from .base import Diagnostic, Output
 # gcc/clang/swiftc: "file:LINE:COL: error: message [category]"
 _CC_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?P<level>fatal error|error):\s*(?P<msg>.*)$",
                       re.MULTILINE)
+# The preprocessor's objections to a directive's expression or a macro's use: about the
+# text whatever its types (gcc, clang).
+PREPROCESSOR = (r"missing binary operator|operator '[^']+' has no (?:right|left) operand|"
+                r"macro \"[^\"]+\" (?:passed \d+ arguments, but takes just|requires \d+ arguments, but only) \d+|"
+                r"unterminated argument list invoking macro|#(?:el)?if with no expression|"
+                r"missing expression between '\(' and '\)'|too (?:many|few) arguments provided to function-like macro")
 # gcc's messages that are about the text's grammar, not its meaning.
 _GCC_SYNTAX = re.compile(
     r"^(expected |stray |missing terminating |unterminated |.* without a previous |"
@@ -26,7 +32,7 @@ _GCC_SYNTAX = re.compile(
     r"macro names must be identifiers|no macro name given|unknown type name|version control conflict marker|"
     r"a label can only be part of a statement|a function-definition is not allowed here|"
     r"invalid storage class|expected unqualified-id|expected primary-expression|invalid declarator before|"
-    r"token \"[^\"]*\" is not valid in preprocessor expressions)")
+    r"token \"[^\"]*\" is not valid in preprocessor expressions|" + PREPROCESSOR + ")")
 # clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
 _CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")
 _MISSING_HEADER = re.compile(r"^(?:'([^']+)' file not found|([^:]+): No such file or directory)")

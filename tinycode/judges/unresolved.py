@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Iterable
 from . import grammar_gaps
 from .base import Diagnostic
 from .registry import ERROR_LIMIT
-from .readers import IN_HEADER, missing_header
+from .readers import IN_HEADER, PREPROCESSOR, missing_header
 
 if TYPE_CHECKING:
     from ..problems import Problem
@@ -56,7 +56,7 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' afte
                       r"expected parameter name, found |'#' is not followed by a macro parameter|"
                       r"token \"[^\"]*\" is not valid in preprocessor expressions|"
                       # (said of a name it knows as a namespace or class: no unknown type's doing)
-                      r"found ':' in nested-name-specifier)")
+                      r"found ':' in nested-name-specifier|" + PREPROCESSOR + ")")
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
 
@@ -83,7 +83,7 @@ def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None) ->
     first = min((d.line for d in diagnostics if d.syntax and not UNRESOLVED.match(d.message)), default=None)
     elsewhere = {name for d in diagnostics for name in _KNOWN_ELSEWHERE.findall(d.message)}
     return any(UNRESOLVED.match(d.message) and (first is None or d.line <= first)
-               and not _scrambled_keyword(d.message) and not keyword_in_other_case(d.message)
+               and not misspelt_keyword(d.message)
                and _first_name(d.message) not in elsewhere
                for d in diagnostics)
 
@@ -105,24 +105,26 @@ def _scrambled_keyword(message: str) -> bool:
     return len(name) >= 3 and name not in KEYWORDS and sorted(name) in _KEYWORD_LETTERS
 
 
-def keyword_in_other_case(message: str) -> bool:
+def misspelt_keyword(message: str) -> bool:
     """The name a message says is unknown is a keyword in other letters' case
-    (``Namespace detail {``, ``Return x;``, ``UNSIGNED char c;``)."""
+    (``Namespace detail {``, ``Return x;``, ``UNSIGNED char c;``) or with its letters in
+    another order (``vodi``, ``retrun``)."""
     name = _first_name(message)
-    return name not in KEYWORDS and name.lower() in KEYWORDS
+    return name not in KEYWORDS and (name.lower() in KEYWORDS or _scrambled_keyword(message))
 
 
-def keywords_in_other_case(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
+def misspelt_keywords(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
     """``diagnostics`` with each message that a name is unknown, where the name is a
-    keyword in other case and the text does not define it, made a syntax problem: a
-    keyword's case is the grammar's business. Only where the compiler found every header
-    the text includes: a platform header that is not there may define such a name
-    (``BOOL``, ``CONST``, X11's ``Bool``)."""
+    misspelt keyword (``misspelt_keyword``) the text does not define, made a syntax
+    problem: g++ says only that ``vodi`` "does not name a type", and tree-sitter reads
+    ``inline vodi`` as a declaration. Only where the compiler found every header the
+    text includes: a platform header that is not there may define such a name (``BOOL``,
+    ``CONST``, X11's ``Bool``)."""
     if any(missing_header(d.message) or d.message == UNREAD for d in diagnostics):
         return diagnostics
     defined = set(_DEFINE.findall(text))
     return [Diagnostic(d.line, d.column, d.message, True)
-            if not d.syntax and UNRESOLVED.match(d.message) and keyword_in_other_case(d.message)
+            if not d.syntax and UNRESOLVED.match(d.message) and misspelt_keyword(d.message)
             and _first_name(d.message) not in defined else d
             for d in diagnostics]
 
@@ -160,8 +162,8 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
         if d.message == UNREAD or d.message.startswith(IN_HEADER):
             out.append(d)
             continue
-        # (a keyword in other case: no unknown type's doing, see keywords_in_other_case)
-        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and keyword_in_other_case(d.message))
+        # (a keyword misspelt: no unknown type's doing, see misspelt_keywords)
+        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and misspelt_keyword(d.message))
         # a name it does not know: not a grammar problem
         name = bool(UNRESOLVED.match(d.message)) and not lexical
         grammar = not (name or missing_header(d.message)) and (lexical or not (
