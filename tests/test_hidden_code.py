@@ -32,6 +32,11 @@ HIDING = [
      "int a = f(1 /* 2);\nint b = g(3);\nint c = h(4);\nint d = 5; */\n"),
     # Code between two comment lines made a comment.
     ("cpp", "// compute\np->q = *r + (s) t;\n// done\n", "// compute\n// p->q = *r + (s) t;\n// done\n"),
+    # A comment's closer made an opener: the declaration below it, broken, became the comment.
+    ("c", "/* Types.  */\ntypedef int (*__ftw_func_t,) (const char *__filename,\n"
+          "    const struct stat *__status, int __flag);\n/* More.  */\nint x;\n",
+     "/* Types.  /*\ntypedef int (*__ftw_func_t,) (const char *__filename,\n"
+     "    const struct stat *__status, int __flag);\n/* More.  */\nint x;\n"),
     # A comment opened in the middle of a call.
     ("python", "x = foo(a b) + g(c)\n", "x = foo(a) # b) + g(c)\n"),
     ("javascript", "const a = f(x y) + g(z);\nconst b = 2;\n", "const a = f(x) // y) + g(z);\nconst b = 2;\n"),

@@ -70,6 +70,7 @@ def edit_too_large(before: str, after: str, language: str, *,
 # Nodes whose text is not code: comments, and strings outside their interpolations.
 _INSIDE_STRING_CODE = ("interpolation", "substitution", "expansion", "embedded")
 _WORDS_ONLY = re.compile(r"\w+")
+_PROSE_WORD = re.compile(r"[^\W\d_]+|\d+")
 _BLOCK_MARKS = ("/*", "*/", "<!--", "-->")
 _CLOSERS = ("*/", "-->")
 _CLOSER_REACH = 3  # lines a comment put back before a stray closer may span
@@ -145,7 +146,7 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
         hidden = [leaf.text.decode("utf-8", "replace") for leaf in found]
         if not hidden or all(map(_is_word, hidden)):
             continue
-        if any(map(_in_error, found)) and 2 * sum(map(_is_word, hidden)) >= len(hidden):
+        if any(map(_in_error, found)) and _mostly_prose(hidden):
             continue  # prose, as in ``_hidden_tokens``
         return f"it turns code into a string or comment from line {inside[0]}: {' '.join(hidden)[:60]}"
     return ""
@@ -202,7 +203,7 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
     # mostly words is prose: a comment's text that lost its marker.
     hidden = [token for _, tokens in sorted(by_line.items()) for token in tokens]
     unread = {leaf.start_point[0] for leaf in leaves if _in_error(leaf)}
-    if unread & set(by_line) and 2 * sum(map(_is_word, hidden)) >= len(hidden):
+    if unread & set(by_line) and _mostly_prose(hidden):
         return []
     if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
         return []
@@ -249,6 +250,12 @@ def _line_maps(before: str, hunks) -> tuple[set[int], dict[int, int]]:
 
 def _is_word(token: str) -> bool:
     return _WORDS_ONLY.fullmatch(token) is not None
+
+
+def _mostly_prose(tokens: list[str]) -> bool:
+    """At least half the ``tokens`` are a prose's words: letters, or a number. A name
+    joined with ``_`` or with digits in it (``__ftw_func_t``, ``x2``) is code's."""
+    return 2 * sum(_PROSE_WORD.fullmatch(token) is not None for token in tokens) >= len(tokens)
 
 
 def _leaves(root) -> Iterable:
