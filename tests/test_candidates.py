@@ -773,6 +773,17 @@ def test_a_conditional_reported_unterminated_gets_its_endif_back_at_the_end(brok
     assert found[0].source_after.rstrip("\n").endswith("#endif")
 
 
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc names the conditional left unterminated")
+def test_a_directive_cut_to_its_hash_below_an_unterminated_conditional_is_its_endif():
+    # "#ifndef HAVE_POINT" is reported unterminated; the lone '#' (the null directive,
+    # valid) four lines below it is what is left of its '#endif'
+    inner = HEADER.replace("struct point {", "#ifndef HAVE_POINT\nstruct point {").replace(
+        "};\n\nint distance", "};\n#\n\nint distance")
+    found = suggest(inner, "c")
+    assert found and found[0].fixes_all
+    assert found[0].source_after == inner.replace("};\n#\n", "};\n#endif\n")
+
+
 CODEC = ("import codecs\n\n\nclass Codec(codecs.Codec):\n\n    def encode(self, text, errors='strict'):\n"
          "        return codecs.charmap_encode(text, errors, TABLE)\n\n"
          "    def decode(self, text, errors='strict'):\n        return codecs.charmap_decode(text, errors, TABLE)\n\n\n"

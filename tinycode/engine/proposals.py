@@ -86,6 +86,7 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
     yield from _named_missing_edits(lines, problems)
     yield from _endif_at_the_end(lines, problems)
+    yield from _endif_remnants(lines, problems)
     yield from _meant_header_edits(lines, problems)
     for p in problems[:1]:
         if guess:
@@ -194,6 +195,24 @@ def _endif_at_the_end(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
     if "#" in word and re.fullmatch(r"[#\w]+", word) and not _DIRECTIVE.match(word):
         yield Edit(last, 1, ["#endif"], f"line {last}: replace {text.strip()!r} with '#endif'")
     yield Edit(last, 1, [text, "#endif"], f"line {last + 1}: insert '#endif' at the end")
+
+
+@rule('endif-remnant', "a directive's remnant ('#', '#endf', 'endif#') below a conditional the compiler "
+      "reports unterminated made '#endif'", 'c, cpp')
+def _endif_remnants(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """A directive cut short or mistyped to a word that is none (a lone ``#``, the null
+    directive) between an unterminated conditional and the file's last line (which
+    ``_endif_at_the_end`` answers for): the ``#endif`` it was, nearest first."""
+    last = next((n for n in range(len(lines), 0, -1) if lines[n - 1].strip()), 0)
+    seen: set[int] = set()
+    for p in problems:
+        if p.kind != "compiler" or not UNTERMINATED_CONDITIONAL.search(p.message):
+            continue
+        for n in range(p.line + 1, last):
+            word = lines[n - 1].strip()
+            if n not in seen and "#" in word and re.fullmatch(r"[#\w]+", word) and not _DIRECTIVE.match(word):
+                seen.add(n)
+                yield Edit(n, 1, ["#endif"], f"line {n}: replace {word!r} with '#endif'")
 
 
 @rule('expected-token', 'the token a compiler says it expected inserted where it points', 'any (not python)')
