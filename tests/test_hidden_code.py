@@ -37,6 +37,9 @@ HIDING = [
           "    const struct stat *__status, int __flag);\n/* More.  */\nint x;\n",
      "/* Types.  /*\ntypedef int (*__ftw_func_t,) (const char *__filename,\n"
      "    const struct stat *__status, int __flag);\n/* More.  */\nint x;\n"),
+    # A declaration made the body of a macro named after its first word.
+    ("c", "#include <stddef.h>\nextern Void release(struct item *it)  __THROW;\nint x;\n",
+     "#include <stddef.h>\n#define extern Void release(struct item *it)  __THROW;\nint x;\n"),
     # A comment opened in the middle of a call.
     ("python", "x = foo(a b) + g(c)\n", "x = foo(a) # b) + g(c)\n"),
     ("javascript", "const a = f(x y) + g(z);\nconst b = 2;\n", "const a = f(x) // y) + g(z);\nconst b = 2;\n"),
@@ -65,6 +68,9 @@ REPAIRS = [
     # A line's comment marker mistyped among comment lines.
     ("cpp", "// See the licence.\n/< /http://www.gnu.org/licenses/>.\n// More.\nint x;\n",
      "// See the licence.\n// /http://www.gnu.org/licenses/>.\n// More.\nint x;\n"),
+    # A directive split after its '#' joined back; a macro's body repaired.
+    ("c", "#\ninclude <features.h>\nint x;\n", "#include <features.h>\nint x;\n"),
+    ("c", "#define MAX(a, b) ((a) > (b) ? (a) : (b)\nint x;\n", "#define MAX(a, b) ((a) > (b) ? (a) : (b))\nint x;\n"),
     # A docstring closed after its prose: words, not code.
     ("python", 'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more.\n    return 1\n',
      'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),

@@ -71,6 +71,7 @@ def edit_too_large(before: str, after: str, language: str, *,
 _INSIDE_STRING_CODE = ("interpolation", "substitution", "expansion", "embedded")
 _WORDS_ONLY = re.compile(r"\w+")
 _PROSE_WORD = re.compile(r"[^\W\d_]+|\d+")
+_CODE_ENDS = frozenset({";", "{", "}"})
 _BLOCK_MARKS = ("/*", "*/", "<!--", "-->")
 _CLOSERS = ("*/", "-->")
 _CLOSER_REACH = 3  # lines a comment put back before a stray closer may span
@@ -87,7 +88,7 @@ def hides_code(before: str, after: str, language: str) -> str:
     comes after it), and neither does putting a comment marker back before prose: words
     alone, or mostly words where the parser could not read a line of them (a token in
     an ERROR)."""
-    marks = tuple(QUOTES) + _BLOCK_MARKS + ((comment_prefix(language),) if comment_prefix(language) else ())
+    marks = tuple(QUOTES) + _BLOCK_MARKS + ("#",) + ((comment_prefix(language),) if comment_prefix(language) else ())
     original = source_lines(before)
     every = changed_hunks(before, after)
     hunks = [hunk for hunk in every if any(mark in line for line in hunk[1] + hunk[2] for mark in marks)]
@@ -146,7 +147,8 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
         hidden = [leaf.text.decode("utf-8", "replace") for leaf in found]
         if not hidden or all(map(_is_word, hidden)):
             continue
-        if any(map(_in_error, found)) and _mostly_prose(hidden):
+        rows = [[leaf.text.decode("utf-8", "replace") for leaf in code_by_line.get(line, [])] for line in inside]
+        if any(map(_in_error, found)) and _mostly_prose(rows):
             continue  # prose, as in ``_hidden_tokens``
         return f"it turns code into a string or comment from line {inside[0]}: {' '.join(hidden)[:60]}"
     return ""
@@ -203,7 +205,7 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
     # mostly words is prose: a comment's text that lost its marker.
     hidden = [token for _, tokens in sorted(by_line.items()) for token in tokens]
     unread = {leaf.start_point[0] for leaf in leaves if _in_error(leaf)}
-    if unread & set(by_line) and _mostly_prose(hidden):
+    if unread & set(by_line) and _mostly_prose(list(by_line.values())):
         return []
     if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
         return []
@@ -252,9 +254,14 @@ def _is_word(token: str) -> bool:
     return _WORDS_ONLY.fullmatch(token) is not None
 
 
-def _mostly_prose(tokens: list[str]) -> bool:
-    """At least half the ``tokens`` are a prose's words: letters, or a number. A name
-    joined with ``_`` or with digits in it (``__ftw_func_t``, ``x2``) is code's."""
+def _mostly_prose(rows: list[list[str]]) -> bool:
+    """At least half the tokens of the ``rows`` (each a line's) are a prose's words:
+    letters, or a number; a name joined with ``_`` or with digits in it (``__ftw_func_t``,
+    ``x2``) is code's. A line that ends as a statement or a block does (``;``, ``{``,
+    ``}``) is code."""
+    tokens = [token for row in rows for token in row]
+    if any(row and row[-1] in _CODE_ENDS for row in rows):
+        return False
     return 2 * sum(_PROSE_WORD.fullmatch(token) is not None for token in tokens) >= len(tokens)
 
 
@@ -290,15 +297,23 @@ def _in_error(node) -> bool:
     return False
 
 
+# Text that is neither comment nor string and is not read as code where it stands: a
+# character, the body of a C macro (``#define extern Void f(void);`` compiles whatever
+# follows the name).
+_UNREAD_TEXT = frozenset({"character_literal", "preproc_arg"})
+# Strings that name a file rather than hold text (``#include <features.h>``).
+_READ_STRINGS = frozenset({"system_lib_string"})
+
+
 def _quiet(node) -> tuple[int, int] | None:
-    """The byte span of the comment or string ``node`` lies in (the outermost string),
-    or None where it is code (a string's interpolation is code)."""
+    """The byte span of the comment, string or macro body ``node`` lies in (the
+    outermost string), or None where it is code (a string's interpolation is code)."""
     while node is not None:
         kind = node.type
         if any(part in kind for part in _INSIDE_STRING_CODE):
             return None
-        if "comment" in kind or "string" in kind or "heredoc" in kind or kind.endswith("char_literal") \
-                or kind == "character_literal":
+        if ("comment" in kind or "string" in kind or "heredoc" in kind or kind.endswith("char_literal")
+                or kind in _UNREAD_TEXT) and kind not in _READ_STRINGS:
             while node.parent is not None and ("string" in node.parent.type or "heredoc" in node.parent.type):
                 node = node.parent
             return node.start_byte, node.end_byte
