@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
+from tinycode.check import check
+from tinycode.engine.candidates import suggest
 from tinycode.engine.guard import hides_code
 
 PHP_QUEUE = """<?php
@@ -85,3 +89,18 @@ def test_an_edit_that_hides_code_is_no_repair(language, before, after):
 @pytest.mark.parametrize("language, before, after", REPAIRS)
 def test_closing_what_was_open_or_a_comment_put_back_before_prose_hides_nothing(language, before, after):
     assert hides_code(before, after, language) == ""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc reports the conditional left unterminated")
+def test_a_repair_that_hides_code_does_not_end_the_search():
+    # Breaking the licence comment's '*/' hides the unterminated '#ifndef' and the split
+    # '#include' in one edit: a complete repair to the compiler, which the search must
+    # pass over for the two that are repairs.
+    source = ("/* Copyright (C) 2002 Free Software Foundation, Inc.\n"
+              "   You should have received a copy of the licence; if not, see\n"
+              "   <https://www.gnu.org/licenses/>.  */\n\n"
+              "#ifndef _IFADDRS_H\n#define _IFADDRS_H\t1\n\n#\ninclude <stddef.h>\n\n"
+              "extern size_t count_interfaces (void);\n\n/* The end.  */\n")
+    found = suggest(source, "c", limit=5)
+    assert found and all(not hides_code(source, c.source_after, "c") for c in found)
+    assert any(c.fixes_all for c in found) or found[0].problems_after < len(check(source, "c").problems)

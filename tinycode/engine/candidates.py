@@ -26,6 +26,7 @@ from ..check import CheckResult, Problem, check, source_lines, tree_sitter_probl
 from ..languages import NoVerdict
 from ..problems import tree_problems
 from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
+from .guard import hides_code
 from .rules import PAIRED_FIX, combined
 from .proposals import proposals
 from .. import judges
@@ -276,6 +277,11 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     # after a complete fix, only alternatives are looked for. The loop repairs the
     # other places in steps of their own.
     cleared: int | None = None
+
+    def hides(edit: Edit) -> bool:
+        """The edit turns code of ``node`` into a comment or string (``guard.hides_code``)."""
+        lines = node.lines[:edit.line - 1] + list(edit.new_lines) + node.lines[edit.line - 1 + edit.span:]
+        return bool(hides_code(node.text, "\n".join(lines) + ("\n" if node.trailing_newline else ""), language))
     for rank, edit in enumerate(_repeat_first(proposals(node.lines, node.problems, language), node)):
         first = fixing[0][0] if fixing else cleared
         if len(fixing) >= MAX_SURVIVORS or (first is not None and rank > first + LOOK_FURTHER) \
@@ -302,6 +308,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             verdict = verdicts.judged(edit, node.lines, rank)  # tree-sitter passed it: now the real judge
             if verdict == PROGRESS and verdicts.unconfirmed(verdicts.judged_problems[_key(edit)], edit):
                 judged = False  # the judge's first error stands as it was: not ahead of tree-sitter's guesses
+        if verdict == FIXED and hides(edit):
+            continue  # no repair, and no end to the search for one
         if verdict == FIXED:
             fixing.append((rank, edit))
         elif verdict == PROGRESS and not edit.whole_repair_only and not verifier.unbalances(node.lines, edit):
@@ -325,7 +333,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
                     progressing.append((rank, edit))
     if not fixing and isinstance(verdicts, _ReparseVerdicts):
         for rank, edit, verdict in verdicts.favourites(budget) + verdicts.second_looks(budget):
-            if verdict == FIXED:
+            if verdict == FIXED and not hides(edit):
                 fixing.append((rank, edit))
             elif verdict == PROGRESS and not verifier.unbalances(node.lines, edit):
                 progressing.insert(0, (rank, edit))

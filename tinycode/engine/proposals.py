@@ -19,6 +19,7 @@ from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deep
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
 from .messages import MEANT_HEADER, UNTERMINATED_CONDITIONAL, named_line
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
+from . import end_block_proposals as end_blocks
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
@@ -58,6 +59,8 @@ EDIT_FAMILIES: dict[str, EditFamily] = {
     "python": EditFamily(own=python_edits, late=late_python_edits, block_indent=True,
                          alternatives=PYTHON_ALTERNATIVES),
     "shell": EditFamily(first=shell_edits, closers=CLOSING_WORDS, openers=OPENING_WORDS | {";"}),
+    "end": EditFamily(first=end_blocks.lost_opener_edits, closers=end_blocks.CLOSING_WORDS,
+                      openers=end_blocks.OPENING_WORDS),
 }
 
 
@@ -202,7 +205,8 @@ def _endif_at_the_end(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
 def _endif_remnants(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     """A directive cut short or mistyped to a word that is none (a lone ``#``, the null
     directive) between an unterminated conditional and the file's last line (which
-    ``_endif_at_the_end`` answers for): the ``#endif`` it was, nearest first."""
+    ``_endif_at_the_end`` answers for): the ``#endif`` it was, nearest first. Not a
+    ``#`` whose next line begins with a directive's name: a line split after it."""
     last = next((n for n in range(len(lines), 0, -1) if lines[n - 1].strip()), 0)
     seen: set[int] = set()
     for p in problems:
@@ -210,7 +214,9 @@ def _endif_remnants(lines: list[str], problems: tuple[Problem, ...]) -> Iterator
             continue
         for n in range(p.line + 1, last):
             word = lines[n - 1].strip()
-            if n not in seen and "#" in word and re.fullmatch(r"[#\w]+", word) and not _DIRECTIVE.match(word):
+            split = word == "#" and _DIRECTIVE.match("#" + lines[n].strip())  # ``#`` / ``include <x.h>``
+            if n not in seen and "#" in word and re.fullmatch(r"[#\w]+", word) and not _DIRECTIVE.match(word) \
+                    and not split:
                 seen.add(n)
                 yield Edit(n, 1, ["#endif"], f"line {n}: replace {word!r} with '#endif'")
 

@@ -1,0 +1,54 @@
+"""Blocks closed by ``end`` (Ruby): the line that lost its opening word, found by the layout."""
+
+from __future__ import annotations
+
+import pytest
+
+from tinycode.check import check
+from tinycode.engine.candidates import suggest
+from tinycode.engine.end_block_proposals import lost_header
+
+SERVER = """class Server
+  def initialize(port)
+    @port = port
+  end
+
+  def start(config)
+    setup(config)
+    listen
+  end
+
+  def stop
+    close unless closed?
+  end
+end
+"""
+SPEC = """Gem::Specification.new do |s|
+  s.name = "tiny"
+  if s.respond_to?(:metadata)
+    s.metadata = {}
+  else
+    s.version = "1.0"
+  end
+end
+"""
+
+
+@pytest.mark.parametrize("source, old, new", [
+    (SERVER, "  def start(config)", "  start(config)"),  # a method's 'def'
+    (SPEC, "Gem::Specification.new do |s|", "Gem::Specification.new |s|"),  # a block's 'do'
+])
+def test_the_line_that_lost_its_opening_word_gets_it_back(source, old, new):
+    broken = source.replace(old, new)
+    assert not check(broken, "ruby").ok
+    found = [c.source_after for c in suggest(broken, "ruby", limit=8)]
+    assert source in found
+
+
+def test_only_a_line_that_opens_nothing_lost_its_word():
+    lines = SERVER.replace("  def start(config)", "  start(config)").split("\n")
+    assert lost_header(lines, 9) == 6  # the 'end' of 'start' closes the line that lost 'def'
+    assert lost_header(lines, 4) is None and lost_header(lines, 13) is None and lost_header(lines, 14) is None
+    # the middle words of a block are no block's first line
+    spec = SPEC.split("\n")
+    assert lost_header(spec, 7) is None
