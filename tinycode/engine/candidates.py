@@ -280,8 +280,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
 
     def hides(edit: Edit) -> bool:
         """The edit turns code of ``node`` into a comment or string (``guard.hides_code``)."""
-        lines = node.lines[:edit.line - 1] + list(edit.new_lines) + node.lines[edit.line - 1 + edit.span:]
-        return bool(hides_code(node.text, "\n".join(lines) + ("\n" if node.trailing_newline else ""), language))
+        after = replace(node, lines=edit.applied(node.lines)).text
+        return bool(hides_code(node.text, after, language))
     for rank, edit in enumerate(_repeat_first(proposals(node.lines, node.problems, language), node)):
         first = fixing[0][0] if fixing else cleared
         if len(fixing) >= MAX_SURVIVORS or (first is not None and rank > first + LOOK_FURTHER) \
@@ -342,8 +342,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     # only when no complete one survives.
     for group in (fixing, progressing):
         for rank, edit in group:
-            lines = node.lines[:edit.line - 1] + edit.new_lines + node.lines[edit.line - 1 + edit.span:]
-            child = _Node(lines, node.trailing_newline, (), node.edits + (edit,), node.proposal_rank + rank)
+            child = _Node(edit.applied(node.lines), node.trailing_newline, (), node.edits + (edit,), node.proposal_rank + rank)
             budget.take()
             problems = verdicts.confirm(child.text, edit)
             if problems is not None:

@@ -14,6 +14,7 @@ from typing import Iterator
 
 from ..check import Problem
 from .edits import Edit
+from .layout import indent_of
 from .rules import rule
 
 # Words that begin a line and open a block that ``end`` closes.
@@ -30,11 +31,7 @@ LOST_OPENERS = 2  # the lines nearest the reported problem that lost their word
 
 
 def _indent(text: str) -> int:
-    return len(text) - len(text.lstrip())
-
-
-def _code(text: str) -> str:
-    return text.strip()
+    return len(indent_of(text))
 
 
 def lost_header(lines: list[str], end_line: int) -> int | None:
@@ -45,7 +42,7 @@ def lost_header(lines: list[str], end_line: int) -> int | None:
     depth = _indent(lines[end_line - 1])
     for number in range(end_line - 1, 0, -1):
         text = lines[number - 1]
-        code = _code(text)
+        code = text.strip()
         if not code or code.startswith("#"):
             continue
         if _indent(text) > depth:
@@ -68,10 +65,9 @@ def lost_opener_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
     with ``do`` after it (before its block's ``|arguments|``)."""
     if not problems:
         return
-    headers = sorted({header for number, text in enumerate(lines, 1) if _END.fullmatch(_code(text).split("#")[0].strip())
-                      for header in [lost_header(lines, number)] if header is not None},
-                     key=lambda header: abs(header - problems[0].line))
-    for header in headers[:LOST_OPENERS]:
+    ends = [number for number, text in enumerate(lines, 1) if _END.fullmatch(text.split("#")[0].strip())]
+    headers = {lost_header(lines, number) for number in ends} - {None}
+    for header in sorted(headers, key=lambda line: abs(line - problems[0].line))[:LOST_OPENERS]:
         text = lines[header - 1]
         start = _indent(text)
         arguments = _BLOCK_ARGUMENTS.search(text)

@@ -181,6 +181,12 @@ _DIRECTIVE = re.compile(r"#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endi
                         r"include_next|import|line|error|warning|pragma)\b")
 
 
+def _remnant(word: str) -> bool:
+    """``word`` (a stripped line) is one word with a ``#`` that is no directive
+    (``#``, ``#endf``, ``endif#``): what is left of one."""
+    return "#" in word and re.fullmatch(r"[#\w]+", word) is not None and not _DIRECTIVE.match(word)
+
+
 @rule('endif-at-the-end', "an '#endif' for a conditional the compiler reports unterminated, at the file's end",
       'c, cpp')
 def _endif_at_the_end(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
@@ -194,8 +200,7 @@ def _endif_at_the_end(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
     if last is None:
         return
     text = lines[last - 1]
-    word = text.strip()
-    if "#" in word and re.fullmatch(r"[#\w]+", word) and not _DIRECTIVE.match(word):
+    if _remnant(text.strip()):
         yield Edit(last, 1, ["#endif"], f"line {last}: replace {text.strip()!r} with '#endif'")
     yield Edit(last, 1, [text, "#endif"], f"line {last + 1}: insert '#endif' at the end")
 
@@ -215,8 +220,7 @@ def _endif_remnants(lines: list[str], problems: tuple[Problem, ...]) -> Iterator
         for n in range(p.line + 1, last):
             word = lines[n - 1].strip()
             split = word == "#" and _DIRECTIVE.match("#" + lines[n].strip())  # ``#`` / ``include <x.h>``
-            if n not in seen and "#" in word and re.fullmatch(r"[#\w]+", word) and not _DIRECTIVE.match(word) \
-                    and not split:
+            if n not in seen and _remnant(word) and not split:
                 seen.add(n)
                 yield Edit(n, 1, ["#endif"], f"line {n}: replace {word!r} with '#endif'")
 

@@ -371,10 +371,10 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
     diagnostics = extra + found
     if not raw and _project(language):
         diagnostics = unresolved.misspelt_keywords(diagnostics, source)
-    if not raw and _project(language) and unresolved.types_unknown(diagnostics, source):
-        mistyped = [d for d in extra if d.syntax]  # a header name mistyped: tree-sitter cannot tell
-        return Verdict(tool.name, tuple(mistyped + unresolved.agreed([d for d in diagnostics if d not in mistyped],
-                                                                     source, language)), unresolved.NOTE)
+        if unresolved.types_unknown(diagnostics, source):
+            mistyped = [d for d in extra if d.syntax]  # a header name mistyped: tree-sitter cannot tell
+            return Verdict(tool.name, tuple(mistyped + unresolved.agreed([d for d in diagnostics if d not in mistyped],
+                                                                         source, language)), unresolved.NOTE)
     return Verdict(tool.name, tuple(diagnostics))
 
 
