@@ -52,6 +52,15 @@ HIDING = [
      "const s = `hello ${x};\nconst y = f(a, b);\nconst z = 3`;\n"),
     # The same over a string the input never closed: its parser had read no code there.
     ("php", PHP_QUEUE, PHP_QUEUE.replace("$task setUrl", "`task setUrl").replace("count;", "count`;")),
+    # A conditional directive made another: the broken include is no longer compiled.
+    ("c", "#ifndef STRUCT_ONLY\n# include <X11/Xfuncproto..h>\n#endif\nint x;\n",
+     "#ifdef STRUCT_ONLY\n# include <X11/Xfuncproto..h>\n#endif\nint x;\n"),
+    ("cpp", "#if HAVE_A\nint a = 1;\n#else\nint a = 2 3;\n#endif\n", "#if HAVE_A\nint a = 1;\n#if\nint a = 2 3;\n#endif\n"),
+    # A line made a conditional directive: the lines below it are compiled only if a macro is defined.
+    ("c", "#include <X11/Xfuncproto.h>\n_XFUNCPROTOBEGIN\nint f(int x);\n_XFUNCPROTOEND\n",
+     "#include <X11/Xfuncproto.h>\n_XFUNCPROTOBEGIN\nint f(int x);\n#ifdef _XFUNCPROTOEND\n"),
+    # ... or the null directive ('#' alone), which leaves the conditional it closed open.
+    ("c", "#ifndef H\n#define H\nint f(void)\n#endif /* H */\n", "#ifndef H\n#define H\nint f(void)\n# /* H */\n"),
 ]
 REPAIRS = [
     ("python", 'print("hello)\nfoo()\n', 'print("hello")\nfoo()\n'),  # a string closed where it ends
@@ -72,6 +81,10 @@ REPAIRS = [
     # A line's comment marker mistyped among comment lines.
     ("cpp", "// See the licence.\n/< /http://www.gnu.org/licenses/>.\n// More.\nint x;\n",
      "// See the licence.\n// /http://www.gnu.org/licenses/>.\n// More.\nint x;\n"),
+    # A directive misspelt, made the one it was meant to be.
+    ("c", "#ifdef A\nint a;\n#esle\nint b;\n#endif\n", "#ifdef A\nint a;\n#else\nint b;\n#endif\n"),
+    ("cpp", "ifndef A\nint a;\n#endif\n", "#ifndef A\nint a;\n#endif\n"),  # its '#' lost
+    ("c", "#ifdef A\nint a;\n#\n", "#ifdef A\nint a;\n#endif\n"),  # a remnant made '#endif'
     # A directive split after its '#' joined back; a macro's body repaired.
     ("c", "#\ninclude <features.h>\nint x;\n", "#include <features.h>\nint x;\n"),
     ("c", "#define MAX(a, b) ((a) > (b) ? (a) : (b)\nint x;\n", "#define MAX(a, b) ((a) > (b) ? (a) : (b))\nint x;\n"),

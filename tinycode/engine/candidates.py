@@ -18,6 +18,7 @@ checked as whole files.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Iterable
 
@@ -27,7 +28,7 @@ from ..languages import NoVerdict
 from ..problems import tree_problems
 from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
 from .guard import hides_code
-from .rules import PAIRED_FIX, combined
+from .rules import PAIRED_FIX, combined, judge_runs
 from .proposals import proposals
 from .. import judges
 from ..judges import grammar_gaps, judge_name, registry
@@ -213,6 +214,7 @@ class _Budget:
         self.left = checks
         self.account = account
         self.favourites = JUDGE_FAVOURITES  # judge runs beyond the search's own, for tree-sitter's favourites
+        self.judge_runs: Counter[str] = Counter()  # the judge's runs each rule's edits took (``rules.judge_runs``)
 
     def take(self, units: int = 1) -> None:
         self.left -= units
@@ -297,6 +299,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         if (edit.whole_repair_only and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
             continue
         seen.add(key)
+        if edit.guess and (cleared is not None or any(kept.rule != edit.rule for _, kept in fixing)):
+            continue  # a guess competes with its own rule's repairs only
         if not _one_error_at_a_time(language) and verifier.opens_strings(node.lines, edit):
             continue
         verdict = verdicts.verdict(edit)
@@ -626,6 +630,11 @@ class _ReparseVerdicts:
         if judges.calls() >= self.judge_limit:
             self.unjudged.append((rank, edit, lines))
             return None
+        allowance = judge_runs(edit.rule)
+        if allowance is not None and self.budget is not None:
+            if self.budget.judge_runs[edit.rule] >= allowance:
+                return None
+            self.budget.judge_runs[edit.rule] += 1
         edited = lines[:edit.line - 1] + edit.new_lines + lines[edit.line - 1 + edit.span:]
         text = "\n".join(edited) + ("\n" if self.node.trailing_newline else "")
         problems = self.confirm(text, edit)

@@ -176,7 +176,7 @@ def _inserts(line_no: int, text: str, col: int, new: str, spacing: Spacing) -> I
     the line lacks there (a word apart from its neighbours, ``a = b`` where the file
     spaces ``=``), then as it is, when that differs (``/*`` is no ``/ *``)."""
     if _WORD.match(new) or new[0].isalnum() or new[0] in "\"'`":
-        yield _line_edit(line_no, text, col, "", _spaced(text, col, new), f"insert {new!r}")
+        yield insert_word(line_no, text, col, new)
         return
     before, after = spacing.spaced(new)
     left = " " if before and col > 0 and not text[col - 1].isspace() else ""
@@ -184,6 +184,11 @@ def _inserts(line_no: int, text: str, col: int, new: str, spacing: Spacing) -> I
     yield _line_edit(line_no, text, col, "", left + new + right, f"insert {new!r}")
     if left or right:
         yield _line_edit(line_no, text, col, "", new, f"insert {new!r}")
+
+
+def insert_word(line_no: int, text: str, col: int, word: str) -> Edit:
+    """``word`` inserted at ``col``, apart from the words and marks beside it as a person types it."""
+    return _line_edit(line_no, text, col, "", _spaced(text, col, word), f"insert {word!r}")
 
 
 def _delete(line_no: int, text: str, col: int, old: str, what: str, contexts: "Contexts | None" = None) -> Edit:

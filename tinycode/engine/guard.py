@@ -25,6 +25,7 @@ from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers
 from .messages import UNCLOSED
+from .grammar_space import distance, vocabulary
 from .proposals import edit_family
 
 QUOTES = "\"'`"
@@ -88,6 +89,9 @@ def hides_code(before: str, after: str, language: str) -> str:
     comes after it), and neither does putting a comment marker back before prose: words
     alone, or mostly words where the parser could not read a line of them (a token in
     an ERROR)."""
+    flipped = _flips_a_conditional(before, after, language)
+    if flipped:
+        return flipped
     marks = tuple(QUOTES) + _BLOCK_MARKS + ("#",) + ((comment_prefix(language),) if comment_prefix(language) else ())
     original = source_lines(before)
     every = changed_hunks(before, after)
@@ -104,6 +108,42 @@ def hides_code(before: str, after: str, language: str) -> str:
     if all("".join(old).count(mark) == "".join(new).count(mark) for _, old, new in hunks for mark in marks):
         return ""
     return _encloses_code(before, after, language, every)
+
+
+# A preprocessor's conditional directives: which of them stands decides which lines are compiled.
+_CONDITIONAL = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
+
+
+def _flips_a_conditional(before: str, after: str, language: str) -> str:
+    """Where the grammar has a preprocessor: a conditional directive of ``before``
+    (``#ifndef X``, ``#else``, ``#endif``) that the edit made another one, or no
+    directive (``#`` alone is one, the null directive), or one that opens or turns a
+    conditional (``#ifdef X``) made of a line that was none, nor a directive mistyped
+    (``ifdef X``, ``#ifdf X``). That changes which lines the compiler reads: those it
+    leaves out are hidden as a comment's are. (An ``#endif`` put back closes what the
+    input left open.)"""
+    if "#if" not in vocabulary(language)[1]:
+        return ""
+    for first, old, new in changed_hunks(before, after):
+        if len(old) != len(new):
+            continue
+        for n, (was, now) in enumerate(zip(old, new)):
+            directive, kept = _CONDITIONAL.match(was), _CONDITIONAL.match(now)
+            if directive is not None and (kept is None or kept.group(1) != directive.group(1)):
+                return f"it changes which lines are compiled at line {first + n}: {was.strip()[:40]!r}"
+            if directive is None and kept is not None and kept.group(1) != "endif" \
+                    and not _mistyped_directive(was, kept.group(1)):
+                return f"it makes line {first + n} a conditional directive: {now.strip()[:40]!r}"
+    return ""
+
+
+_DIRECTIVE_WORD = re.compile(r"\s*#?\s*(\w+)")
+
+
+def _mistyped_directive(text: str, name: str) -> bool:
+    """``text`` begins with ``name`` typed with a slip (its ``#`` left out, a letter wrong)."""
+    word = _DIRECTIVE_WORD.match(text)
+    return word is not None and distance(word.group(1).lower(), name) <= 2
 
 
 def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:

@@ -15,6 +15,7 @@ from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
 from .rules import rule
 from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks, vocabulary
+from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
 from .messages import MEANT_HEADER, UNTERMINATED_CONDITIONAL, named_line
@@ -51,13 +52,16 @@ class EditFamily:
     # a block's partner may be far from where the judge reports it missing.
     closers: frozenset[str] = frozenset()
     openers: frozenset[str] = frozenset()
+    # Keywords the grammar admits where one was left out (``lookahead``); a family whose
+    # judge names the keyword it expects proposes its own.
+    lost_keywords: bool = True
 
 
 GENERAL = EditFamily()
 # The families of edits, by the name a language's record gives (one table, as the records are).
 EDIT_FAMILIES: dict[str, EditFamily] = {
     "python": EditFamily(own=python_edits, late=late_python_edits, block_indent=True,
-                         alternatives=PYTHON_ALTERNATIVES),
+                         alternatives=PYTHON_ALTERNATIVES, lost_keywords=False),
     "shell": EditFamily(first=shell_edits, closers=CLOSING_WORDS, openers=OPENING_WORDS | {";"}),
     "end": EditFamily(first=end_blocks.lost_opener_edits, closers=end_blocks.CLOSING_WORDS,
                       openers=end_blocks.OPENING_WORDS),
@@ -101,6 +105,17 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     # The grammar's own small-edit neighbourhood: typos of words and of token order first.
     yield from early_edits(lines, problems, language)
     yield from familiar_edits(lines, problems, language)
+    # Unexpected text that holds a quote: a string ended in the wrong place, most often
+    # because a closing quote lines before it was lost; try that before token edits here.
+    # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
+    first_text = problems[0].text if not guess or not problems else next((p.text for p in problems if p.text), "")
+    quoted = bool(problems) and (any(q in first_text for q in "\"'`")
+                                 or _odd_quotes_above(lines, problems[0], comment_prefix(language))
+                                 or _both_quotes_open_above(lines, problems[0]))
+    # A keyword left out, where no string left open explains the error (a closing word
+    # left out is a block left open: not one of these).
+    if family.lost_keywords and not quoted:
+        yield from lost_keyword_edits(lines, problems, language, family.closers)
     anchors = _anchor_lines(lines, problems)
     if record is not None and record.deep_indent_reported_early and problems:  # tree-sitter-yaml reports such a mistake lines earlier
         anchors += [n for n in _yaml_unexpected_indents(lines, problems[0]) if n not in anchors]
@@ -118,13 +133,6 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from _line_end_edits(lines, problems[0], anchors)
         for line_no in anchors[:2]:
             yield from _bare_key_edits(lines[line_no - 1], line_no, vocabulary(language)[0])
-    # Unexpected text that holds a quote: a string ended in the wrong place, most often
-    # because a closing quote lines before it was lost; try that before token edits here.
-    # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
-    first_text = problems[0].text if not guess or not problems else next((p.text for p in problems if p.text), "")
-    quoted = bool(problems) and (any(q in first_text for q in "\"'`")
-                                 or _odd_quotes_above(lines, problems[0], comment_prefix(language))
-                                 or _both_quotes_open_above(lines, problems[0]))
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])
     spacing = habits("\n".join(lines), language)[0]

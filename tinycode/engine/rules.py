@@ -15,8 +15,8 @@ import functools
 from dataclasses import dataclass, replace
 from typing import Callable, Iterable, Iterator, TypeVar
 
-__all__ = ["AGENT_EDIT", "MODEL_REWRITE", "PAIRED_FIX", "RULES", "Rule", "combined", "is_on", "rule", "switched_off",
-           "switch_off"]
+__all__ = ["AGENT_EDIT", "MODEL_REWRITE", "PAIRED_FIX", "RULES", "Rule", "combined", "is_on", "judge_runs", "rule",
+           "switched_off", "switch_off"]
 
 
 @dataclass(frozen=True)
@@ -25,6 +25,9 @@ class Rule:
     description: str  # one line
     languages: str  # "any", or the languages (edit families) it serves
     where: str  # module.function that implements it
+    # Runs of a language's own judge its edits may take in one search, where they are
+    # many guesses that tree-sitter's recovery may let through (None: the search's own).
+    judge_runs: int | None = None
 
 
 RULES: dict[str, Rule] = {}
@@ -44,12 +47,14 @@ _off: frozenset[str] = frozenset()
 Edits = TypeVar("Edits", bound=Callable[..., Iterator])
 
 
-def rule(rule_id: str, description: str, languages: str = "any") -> Callable[[Edits], Edits]:
+def rule(rule_id: str, description: str, languages: str = "any",
+         judge_runs: int | None = None) -> Callable[[Edits], Edits]:
     """Register the decorated generator of edits as rule ``rule_id``."""
     def register(generate: Edits) -> Edits:
         if rule_id in RULES:
             raise ValueError(f"rule {rule_id!r} is registered twice")
-        RULES[rule_id] = Rule(rule_id, description, languages, f"{generate.__module__}.{generate.__qualname__}")
+        RULES[rule_id] = Rule(rule_id, description, languages, f"{generate.__module__}.{generate.__qualname__}",
+                              judge_runs)
 
         @functools.wraps(generate)
         def stamped(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -60,6 +65,12 @@ def rule(rule_id: str, description: str, languages: str = "any") -> Callable[[Ed
                     yield edit
         return stamped  # type: ignore[return-value]
     return register
+
+
+def judge_runs(rule_id: str) -> int | None:
+    """The judge's runs rule ``rule_id``'s edits may take in one search (None: no limit of its own)."""
+    found = RULES.get(rule_id)
+    return found.judge_runs if found is not None else None
 
 
 def is_on(rule_id: str) -> bool:

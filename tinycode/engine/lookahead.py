@@ -1,0 +1,147 @@
+"""Words the grammar admits where a token stands.
+
+tree-sitter records, for every token it read, the parse state it was in before it
+(``Node.parse_state``), and its parse table says which tokens have an action in a
+state (``Language.lookahead_iterator``) and where reading one leads
+(``Language.next_state``). A keyword left out of a line (``func`` before a Go
+function's name, ``for`` before a loop's header, ``class`` before a PHP class's name,
+``extends`` before a supertype) is one of the few words admitted just before the token
+that now follows the gap, and one after which that token is admitted in turn. Of a
+grammar's hundred-odd keywords, a handful pass both; each is proposed there, on the
+reported lines' first tokens, before the grammar's whole one-token space is searched.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import replace
+from functools import lru_cache
+from typing import TYPE_CHECKING, Iterator
+
+from ..check import Problem
+from ..languages import get_language, get_parser
+from .edits import Edit
+from .grammar_space import insert_word, vocabulary
+from .rules import rule
+
+if TYPE_CHECKING:
+    import tree_sitter
+
+LEADING_TOKENS = 6  # tokens of a reported line, from its start, before which a keyword is tried
+WORDS_AROUND = 200  # lines either side of the first problem whose named words are counted
+REPORTED_LINES = 3  # the problems whose lines are looked at, the first (nearest) first
+_WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+# A search's runs of the language's own judge for these edits: where tree-sitter's
+# recovery from a string left open accepts any word (Ruby), each would take one.
+LOST_KEYWORD_JUDGE_RUNS = 24
+NO_STATE = 0  # a token read while the parser followed several paths keeps no state of its own
+
+
+def _leaves(node: "tree_sitter.Node", first: int, last: int) -> Iterator["tree_sitter.Node"]:
+    """The tokens that start on rows ``first..last`` (0-based), in order."""
+    if node.child_count == 0:
+        if first <= node.start_point[0] <= last:
+            yield node
+        return
+    for child in node.children:
+        if child.start_point[0] > last:
+            return
+        if child.end_point[0] >= first:
+            yield from _leaves(child, first, last)
+
+
+def _admitted(language: "tree_sitter.Language", state: int) -> set[int]:
+    """The symbols with an action in ``state``; none in a state the table does not have
+    (a token of an error's recovery)."""
+    iterator = language.lookahead_iterator(state) if state < language.parse_state_count else None
+    return set(iterator.symbols()) if iterator is not None else set()
+
+
+@lru_cache(maxsize=None)
+def _follows(language: str, symbol: int) -> frozenset[int]:
+    """The tokens that may come next after ``symbol`` wherever the grammar reads it: what
+    may follow a keyword where the state before it must first complete what it read (an
+    LR parser's reduction, which the table does not show) is known only this way."""
+    grammar = get_language(language)
+    targets = {grammar.next_state(state, symbol) for state in range(grammar.parse_state_count)}
+    return frozenset(s for target in targets - {NO_STATE} for s in _admitted(grammar, target))
+
+
+def _words(language: str, tree: "tree_sitter.Tree", rows: range) -> dict[str, set[int]]:
+    """The words that may be left out, each with its grammar symbols: the grammar's
+    keywords, and the named tokens the file writes with one text only, more than once,
+    on ``rows`` (JavaScript's ``this``, Java's ``void``: a grammar that names a word's
+    node keeps it out of its keywords)."""
+    grammar = get_language(language)
+    words: dict[str, set[int]] = {}
+    for word in vocabulary(language)[0]:
+        symbol = grammar.id_for_node_kind(word, False)
+        if symbol is not None:
+            words.setdefault(word, set()).add(symbol)
+    texts: dict[int, Counter] = {}
+    for leaf in _leaves(tree.root_node, rows.start, rows.stop - 1):
+        if leaf.is_named and not leaf.is_extra:
+            texts.setdefault(leaf.grammar_id, Counter())[leaf.text.decode(errors="replace")] += 1
+    for symbol, seen in texts.items():
+        (word, count), *others = seen.most_common()
+        if not others and count > 1 and _WORD.fullmatch(word):
+            words.setdefault(word, set()).add(symbol)
+    return words
+
+
+def admitted_keywords(language: str, leaf: "tree_sitter.Node", words: dict[str, set[int]] | None = None) -> list[str]:
+    """Of ``words`` (the grammar's keywords by default), those that may stand just before
+    ``leaf`` and after which ``leaf`` may stand, in their order; none where the parser
+    kept no state for it."""
+    state = leaf.parse_state
+    if state == NO_STATE:
+        return []
+    grammar = get_language(language)
+    if words is None:
+        words = {w: {grammar.id_for_node_kind(w, False)} for w in vocabulary(language)[0]}
+    before = _admitted(grammar, state)
+    found = []
+    for word, symbols in words.items():
+        for symbol in symbols & before:
+            after = grammar.next_state(state, symbol)
+            follows = _admitted(grammar, after) if after != NO_STATE else _follows(language, symbol)
+            if leaf.grammar_id in follows:
+                found.append(word)
+                break
+    return found
+
+
+def _positions(lines: list[str], problems: tuple[Problem, ...], tree: "tree_sitter.Tree") -> Iterator[tuple[int, "tree_sitter.Node"]]:
+    """(line, token) of the reported lines' first tokens, each line's first token first
+    (a parser reports a declaration that lost its keyword at its start, or at the
+    bracket where it gave up)."""
+    # (Not where tree-sitter only names a token it found missing: that token is its guess.)
+    rows = list(dict.fromkeys(p.line - 1 for p in problems[:REPORTED_LINES]
+                              if 1 <= p.line <= len(lines) and p.kind != "missing"))
+    per_row = [(row, [leaf for leaf in _leaves(tree.root_node, row, row)
+                      if not leaf.is_extra and not leaf.is_missing and leaf.end_byte > leaf.start_byte][:LEADING_TOKENS])
+               for row in rows]
+    for depth in range(LEADING_TOKENS):
+        for row, tokens in per_row:
+            if depth < len(tokens):
+                yield row + 1, tokens[depth]
+
+
+@rule('lost-keyword', "a keyword the grammar admits before a token of a reported line, and after which that token "
+                      "is admitted, inserted there", 'any (not python)', judge_runs=LOST_KEYWORD_JUDGE_RUNS)
+def lost_keyword_edits(lines: list[str], problems: tuple[Problem, ...], language: str,
+                       leave_out: frozenset[str] = frozenset()) -> Iterator[Edit]:
+    if not problems or not lines:
+        return
+    text = "\n".join(lines)
+    tree = get_parser(language).parse(text.encode())
+    used = Counter(_WORD.findall(text))
+    first = min(p.line for p in problems) - 1
+    words = _words(language, tree, range(max(0, first - WORDS_AROUND), first + WORDS_AROUND))
+    for line_no, leaf in _positions(lines, problems, tree):
+        line = lines[line_no - 1]
+        col = len(line.encode()[:leaf.start_point[1]].decode(errors="replace"))
+        admitted = [w for w in admitted_keywords(language, leaf, words) if w not in leave_out]
+        for word in sorted(admitted, key=lambda w: -used[w]):
+            yield replace(insert_word(line_no, line, col, word), guess=not used[word])
