@@ -59,6 +59,12 @@ HIDING = [
     # A line made a conditional directive: the lines below it are compiled only if a macro is defined.
     ("c", "#include <X11/Xfuncproto.h>\n_XFUNCPROTOBEGIN\nint f(int x);\n_XFUNCPROTOEND\n",
      "#include <X11/Xfuncproto.h>\n_XFUNCPROTOBEGIN\nint f(int x);\n#ifdef _XFUNCPROTOEND\n"),
+    # ... even a word of the language (C's 'if') that a '#' makes one; or a line '#if 0' added.
+    ("c", "int f(int x) {\n  if (x)\n    return 1;\n  return 0 0;\n}\n",
+     "int f(int x) {\n#if (x)\n    return 1;\n  return 0 0;\n}\n"),
+    ("c", "int a;\nint b = 1 1;\n", "int a;\n#if 0\nint b = 1 1;\n"),
+    # A line of code joined to an '#else': the compiler reads none of it.
+    ("cpp", "#ifdef A\nint a;\n#else\nint b = 2 3;\n#endif\n", "#ifdef A\nint a;\n#else int b = 2 3;\n#endif\n"),
     # ... or the null directive ('#' alone), which leaves the conditional it closed open.
     ("c", "#ifndef H\n#define H\nint f(void)\n#endif /* H */\n", "#ifndef H\n#define H\nint f(void)\n# /* H */\n"),
 ]

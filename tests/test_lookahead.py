@@ -3,10 +3,14 @@ where the token after the gap was read, and after which that token may stand."""
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import replace
+
 import pytest
 
 from tinycode.check import check
 from tinycode.engine.candidates import suggest
+from tinycode.engine import rules
 from tinycode.engine.lookahead import admitted_keywords, lost_keyword_edits
 from tinycode.languages import get_parser
 
@@ -111,14 +115,14 @@ def test_the_reported_lines_first_tokens_are_where_words_are_tried():
     assert any(e.new_lines == ["func TestSum(t *testing.T) {"] for e in edits)
 
 
-def test_a_keyword_the_file_never_uses_is_a_guess():
+def test_a_keyword_the_files_code_never_uses_is_unfounded():
     broken = GO.replace("func TestSum(t", "TestSum(t")
     problems = check(broken, "go").problems
     line = broken.split("\n").index("TestSum(t *testing.T) {") + 1
     edits = {e.new_lines[0].split()[0]: e for e in lost_keyword_edits(broken.split("\n"), tuple(problems), "go")
              if e.line == line}
-    assert not edits["var"].guess  # the file declares a variable
-    assert edits["func"].guess  # and has no other function
+    assert not edits["var"].unfounded  # the file declares a variable
+    assert edits["func"].unfounded  # and has no other function
 
 
 CART = """#include <iostream>
@@ -138,10 +142,19 @@ int main() {
 """
 
 
-def test_a_guess_takes_no_compiler_run_from_the_alternatives_to_a_repair():
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+def test_an_unfounded_guess_takes_no_compiler_run_from_the_alternatives_to_a_repair():
     # 'std' unknown leaves the types unknown: 'enum std:string name;' passes as well as
     # the deletion g++ points at, and the compiler's runs for alternatives are few.
     broken = CART.replace("std::string name;", "std:string name;")
     found = [c.source_after for c in suggest(broken, "cpp", limit=8)]
     assert CART in found
     assert not any("enum std" in s for s in found)
+
+
+@pytest.mark.skipif(shutil.which("gofmt") is None, reason="gofmt not installed")
+def test_the_rules_edits_take_no_more_of_the_judges_runs_than_its_allowance(monkeypatch):
+    broken = GO.replace("func TestSum(t", "TestSum(t")
+    assert GO in [c.source_after for c in suggest(broken, "go", limit=8)]
+    monkeypatch.setitem(rules.RULES, "lost-keyword", replace(rules.RULES["lost-keyword"], judge_runs=0))
+    assert GO not in [c.source_after for c in suggest(broken, "go", limit=8)]

@@ -5,12 +5,27 @@ which both report them."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import Iterator
 
 from .languages import get_parser
 
 # A file may have thousands of ERROR nodes; past this the rest is noise.
 MAX_PROBLEMS = 50
 _MAX_TEXT = 40  # characters of offending text kept per problem
+
+
+def leaves_within(root, start: int, end: int) -> Iterator:
+    """The tokens (leaves) of the tree under ``root`` that overlap bytes ``start`` to
+    ``end``, in order; iterative, as a deep tree (a long chain of ``+``) is no limit."""
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.end_byte <= start or node.start_byte >= end:
+            continue
+        if node.child_count == 0:
+            yield node
+        else:
+            stack.extend(reversed(node.children))
 
 
 @dataclass(frozen=True)

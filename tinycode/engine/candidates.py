@@ -214,7 +214,7 @@ class _Budget:
         self.left = checks
         self.account = account
         self.favourites = JUDGE_FAVOURITES  # judge runs beyond the search's own, for tree-sitter's favourites
-        self.judge_runs: Counter[str] = Counter()  # the judge's runs each rule's edits took (``rules.judge_runs``)
+        self.runs_taken: Counter[str] = Counter()  # the judge's runs each rule's edits took (``rules.judge_runs``)
 
     def take(self, units: int = 1) -> None:
         self.left -= units
@@ -279,6 +279,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     # after a complete fix, only alternatives are looked for. The loop repairs the
     # other places in steps of their own.
     cleared: int | None = None
+    found_by: set[str] = set()  # the rules of the repairs found so far, complete or clearing their place
 
     def hides(edit: Edit) -> bool:
         """The edit turns code of ``node`` into a comment or string (``guard.hides_code``)."""
@@ -299,8 +300,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         if (edit.whole_repair_only and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
             continue
         seen.add(key)
-        if edit.guess and (cleared is not None or any(kept.rule != edit.rule for _, kept in fixing)):
-            continue  # a guess competes with its own rule's repairs only
+        if edit.unfounded and any(rival != edit.rule for rival in found_by):
+            continue  # an unfounded guess competes with its own rule's repairs only
         if not _one_error_at_a_time(language) and verifier.opens_strings(node.lines, edit):
             continue
         verdict = verdicts.verdict(edit)
@@ -316,10 +317,12 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             continue  # no repair, and no end to the search for one
         if verdict == FIXED:
             fixing.append((rank, edit))
+            found_by.add(edit.rule)
         elif verdict == PROGRESS and not edit.whole_repair_only and not verifier.unbalances(node.lines, edit):
             if cleared is None and not node.edits and isinstance(verdicts, _ReparseVerdicts) \
                     and verdicts.clears_its_place(edit, judged):
                 cleared = rank
+                found_by.add(edit.rule)
             if judged:  # the language's own judge saw progress: ahead of tree-sitter's guesses
                 progressing.insert(judged_progress, (rank, edit))
                 judged_progress += 1
@@ -626,18 +629,20 @@ class _ReparseVerdicts:
 
     def judged(self, edit: Edit, lines: list[str], rank: int = 0) -> str | None:
         """The native judge's verdict on the edited file: FIXED, PROGRESS or None (also
-        when its runs for this search are spent: the edit is then kept in ``unjudged``)."""
+        when its runs for this search are spent: the edit is then kept in ``unjudged``;
+        and when its rule's own allowance of runs is, ``rules.judge_runs``)."""
         if judges.calls() >= self.judge_limit:
             self.unjudged.append((rank, edit, lines))
             return None
-        allowance = judge_runs(edit.rule)
-        if allowance is not None and self.budget is not None:
-            if self.budget.judge_runs[edit.rule] >= allowance:
-                return None
-            self.budget.judge_runs[edit.rule] += 1
+        allowance = judge_runs(edit.rule) if self.budget is not None else None
+        if allowance is not None and self.budget.runs_taken[edit.rule] >= allowance:
+            return None
         edited = lines[:edit.line - 1] + edit.new_lines + lines[edit.line - 1 + edit.span:]
         text = "\n".join(edited) + ("\n" if self.node.trailing_newline else "")
+        calls = judges.calls()
         problems = self.confirm(text, edit)
+        if allowance is not None and judges.calls() > calls:
+            self.budget.runs_taken[edit.rule] += 1
         if problems is None:
             return None
         self.judged_problems[_key(edit)] = problems
@@ -785,7 +790,8 @@ def _clearing_edits(node: _Node, verdicts: _ReparseVerdicts, verifier: Verifier,
     for rank, edit in enumerate(proposals(node.lines, (problem,), language)):
         if rank >= PAIR_WORK or len(found) >= PAIR_EDITS or expired():
             break
-        if edit.whole_repair_only or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span] \
+        if edit.whole_repair_only or edit.unfounded \
+                or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span] \
                 or verifier.opens_strings(node.lines, edit):
             continue
         verdicts.verdict(edit)

@@ -44,9 +44,10 @@ class Edit:
     column: int = 0  # 0-based column where the change starts on its first line
     whole_repair_only: bool = False  # acceptable only as the whole repair, never as a step of one
     direct: bool = False  # asked of the language's native judge without tree-sitter's filter
-    # Tried only until another rule's repair is found, never as an alternative to one:
-    # a guess the file gives no reason for (a keyword it uses nowhere).
-    guess: bool = False
+    # Tried only until another rule's repair is found, never as an alternative to one,
+    # nor as half of a pair: a guess the file gives no reason for (a keyword its code
+    # uses nowhere near).
+    unfounded: bool = False
     rule: str = ""  # the id of the rule that made it (``rules.RULES``)
 
     @property

@@ -13,6 +13,7 @@ error does not touch. Each agent edit must also repair rather than rewrite the l
 from __future__ import annotations
 
 import bisect
+from collections import Counter
 import functools
 import os
 import re
@@ -20,6 +21,8 @@ import threading
 from typing import Iterable, Sequence
 
 from ..check import Problem, source_lines
+from ..judges.grammar_gaps import CONDITIONAL
+from ..problems import leaves_within
 from ..languages import comment_prefix, spec
 from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
@@ -110,40 +113,66 @@ def hides_code(before: str, after: str, language: str) -> str:
     return _encloses_code(before, after, language, every)
 
 
-# A preprocessor's conditional directives: which of them stands decides which lines are compiled.
-_CONDITIONAL = re.compile(r"\s*#\s*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b")
-
-
 def _flips_a_conditional(before: str, after: str, language: str) -> str:
     """Where the grammar has a preprocessor: a conditional directive of ``before``
     (``#ifndef X``, ``#else``, ``#endif``) that the edit made another one, or no
-    directive (``#`` alone is one, the null directive), or one that opens or turns a
+    directive (``#`` alone is one, the null directive); one that opens or turns a
     conditional (``#ifdef X``) made of a line that was none, nor a directive mistyped
-    (``ifdef X``, ``#ifdf X``). That changes which lines the compiler reads: those it
-    leaves out are hidden as a comment's are. (An ``#endif`` put back closes what the
-    input left open.)"""
+    (``ifdef X``, ``#ifdf X``); or a line of code joined to an ``#else`` or ``#endif``,
+    where the compiler reads none of it. Each changes which lines the compiler reads: those
+    it leaves out are hidden as a comment's are. (An ``#endif`` put back closes what
+    the input left open.)"""
     if "#if" not in vocabulary(language)[1]:
         return ""
+    keywords = vocabulary(language)[0]
     for first, old, new in changed_hunks(before, after):
-        if len(old) != len(new):
-            continue
-        for n, (was, now) in enumerate(zip(old, new)):
-            directive, kept = _CONDITIONAL.match(was), _CONDITIONAL.match(now)
-            if directive is not None and (kept is None or kept.group(1) != directive.group(1)):
-                return f"it changes which lines are compiled at line {first + n}: {was.strip()[:40]!r}"
-            if directive is None and kept is not None and kept.group(1) != "endif" \
-                    and not _mistyped_directive(was, kept.group(1)):
-                return f"it makes line {first + n} a conditional directive: {now.strip()[:40]!r}"
+        was = [m.group(1) for m in map(CONDITIONAL.match, old) if m]
+        now = [m.group(1) for m in map(CONDITIONAL.match, new) if m]
+        if len(old) == len(new):
+            for n, (line, edited) in enumerate(zip(old, new)):
+                directive, kept = CONDITIONAL.match(line), CONDITIONAL.match(edited)
+                if directive is not None and (kept is None or kept.group(1) != directive.group(1)):
+                    return f"it changes which lines are compiled at line {first + n}: {line.strip()[:40]!r}"
+                if directive is None and kept is not None and kept.group(1) != "endif" \
+                        and not _mistyped_directive(line, kept.group(1), keywords):
+                    return f"it makes line {first + n} a conditional directive: {edited.strip()[:40]!r}"
+        else:
+            lost = Counter(was) - Counter(now)
+            gained = Counter(now) - Counter(was)
+            plain = [line for line in old if not CONDITIONAL.match(line)]
+            if lost or any(name != "endif" and not any(_mistyped_directive(line, name, keywords) for line in plain)
+                           for name in gained):
+                return f"it changes which lines are compiled near line {first}"
+            joined = len(new) < len(old)
+            if joined and any(edited not in old and _code_after_directive(edited) for edited in new):
+                return f"it joins code to a directive's line near line {first}"
     return ""
 
 
-_DIRECTIVE_WORD = re.compile(r"\s*#?\s*(\w+)")
+_DIRECTIVE_WORD = re.compile(r"\s*(#?)\s*(\w+)")
+_COMMENT_START = re.compile(r"\s*(?:/[/*]|$)")
 
 
-def _mistyped_directive(text: str, name: str) -> bool:
-    """``text`` begins with ``name`` typed with a slip (its ``#`` left out, a letter wrong)."""
+def _mistyped_directive(text: str, name: str, keywords: Sequence[str]) -> bool:
+    """``text`` begins with the directive ``name`` typed with a slip: its ``#`` left out
+    (not where the word is the language's own, as ``if`` and ``else`` are C's), or a
+    letter wrong (one in a short name)."""
     word = _DIRECTIVE_WORD.match(text)
-    return word is not None and distance(word.group(1).lower(), name) <= 2
+    if word is None:
+        return False
+    hash_mark, typed = word.group(1), word.group(2)
+    if not hash_mark:
+        return typed == name and name not in keywords
+    return distance(typed.lower(), name) <= (1 if len(name) <= 4 else 2)
+
+
+def _code_after_directive(text: str) -> bool:
+    """An ``#else`` or ``#endif`` line with code after its word (the compiler only warns
+    of it, and reads none of it)."""
+    directive = CONDITIONAL.match(text)
+    if directive is None or directive.group(1) not in ("else", "endif"):
+        return False
+    return _COMMENT_START.match(text, directive.end(1)) is None
 
 
 def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
@@ -165,7 +194,7 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
     seen: set[tuple[int, int]] = set()
     lines = sorted(changed_after)
     at_edits = (leaf for line in lines if line <= len(starts)
-                for leaf in _leaves_within(new_tree.root_node, starts[line - 1],
+                for leaf in leaves_within(new_tree.root_node, starts[line - 1],
                                            starts[line] if line < len(starts) else len(edited)))
     for leaf in at_edits:
         span = _quiet(leaf)
@@ -309,19 +338,6 @@ def _leaves(root) -> Iterable:
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.child_count == 0:
-            yield node
-        else:
-            stack.extend(reversed(node.children))
-
-
-def _leaves_within(root, start: int, end: int) -> Iterable:
-    """The leaves of ``root`` that overlap bytes ``start`` to ``end``."""
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.end_byte <= start or node.start_byte >= end:
-            continue
         if node.child_count == 0:
             yield node
         else:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..check import Problem
 from ..languages import get_language, get_parser
+from ..problems import leaves_within
 from .edits import Edit
 from .grammar_space import insert_word, vocabulary
 from .rules import rule
@@ -29,31 +30,20 @@ if TYPE_CHECKING:
     import tree_sitter
 
 LEADING_TOKENS = 6  # tokens of a reported line, from its start, before which a keyword is tried
-WORDS_AROUND = 200  # lines either side of the first problem whose named words are counted
+WORDS_AROUND = 200  # lines either side of the first problem whose code words are counted
 REPORTED_LINES = 3  # the problems whose lines are looked at, the first (nearest) first
 _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 # A search's runs of the language's own judge for these edits: where tree-sitter's
 # recovery from a string left open accepts any word (Ruby), each would take one.
 LOST_KEYWORD_JUDGE_RUNS = 24
-NO_STATE = 0  # a token read while the parser followed several paths keeps no state of its own
-
-
-def _leaves(node: "tree_sitter.Node", first: int, last: int) -> Iterator["tree_sitter.Node"]:
-    """The tokens that start on rows ``first..last`` (0-based), in order."""
-    if node.child_count == 0:
-        if first <= node.start_point[0] <= last:
-            yield node
-        return
-    for child in node.children:
-        if child.start_point[0] > last:
-            return
-        if child.end_point[0] >= first:
-            yield from _leaves(child, first, last)
+# The state of a token read in an error's recovery (and of a missing one): none of the
+# grammar's. (A token read while the parser followed several paths has none either: a
+# number past the table's states.)
+NO_STATE = 0
 
 
 def _admitted(language: "tree_sitter.Language", state: int) -> set[int]:
-    """The symbols with an action in ``state``; none in a state the table does not have
-    (a token of an error's recovery)."""
+    """The symbols with an action in ``state``; none in a state the table does not have."""
     iterator = language.lookahead_iterator(state) if state < language.parse_state_count else None
     return set(iterator.symbols()) if iterator is not None else set()
 
@@ -68,26 +58,54 @@ def _follows(language: str, symbol: int) -> frozenset[int]:
     return frozenset(s for target in targets - {NO_STATE} for s in _admitted(grammar, target))
 
 
-def _words(language: str, tree: "tree_sitter.Tree", rows: range) -> dict[str, set[int]]:
+class _Rows:
+    """The tokens of a parsed text by the row they start on."""
+
+    def __init__(self, lines: list[str], tree: "tree_sitter.Tree") -> None:
+        self.encoded = [line.encode("utf-8", "surrogatepass") for line in lines]
+        self.starts = [0]
+        for line in self.encoded:
+            self.starts.append(self.starts[-1] + len(line) + 1)
+        self.root = tree.root_node
+
+    def tokens(self, first: int, last: int) -> Iterator["tree_sitter.Node"]:
+        """The tokens that start on rows ``first..last`` (0-based), in order."""
+        start = self.starts[max(first, 0)]
+        end = self.starts[min(last + 1, len(self.encoded))]
+        return (leaf for leaf in leaves_within(self.root, start, end) if leaf.start_byte >= start)
+
+    def column(self, leaf: "tree_sitter.Node") -> int:
+        """``leaf``'s 0-based column in characters."""
+        row, byte = leaf.start_point
+        return len(self.encoded[row][:byte].decode("utf-8", "replace"))
+
+
+def _words(language: str, tokens: Iterator["tree_sitter.Node"]) -> tuple[dict[str, set[int]], Counter]:
     """The words that may be left out, each with its grammar symbols: the grammar's
-    keywords, and the named tokens the file writes with one text only, more than once,
-    on ``rows`` (JavaScript's ``this``, Java's ``void``: a grammar that names a word's
-    node keeps it out of its keywords)."""
+    keywords, and the named tokens written with one text only, more than once, among
+    ``tokens`` (JavaScript's ``this``, Java's ``void``: a grammar that names a word's
+    node keeps it out of its keywords); and how often each word stands as code there
+    (not in a comment)."""
     grammar = get_language(language)
     words: dict[str, set[int]] = {}
     for word in vocabulary(language)[0]:
         symbol = grammar.id_for_node_kind(word, False)
         if symbol is not None:
             words.setdefault(word, set()).add(symbol)
+    used: Counter = Counter()
     texts: dict[int, Counter] = {}
-    for leaf in _leaves(tree.root_node, rows.start, rows.stop - 1):
-        if leaf.is_named and not leaf.is_extra:
-            texts.setdefault(leaf.grammar_id, Counter())[leaf.text.decode(errors="replace")] += 1
+    for leaf in tokens:
+        if leaf.is_extra:
+            continue
+        text = leaf.text.decode("utf-8", "replace")
+        used[text] += 1
+        if leaf.is_named:
+            texts.setdefault(leaf.grammar_id, Counter())[text] += 1
     for symbol, seen in texts.items():
         (word, count), *others = seen.most_common()
         if not others and count > 1 and _WORD.fullmatch(word):
             words.setdefault(word, set()).add(symbol)
-    return words
+    return words, used
 
 
 def admitted_keywords(language: str, leaf: "tree_sitter.Node", words: dict[str, set[int]] | None = None) -> list[str]:
@@ -112,16 +130,16 @@ def admitted_keywords(language: str, leaf: "tree_sitter.Node", words: dict[str, 
     return found
 
 
-def _positions(lines: list[str], problems: tuple[Problem, ...], tree: "tree_sitter.Tree") -> Iterator[tuple[int, "tree_sitter.Node"]]:
+def _positions(rows: _Rows, problems: tuple[Problem, ...]) -> Iterator[tuple[int, "tree_sitter.Node"]]:
     """(line, token) of the reported lines' first tokens, each line's first token first
     (a parser reports a declaration that lost its keyword at its start, or at the
     bracket where it gave up)."""
     # (Not where tree-sitter only names a token it found missing: that token is its guess.)
-    rows = list(dict.fromkeys(p.line - 1 for p in problems[:REPORTED_LINES]
-                              if 1 <= p.line <= len(lines) and p.kind != "missing"))
-    per_row = [(row, [leaf for leaf in _leaves(tree.root_node, row, row)
-                      if not leaf.is_extra and not leaf.is_missing and leaf.end_byte > leaf.start_byte][:LEADING_TOKENS])
-               for row in rows]
+    reported = list(dict.fromkeys(p.line - 1 for p in problems[:REPORTED_LINES]
+                                  if 1 <= p.line <= len(rows.encoded) and p.kind != "missing"))
+    per_row = [(row, [leaf for leaf in rows.tokens(row, row)
+                      if not (leaf.is_extra or leaf.is_missing) and leaf.end_byte > leaf.start_byte][:LEADING_TOKENS])
+               for row in reported]
     for depth in range(LEADING_TOKENS):
         for row, tokens in per_row:
             if depth < len(tokens):
@@ -134,14 +152,13 @@ def lost_keyword_edits(lines: list[str], problems: tuple[Problem, ...], language
                        leave_out: frozenset[str] = frozenset()) -> Iterator[Edit]:
     if not problems or not lines:
         return
-    text = "\n".join(lines)
-    tree = get_parser(language).parse(text.encode())
-    used = Counter(_WORD.findall(text))
-    first = min(p.line for p in problems) - 1
-    words = _words(language, tree, range(max(0, first - WORDS_AROUND), first + WORDS_AROUND))
-    for line_no, leaf in _positions(lines, problems, tree):
+    tree = get_parser(language).parse("\n".join(lines).encode("utf-8", "surrogatepass"))
+    rows = _Rows(lines, tree)
+    first = min(max(problems[0].line, 1), len(lines)) - 1
+    words, used = _words(language, rows.tokens(first - WORDS_AROUND, first + WORDS_AROUND))
+    for line_no, leaf in _positions(rows, problems):
         line = lines[line_no - 1]
-        col = len(line.encode()[:leaf.start_point[1]].decode(errors="replace"))
+        col = rows.column(leaf)
         admitted = [w for w in admitted_keywords(language, leaf, words) if w not in leave_out]
         for word in sorted(admitted, key=lambda w: -used[w]):
-            yield replace(insert_word(line_no, line, col, word), guess=not used[word])
+            yield replace(insert_word(line_no, line, col, word), unfounded=not used[word])

@@ -108,7 +108,7 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     # Unexpected text that holds a quote: a string ended in the wrong place, most often
     # because a closing quote lines before it was lost; try that before token edits here.
     # (A tool that names only a line, as php -l does, leaves the text to tree-sitter.)
-    first_text = problems[0].text if not guess or not problems else next((p.text for p in problems if p.text), "")
+    first_text = problems[0].text if problems and not guess else next((p.text for p in problems if p.text), "")
     quoted = bool(problems) and (any(q in first_text for q in "\"'`")
                                  or _odd_quotes_above(lines, problems[0], comment_prefix(language))
                                  or _both_quotes_open_above(lines, problems[0]))

@@ -345,7 +345,7 @@ def _c_family(source: str) -> str:
 
 # A conditional directive's line; the grammars read one only between members and
 # statements, not inside a list (``#if`` in an initialiser, a parameter list, an enum).
-_CONDITIONAL = re.compile(r"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b[ \t]*(\S*)")
+CONDITIONAL = re.compile(r"[ \t]*#[ \t]*(if|ifdef|ifndef|elif|elifdef|elifndef|else|endif)\b[ \t]*(\S*)")
 _NEVER = ("0", "false")  # ``#if 0``: its first branch is the one never read
 
 
@@ -363,7 +363,7 @@ def first_branches(source: str, inside: Callable[[list[str], int], bool] | None 
         return any(chosen and not reading for chosen, reading, _ in groups)
 
     for number, line in enumerate(lines):
-        directive = _CONDITIONAL.match(line)
+        directive = CONDITIONAL.match(line)
         if directive is None:
             if hidden():
                 lines[number] = " " * len(line)
