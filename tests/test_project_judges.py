@@ -520,6 +520,30 @@ def test_a_system_header_name_mistyped_is_an_error_and_is_repaired(tmp_path, lan
     assert found[0].fixes_all and found[0].source_after == PROGRAM
 
 
+STAT = """#include <stdio.h>
+#include <sys/stat.h>
+
+int main(void) {
+    struct stat info;
+    return stat("/", &info) == 0 ? 0 : 1;
+}
+"""
+
+
+@pytest.mark.parametrize("typed", ["<sys stat.h>", "<sysstat.h>", "<sys.stat.h>"])
+def test_a_header_path_whose_slash_was_mistyped_or_lost_is_an_error_and_is_repaired(tmp_path, typed):
+    # Left unnamed, the missing header leaves 'struct stat' unknown, and the repairs
+    # that quiet the compiler then are no repairs.
+    from tinycode.engine.candidates import suggest
+
+    path = tmp_path / "main.c"
+    broken = STAT.replace("<sys/stat.h>", typed)
+    problems = check(broken, "c", str(path)).problems
+    assert [p.line for p in problems] == [2] and "<sys/stat.h>" in problems[0].message
+    found = suggest(broken, "c")
+    assert found[0].fixes_all and found[0].source_after == STAT
+
+
 @pytest.mark.parametrize("include", ["#include <no_such_header_anywhere.h>", '#include "stdlib..h"'])
 def test_a_header_the_compiler_has_nothing_near_is_still_a_header_missing_from_the_project(tmp_path, include):
     path = tmp_path / "main.c"

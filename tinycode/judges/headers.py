@@ -97,7 +97,15 @@ def meant(line: str, folders: tuple[str, ...]) -> str | None:
     # (<aio.h>, <malloc.h> are these).
     near = {os.path.join(folder, entry) for root in folders
             for entry in _entries(os.path.join(root, folder)) if entry[:1] == base[:1] and _one_apart(base, entry)}
+    if not near:  # or the folder's '/' mistyped or lost (<X11 Xdefs.h>, <systypes.h>)
+        near = {other for other in _separated(name) if _found(other, folders)}
     return near.pop() if len(near) == 1 else None
+
+
+def _separated(name: str) -> set[str]:
+    """``name`` with one character made a ``/``, or a ``/`` put between two, inside it."""
+    return ({name[:i] + "/" + name[i + 1:] for i in range(1, len(name) - 1) if name[i] != "/"}
+            | {name[:i] + "/" + name[i:] for i in range(1, len(name))})
 
 
 def _entries(folder: str) -> list[str]:
