@@ -71,7 +71,7 @@ def tree_problems(tree, data: bytes) -> list[Problem]:
     return problems
 
 
-def _char_column(lines: list[bytes], row: int, byte_col: int) -> int:
+def char_column(lines: list[bytes], row: int, byte_col: int) -> int:
     """1-based character column for a 0-based (row, byte column) position."""
     if row >= len(lines):
         return byte_col + 1
@@ -81,7 +81,7 @@ def _char_column(lines: list[bytes], row: int, byte_col: int) -> int:
 def _missing_problem(node, lines: list[bytes]) -> Problem:
     row, col = node.start_point
     what = node.type
-    column = _char_column(lines, row, col)
+    column = char_column(lines, row, col)
     return Problem(row + 1, column, row + 1, column, f"missing {what!r}", "", "missing")
 
 
@@ -92,8 +92,8 @@ def _error_problem(node, data: bytes, lines: list[bytes]) -> Problem:
     first_line = raw.strip().split("\n", 1)[0].strip()
     text = first_line[:_MAX_TEXT] + ("…" if len(first_line) > _MAX_TEXT else "")
     message = f"unexpected {text!r}" if text else "syntax error"
-    return Problem(row + 1, _char_column(lines, row, col), end_row + 1,
-                   _char_column(lines, end_row, end_col), message, text, "error")
+    return Problem(row + 1, char_column(lines, row, col), end_row + 1,
+                   char_column(lines, end_row, end_col), message, text, "error")
 
 
 def _where_it_went_wrong(error, data: bytes):

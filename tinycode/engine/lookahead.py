@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Iterator
 
 from ..check import Problem
 from ..languages import get_language, get_parser
-from ..problems import leaves_within
+from ..problems import char_column, leaves_within
 from .edits import Edit
 from .grammar_space import insert_word, vocabulary
 from .rules import rule
@@ -77,7 +77,7 @@ class _Rows:
     def column(self, leaf: "tree_sitter.Node") -> int:
         """``leaf``'s 0-based column in characters."""
         row, byte = leaf.start_point
-        return len(self.encoded[row][:byte].decode("utf-8", "replace"))
+        return char_column(self.encoded, row, byte) - 1
 
 
 def _words(language: str, tokens: Iterator["tree_sitter.Node"]) -> tuple[dict[str, set[int]], Counter]:
