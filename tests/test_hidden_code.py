@@ -52,6 +52,9 @@ HIDING = [
      "const s = `hello ${x};\nconst y = f(a, b);\nconst z = 3`;\n"),
     # The same over a string the input never closed: its parser had read no code there.
     ("php", PHP_QUEUE, PHP_QUEUE.replace("$task setUrl", "`task setUrl").replace("count;", "count`;")),
+    # An attribute's value closed with the other quote: the tags after it became its text.
+    ("html", '<p><span id="nav"><a class="s" href="#idxA\'>A</a></span></p>\n<p>"x"</p>\n',
+     '<p><span id=\'nav"><a class="s" href="#idxA\'>A</a></span></p>\n<p>"x"</p>\n'),
     # A conditional directive made another: the broken include is no longer compiled.
     ("c", "#ifndef STRUCT_ONLY\n# include <X11/Xfuncproto..h>\n#endif\nint x;\n",
      "#ifdef STRUCT_ONLY\n# include <X11/Xfuncproto..h>\n#endif\nint x;\n"),

@@ -362,13 +362,14 @@ _READ_STRINGS = frozenset({"system_lib_string"})
 
 
 def _quiet(node) -> tuple[int, int] | None:
-    """The byte span of the comment, string or macro body ``node`` lies in (the
+    """The byte span of the comment, string (a quoted value or scalar too) or macro body ``node`` lies in (the
     outermost string), or None where it is code (a string's interpolation is code)."""
     while node is not None:
         kind = node.type
         if any(part in kind for part in _INSIDE_STRING_CODE):
             return None
         if ("comment" in kind or "string" in kind or "heredoc" in kind or kind.endswith("char_literal")
+                or "quote" in kind
                 or kind in _UNREAD_TEXT) and kind not in _READ_STRINGS:
             while node.parent is not None and ("string" in node.parent.type or "heredoc" in node.parent.type):
                 node = node.parent
