@@ -68,6 +68,8 @@ HIDING = [
     ("c", "int a;\nint b = 1 1;\n", "int a;\n#if 0\nint b = 1 1;\n"),
     # A line of code joined to an '#else': the compiler reads none of it.
     ("cpp", "#ifdef A\nint a;\n#else\nint b = 2 3;\n#endif\n", "#ifdef A\nint a;\n#else int b = 2 3;\n#endif\n"),
+    # ... nor a token put after an '#ifdef' name.
+    ("c", "#ifdef A\nint a;\n#endif\nint f(int x,, int y);\n", "#ifdef A,\nint a;\n#endif\nint f(int x,, int y);\n"),
     # ... or the null directive ('#' alone), which leaves the conditional it closed open.
     ("c", "#ifndef H\n#define H\nint f(void)\n#endif /* H */\n", "#ifndef H\n#define H\nint f(void)\n# /* H */\n"),
 ]

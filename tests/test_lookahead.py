@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from tinycode.check import check
+from tinycode.check import Problem, check
 from tinycode.engine.candidates import suggest
 from tinycode.engine import rules
 from tinycode.engine.lookahead import admitted_keywords, lost_keyword_edits
@@ -113,6 +113,18 @@ def test_the_reported_lines_first_tokens_are_where_words_are_tried():
     assert edits and all(e.rule == "lost-keyword" for e in edits)
     assert {e.line for e in edits} <= {p.line for p in problems[:3]}
     assert any(e.new_lines == ["func TestSum(t *testing.T) {"] for e in edits)
+
+
+def test_the_token_a_compiler_points_at_is_tried_first():
+    # gcc: "unknown type name 'node'" at the eighth token of the line.
+    source = ("struct node { int n; };\n"
+              "extern int count_nodes (const char *name, long limit, node *from);\n")
+    column = source.split("\n")[1].index("node *from") + 1
+    problem = Problem(2, column, 2, column, "unknown type name 'node'", "node", "compiler")
+    edits = list(lost_keyword_edits(source.split("\n"), (problem,), "c"))
+    pointed = [e for e in edits if e.column == column - 1]
+    assert edits[:len(pointed)] == pointed
+    assert any("long limit, struct node *from" in e.new_lines[0] for e in pointed)
 
 
 def test_a_keyword_the_files_code_never_uses_is_unfounded():

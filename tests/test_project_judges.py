@@ -15,6 +15,7 @@ import pytest
 from tinycode import judges
 from tinycode.judges import registry
 from tinycode.check import check
+from tinycode.engine.candidates import suggest
 from tinycode.cli import main
 from tinycode.judges import project
 
@@ -349,6 +350,41 @@ def test_a_keyword_with_two_letters_swapped_is_no_unknown_type():
     assert check('#include "not_here.h"\nint f(void) {\n  size_t x = 1;\n  return x;\n}\n', "c").ok
 
 
+LINKS = """#include <stddef.h>
+
+struct node_list
+  {
+    int count;
+    struct node *first;	/* Head of the chain.  */
+  };
+
+struct node
+  {
+    char *name;
+    struct node *next;
+  };
+
+extern int count_nodes (const char *name, size_t limit, struct node *from);
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc judges C")
+def test_a_tag_written_without_its_struct_is_an_error_and_is_repaired():
+    # gcc says "unknown type name 'node'" where every header was found and the file writes
+    # 'struct node' elsewhere: not a type from a header, but a 'struct' left out.
+    assert check(LINKS, "c").ok
+    broken = LINKS.replace("    struct node *first;", "    node *first;")
+    result = check(broken, "c")
+    assert [p.line for p in result.problems] == [6] and not result.note
+    assert LINKS in [c.source_after for c in suggest(broken, "c", limit=4)]
+    # A name the file never writes as a tag may still be a header's type.
+    assert check(broken.replace("node *first", "node_t *first"), "c").ok
+    # Far along its line, where the compiler points.
+    broken = LINKS.replace("size_t limit, struct node", "size_t limit, node")
+    assert [p.line for p in check(broken, "c").problems] == [15]
+    assert LINKS in [c.source_after for c in suggest(broken, "c", limit=4)]
+
+
 def test_a_keyword_in_other_case_is_an_error_where_every_header_was_found():
     # g++ says only "'Namespace' does not name a type" and skips the block; tree-sitter
     # reads the line as a declaration
@@ -509,8 +545,6 @@ int main(void) {
 def test_a_system_header_name_mistyped_is_an_error_and_is_repaired(tmp_path, language, typed, meant):
     # The project's own header ("settings.h") is missing from this copy: no error. A
     # system header one character away from one the compiler has is a name mistyped.
-    from tinycode.engine.candidates import suggest
-
     path = tmp_path / ("main.c" if language == "c" else "main.cpp")
     assert check(PROGRAM, language, str(path)).ok
     broken = PROGRAM.replace("<stdlib.h>", typed)

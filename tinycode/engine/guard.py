@@ -118,8 +118,8 @@ def _flips_a_conditional(before: str, after: str, language: str) -> str:
     (``#ifndef X``, ``#else``, ``#endif``) that the edit made another one, or no
     directive (``#`` alone is one, the null directive); one that opens or turns a
     conditional (``#ifdef X``) made of a line that was none, nor a directive mistyped
-    (``ifdef X``, ``#ifdf X``); or a line of code joined to an ``#else`` or ``#endif``,
-    where the compiler reads none of it. Each changes which lines the compiler reads: those
+    (``ifdef X``, ``#ifdf X``); or code put where the compiler reads none of it, after
+    an ``#else``, an ``#endif`` or an ``#ifdef X``'s name. Each changes which lines the compiler reads: those
     it leaves out are hidden as a comment's are. (An ``#endif`` put back closes what
     the input left open.)"""
     if "#if" not in vocabulary(language)[1]:
@@ -143,14 +143,14 @@ def _flips_a_conditional(before: str, after: str, language: str) -> str:
             if lost or any(name != "endif" and not any(_mistyped_directive(line, name, keywords) for line in plain)
                            for name in gained):
                 return f"it changes which lines are compiled near line {first}"
-            joined = len(new) < len(old)
-            if joined and any(edited not in old and _code_after_directive(edited) for edited in new):
-                return f"it joins code to a directive's line near line {first}"
+        if sum(map(_code_after_directive, new)) > sum(map(_code_after_directive, old)):
+            return f"it puts code where the compiler reads none, on a directive's line near line {first}"
     return ""
 
 
 _DIRECTIVE_WORD = re.compile(r"\s*(#?)\s*(\w+)")
 _COMMENT_START = re.compile(r"\s*(?:/[/*]|$)")
+_NAME = re.compile(r"[ \t]*\w+")
 
 
 def _mistyped_directive(text: str, name: str, keywords: Sequence[str]) -> bool:
@@ -167,12 +167,17 @@ def _mistyped_directive(text: str, name: str, keywords: Sequence[str]) -> bool:
 
 
 def _code_after_directive(text: str) -> bool:
-    """An ``#else`` or ``#endif`` line with code after its word (the compiler only warns
-    of it, and reads none of it)."""
+    """An ``#else`` or ``#endif`` line with code after its word, an ``#ifdef X`` or
+    ``#ifndef X`` line with code after its name (a line joined to it, a stray ``,``):
+    the compiler only warns of it, and reads none of it."""
     directive = CONDITIONAL.match(text)
-    if directive is None or directive.group(1) not in ("else", "endif"):
+    if directive is None or directive.group(1) not in ("else", "endif", "ifdef", "ifndef"):
         return False
-    return _COMMENT_START.match(text, directive.end(1)) is None
+    end = directive.end(1)
+    if directive.group(1) in ("ifdef", "ifndef"):
+        name = _NAME.match(text, end)
+        end = name.end() if name is not None else end
+    return _COMMENT_START.match(text, end) is None
 
 
 def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:

@@ -82,8 +82,9 @@ def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None) ->
     # a brace typed twice closed the namespace they are in.
     first = min((d.line for d in diagnostics if d.syntax and not UNRESOLVED.match(d.message)), default=None)
     elsewhere = {name for d in diagnostics for name in _KNOWN_ELSEWHERE.findall(d.message)}
+    tags = _tags(text) if text is not None else frozenset()
     return any(UNRESOLVED.match(d.message) and (first is None or d.line <= first)
-               and not misspelt_keyword(d.message)
+               and not (misspelt_keyword(d.message) or tag_without_keyword(d.message, tags))
                and _first_name(d.message) not in elsewhere
                for d in diagnostics)
 
@@ -113,6 +114,24 @@ def misspelt_keyword(message: str) -> bool:
     return name not in KEYWORDS and (name.lower() in KEYWORDS or _scrambled_keyword(message))
 
 
+# A name the text declares or uses as a tag (``struct link_map``, ``enum mode``).
+_TAG = re.compile(r"\b(?:struct|union|enum)\s+(\w+)")
+# gcc's own hint that the name is a tag it knows: "use 'struct' keyword to refer to the type".
+_TAG_HINT = re.compile(r"use '(?:struct|union|enum)' keyword")
+
+
+@functools.lru_cache(maxsize=8)
+def _tags(text: str) -> frozenset[str]:
+    return frozenset(_TAG.findall(_CODE_NOISE.sub(" ", text)))
+
+
+def tag_without_keyword(message: str, tags: frozenset[str]) -> bool:
+    """C's compiler says a name is no type (``link_map *r_map;``) that the file itself
+    writes as a tag elsewhere (``struct link_map``; ``tags``), or that it knows as one:
+    its ``struct`` was left out, which no header that is not there explains."""
+    return message.startswith("unknown type name") and (_first_name(message) in tags or bool(_TAG_HINT.search(message)))
+
+
 def misspelt_keywords(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
     """``diagnostics`` with each message that a name is unknown, where the name is a
     misspelt keyword (``misspelt_keyword``) the text does not define, made a syntax
@@ -123,8 +142,10 @@ def misspelt_keywords(diagnostics: list[Diagnostic], text: str) -> list[Diagnost
     if any(missing_header(d.message) or d.message == UNREAD for d in diagnostics):
         return diagnostics
     defined = set(_DEFINE.findall(text))
+    tags = _tags(text)
     return [Diagnostic(d.line, d.column, d.message, True)
-            if not d.syntax and UNRESOLVED.match(d.message) and misspelt_keyword(d.message)
+            if not d.syntax and UNRESOLVED.match(d.message)
+            and (misspelt_keyword(d.message) or tag_without_keyword(d.message, tags))
             and _first_name(d.message) not in defined else d
             for d in diagnostics]
 
@@ -163,7 +184,8 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
             out.append(d)
             continue
         # (a keyword misspelt: no unknown type's doing, see misspelt_keywords)
-        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and misspelt_keyword(d.message))
+        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and (misspelt_keyword(d.message)
+                                                                     or tag_without_keyword(d.message, _tags(text))))
         # a name it does not know: not a grammar problem
         name = bool(UNRESOLVED.match(d.message)) and not lexical
         grammar = not (name or missing_header(d.message)) and (lexical or not (
