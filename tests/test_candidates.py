@@ -799,3 +799,43 @@ def test_a_line_off_the_file_s_grid_of_indentation_is_put_back_on_it():
     assert CODEC in found
     # Repairs that differ only in indentation are different code here, each a candidate.
     assert len(found) > 1
+
+
+LICENCE_HEADER = """/* Copyright (C) 2002 The Authors.
+   This file is part of a library.
+
+   It is free software; you can redistribute it and/or modify it under the
+   terms of a licence, either version 2.1 of the licence, or (at your option)
+   any later version.  */
+
+#ifndef _COUNTER_H
+#define _COUNTER_H\t1
+
+#include <stddef.h>
+
+/* Count the items of a list.  */
+extern size_t count_items (const char *list, size_t limit);
+
+/* Reset the count.  */
+extern void reset_count (void);
+
+#endif
+"""
+
+
+@pytest.mark.parametrize("language, source, old, new", [
+    # the prose of a licence read as code to its '*/'
+    ("c", LICENCE_HEADER, "/* Copyright (C)", "/ Copyright (C)"),
+    # a comment on one line, its opener less its '*'
+    ("c", LICENCE_HEADER, "/* Reset the count.  */", "/ Reset the count.  */"),
+    ("css", "/* Layout.\n   Two columns. */\n.main { display: flex; }\n", "/* Layout.", "* Layout."),
+    ("html", "<p>Hello</p>\n<!-- the list\n     of items -->\n<ul><li>a</li></ul>\n", "<!-- the list", "<!- the list"),
+])
+def test_a_block_comment_that_lost_a_character_of_its_opener_gets_it_back(language, source, old, new):
+    if language == "c" and shutil.which("gcc") is None:
+        pytest.skip("gcc judges where the comment's prose reads as code")
+    broken = source.replace(old, new)
+    assert broken != source and not check(broken, language).ok
+    found = suggest(broken, language, limit=4)
+    assert found and found[0].source_after == source
+    assert found[0].edit.rule == "lost-comment-opener"

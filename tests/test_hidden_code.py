@@ -7,6 +7,7 @@ import shutil
 import pytest
 
 from tinycode.check import check
+from tinycode.engine import candidates
 from tinycode.engine.candidates import suggest
 from tinycode.engine.guard import hides_code
 
@@ -128,3 +129,19 @@ def test_a_repair_that_hides_code_does_not_end_the_search():
     found = suggest(source, "c", limit=5)
     assert found and all(not hides_code(source, c.source_after, "c") for c in found)
     assert any(c.fixes_all for c in found) or found[0].problems_after < len(check(source, "c").problems)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc reports the tag used without 'struct'")
+def test_a_repair_that_hides_code_takes_nothing_from_the_runs_left_for_the_search(monkeypatch):
+    # The comment's closer above the error swapped with its '.' makes the line below a
+    # comment: complete to gcc, and no repair. The runs kept for alternatives to a
+    # complete fix (none here) are counted from a fix that is kept, not from that one.
+    monkeypatch.setattr(candidates, "JUDGE_ALTERNATIVES", 0)
+    source = ("#include <sys/socket.h>\n\nstruct interface\n  {\n    struct interface *next;\n"
+              "    /* It is never the case that both are set at once.  */\n"
+              "    struct sockaddr *broadcast; /* Broadcast address.  */\n"
+              "    struct sockaddr *destination; /* Destination address.  */\n  };\n")
+    broken = source.replace("    struct sockaddr *broadcast;", "    sockaddr *broadcast;")
+    assert check(source, "c").ok and not check(broken, "c").ok
+    found = suggest(broken, "c", limit=5)
+    assert source in [c.source_after for c in found]

@@ -357,13 +357,17 @@ def test_a_repair_cut_short_by_its_deadline_reports_the_problems_it_left(monkeyp
 
 
 TOML_URLS = '[project]\nname = "demo"\nversion = "1.0"\n\n[project.urls]\n"Issue tracker" = "https://example.org/issues"\nHomepage = "https://example.org"\n'
-JSON_PACKAGE = '{\n  "name": "demo",\n  "version": "1.0.0",\n  "scripts": {\n    "test": "tap"\n  },\n  "tap": {\n    "nyc-arg": ["--all"]\n  }\n}\n'
+JSON_PACKAGE = ('{\n  "name": "demo",\n  "version": "1.0.0",\n  "scripts": {\n    "test": "tap"\n  },\n'
+                '  "exports": {\n    ".": "./index.js",\n    "./package.json": "./package.json"\n  },\n'
+                '  "tap": {\n    "nyc-arg": ["--all"]\n  }\n}\n')
 JS_OPTIONS = 'const options = {\n  "max-age": 60,\n  retries: 3,\n};\nmodule.exports = options;\n'
 
 
 @pytest.mark.parametrize("language, clean, key", [
     ("json", JSON_PACKAGE, '"version"'),  # JSON takes every key only quoted
     ("json", JSON_PACKAGE, '"nyc-arg"'),
+    ("json", JSON_PACKAGE, '"."'),  # a path's key
+    ("json", JSON_PACKAGE, '"./package.json"'),
     ("javascript", JS_OPTIONS, '"max-age"'),  # a '-': not a name
 ])
 def test_a_key_typed_without_its_quotes_is_quoted(language, clean, key):

@@ -318,6 +318,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         if verdict == FIXED:
             fixing.append((rank, edit))
             found_by.add(edit.rule)
+            if judged:
+                verdicts.found_complete()
         elif verdict == PROGRESS and not edit.whole_repair_only and not verifier.unbalances(node.lines, edit):
             if cleared is None and not node.edits and isinstance(verdicts, _ReparseVerdicts) \
                     and verdicts.clears_its_place(edit, judged):
@@ -342,6 +344,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
         for rank, edit, verdict in verdicts.favourites(budget) + verdicts.second_looks(budget):
             if verdict == FIXED and not hides(edit):
                 fixing.append((rank, edit))
+                verdicts.found_complete()
             elif verdict == PROGRESS and not verifier.unbalances(node.lines, edit):
                 progressing.insert(0, (rank, edit))
     found: list[_Node] = []
@@ -646,9 +649,13 @@ class _ReparseVerdicts:
         if problems is None:
             return None
         self.judged_problems[_key(edit)] = problems
-        if not problems:  # a complete fix: a few more runs to find alternatives, no more
-            self.judge_limit = min(self.judge_limit, judges.calls() + JUDGE_ALTERNATIVES)
         return PROGRESS if problems else FIXED
+
+    def found_complete(self) -> None:
+        """A complete fix the judge passed is kept: a few more runs to find alternatives,
+        no more. (Not before it is kept: a fix that hides code leaves the search the
+        runs it had.)"""
+        self.judge_limit = min(self.judge_limit, judges.calls() + JUDGE_ALTERNATIVES)
 
     def unconfirmed(self, problems: tuple[Problem, ...], edit: Edit) -> bool:
         """``Verifier.unconfirmed``, where the language has its own judge."""

@@ -286,9 +286,17 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
     # A block comment's closer that the original had as code, where nothing opened it
     # (``/`` at a line's end, ``* visual */,`` on the next): the edit put back the
     # comment it closes, within a few lines.
-    if hidden and "".join(hidden).endswith(_CLOSERS) and max(by_line) - min(by_line) < _CLOSER_REACH:
+    if hidden and max(by_line) - min(by_line) < _CLOSER_REACH and _ends_with_closer(before, max(by_line), hidden):
         return []
     return hidden
+
+
+def _ends_with_closer(before: bytes, row: int, hidden: list[str]) -> bool:
+    """The hidden tokens end with a block comment's closer (``*/``; ``-->``, of which
+    HTML reads ``--`` as text), which ends the 0-based ``row`` of ``before``."""
+    line = before.split(b"\n")[row].decode("utf-8", "replace").rstrip() if row < before.count(b"\n") + 1 else ""
+    return "".join(hidden).endswith(_CLOSERS) or any(
+        line.endswith(closer) and closer.endswith(hidden[-1]) for closer in _CLOSERS)
 
 
 def _in_comment_block(before: bytes, rows: set[int], marker: str) -> bool:

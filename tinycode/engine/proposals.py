@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import Callable, Iterator, Mapping, Sequence
 
 from ..check import Problem
@@ -85,6 +86,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     guess = record is None or not record.judge_names_where_errors_begin  # edits guessed from the layout
     if family.first is not None:
         yield from family.first(lines, problems)
+    # A block comment's closer that closes nothing: the comment lost its opener.
+    yield from _lost_comment_opener_edits(lines, problems, language)
     # Two lines typed as one: the few splits that change no token.
     yield from lost_breaks(lines, problems, language)
     if problems:
@@ -366,7 +369,77 @@ def _two_pairs_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
 
 # A key: a line's first text, words joined by blanks, '-', '.', '/' or '@', up to a ``:``
 # or ``=`` that is no part of a longer operator.
-_KEY = re.compile(r"^(\s*)([\w$@]+(?:[ .\-/@]+[\w$@]+)*)\s*(?<![<>!=+\-*/%&|^~.?])[:=](?![:=])")
+# (a path's key may begin with dots: ".", "./index.js", ".eslintrc")
+_KEY = re.compile(r"^(\s*)((?:\.+/?)?[\w$@]+(?:[ .\-/@]+[\w$@]+)*|\.)\s*(?<![<>!=+\-*/%&|^~?])[:=](?![:=])")
+
+
+ORPHAN_CLOSERS = 3  # block-comment closers that close nothing, nearest the first problem first
+COMMENT_REACH = 60  # lines a block comment may span
+REPORTED = 3  # problems whose lines are looked at
+
+
+@rule('lost-comment-opener', "a block comment's opener put back where a line begins with what is left of it and "
+                             "its closer follows", 'languages with block comments')
+def _lost_comment_opener_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """``/ Copyright (C) ...`` fifteen lines above a ``*/``: a block comment's opener
+    lost a character, and the prose after it reads as code. A line that begins with
+    the opener less one character, where the closer comes before any other opener,
+    gets it whole: a line a problem is reported on, or one above a closer that closes
+    nothing (the topmost first: a comment begins on its first line)."""
+    record = spec(language)
+    opener, closer = record.block_comment if record is not None else ("", "")
+    if not opener or not problems:
+        return
+    line_comment = comment_prefix(language)
+    remnants = sorted({opener[:i] + opener[i + 1:] for i in range(len(opener))}, key=len, reverse=True)
+    candidates = [p.line for p in problems[:REPORTED] if 1 <= p.line <= len(lines)]
+    first = problems[0].line
+    orphans = sorted(_orphan_closers("\n".join(lines), opener, closer, line_comment), key=lambda o: abs(o[0] - first))
+    for line_no, _ in orphans[:ORPHAN_CLOSERS]:
+        above = []
+        for number in range(line_no - 1, max(0, line_no - COMMENT_REACH), -1):
+            if opener in lines[number - 1] or closer in lines[number - 1]:
+                break
+            above.append(number)
+        candidates += [line_no] + above[::-1]
+    for number in dict.fromkeys(candidates):
+        text = lines[number - 1]
+        stripped = text.lstrip()
+        if stripped.startswith((opener, closer)) or (line_comment and stripped.startswith(line_comment)):
+            continue
+        remnant = next((r for r in remnants if stripped.startswith(r)), None)
+        if remnant is None:
+            continue
+        at = len(text) - len(stripped)
+        rest = "\n".join([text[at + len(remnant):]] + lines[number:number + COMMENT_REACH])
+        closes, opens = rest.find(closer), rest.find(opener)
+        if closes >= 0 and (opens < 0 or closes < opens):
+            # (tree-sitter's recovery may have read the comment's lines as any code: the
+            # judge alone decides)
+            yield replace(replace_token(text, number, at, remnant, opener), direct=True)
+
+
+@lru_cache(maxsize=16)
+def _orphan_closers(source: str, opener: str, closer: str, line_comment: str) -> tuple[tuple[int, int], ...]:
+    """(line, 0-based column) of each block-comment closer outside any comment or
+    string (a string is taken to end with its line). Remembered: a search proposes
+    edits for the same text many times."""
+    marks = [re.escape(opener), re.escape(closer)] + ([re.escape(line_comment) + r"[^\n]*"] if line_comment else [])
+    marks += [rf"{q}(?:[^{q}\\\n]|\\.)*{q}?" for q in "\"'`"]
+    pattern = re.compile("|".join(marks))
+    found = []
+    at = 0
+    while (match := pattern.search(source, at)) is not None:
+        at = match.end()
+        if match.group() == opener:
+            end = source.find(closer, at)
+            if end < 0:
+                break
+            at = end + len(closer)
+        elif match.group() == closer:
+            line_start = source.rfind("\n", 0, match.start()) + 1
+            found.append((source.count("\n", 0, match.start()) + 1, match.start() - line_start))
+    return tuple(found)
 
 
 @rule('bare-key', "a line's key typed without its quotes (a space or '-' in it, a data file's key) quoted")

@@ -59,6 +59,7 @@ class LanguageSpec:
     aliases: tuple[str, ...] = ()  # other names users give it: py, golang, c++
     interpreters: tuple[str, ...] = ()  # names on a "#!" line that mean this language
     comment: str = "#"  # line-comment marker ("" when it has none)
+    block_comment: tuple[str, str] = ("", "")  # a block comment's opener and closer (none: "")
     words: tuple[str, ...] = ()  # words in a web-search query that name it
     relatives: tuple[str, ...] = ()  # languages whose knowledge also serves it
     available: Callable[[], bool] = always  # its grammar can be loaded here

@@ -5,4 +5,4 @@ from __future__ import annotations
 from .base import LanguageSpec, wheel
 
 LANGUAGE = LanguageSpec("csharp", wheel("tree_sitter_c_sharp"), (".cs",), aliases=("c#", "cs", "c_sharp"),
-                        comment="//", words=("csharp",))
+                        comment="//", block_comment=("/*", "*/"), words=("csharp",))

@@ -4,5 +4,5 @@ from __future__ import annotations
 
 from .base import LanguageSpec, wheel
 
-LANGUAGE = LanguageSpec("css", wheel("tree_sitter_css"), (".css",), comment="", words=("css",),
+LANGUAGE = LanguageSpec("css", wheel("tree_sitter_css"), (".css",), comment="", block_comment=("/*", "*/"), words=("css",),
                         judges=("postcss",), judge_input="input.css", judge_cost=1, judge_beside_parser=True)

@@ -21,5 +21,5 @@ def snippet(source: str) -> tuple[str, str] | None:
     return _PREFIX + "func _() { ", "\n}"
 
 
-LANGUAGE = LanguageSpec("go", wheel("tree_sitter_go"), (".go",), aliases=("golang",), comment="//",
+LANGUAGE = LanguageSpec("go", wheel("tree_sitter_go"), (".go",), aliases=("golang",), comment="//", block_comment=("/*", "*/"),
                         words=("go", "golang"), judges=("gofmt",), snippet=snippet)

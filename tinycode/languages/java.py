@@ -4,5 +4,5 @@ from __future__ import annotations
 
 from .base import LanguageSpec, wheel
 
-LANGUAGE = LanguageSpec("java", wheel("tree_sitter_java"), (".java",), comment="//", words=("java", "javac"),
+LANGUAGE = LanguageSpec("java", wheel("tree_sitter_java"), (".java",), comment="//", block_comment=("/*", "*/"), words=("java", "javac"),
                         judges=("javac",), judge_input="input.java", judge_cost=1)

@@ -60,7 +60,7 @@ def beyond_node(source: str, parser: "tree_sitter.Parser") -> bool:
 
 LANGUAGE = LanguageSpec(
     "javascript", wheel("tree_sitter_javascript"), (".js", ".mjs", ".cjs", ".jsx"),
-    aliases=("js", "node", "jsx"), interpreters=("node", "nodejs"), comment="//",
+    aliases=("js", "node", "jsx"), interpreters=("node", "nodejs"), comment="//", block_comment=("/*", "*/"),
     words=("javascript", "js", "node", "nodejs", "ecmascript", "jsx"),
     judges=("node", "nodejs"), judge_filename=judge_filename, beyond_judge=beyond_node,
 )
