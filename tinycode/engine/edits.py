@@ -176,12 +176,27 @@ def _lexed_by_fallback(source: str) -> bool:
     return False
 
 
+_BANDS = (4, 16)  # narrower caps tried first: a repair's distance is mostly a few tokens
+
+
 def _levenshtein(a: list[str], b: list[str], cap: int) -> int:
+    """The edit distance, or ``cap`` when it is ``cap`` or more."""
+    start, end_a, end_b = differing_span(a, b)
+    a, b = a[start:end_a], b[start:end_b]
+    # A distance found below a narrower cap is the distance (``_banded``): the usual
+    # small one costs rows x 4, not rows x ``cap``.
+    for band in _BANDS:
+        if band < cap:
+            found = _banded(a, b, band)
+            if found < band:
+                return found
+    return _banded(a, b, cap)
+
+
+def _banded(a: list[str], b: list[str], cap: int) -> int:
     """The edit distance, or ``cap`` when it is ``cap`` or more. Only cells within
     ``cap`` of the diagonal can hold less, so only those are computed: a candidate
     whose edits lie hundreds of lines apart costs rows x ``cap``, not rows x rows."""
-    start, end_a, end_b = differing_span(a, b)
-    a, b = a[start:end_a], b[start:end_b]
     if abs(len(a) - len(b)) >= cap:
         return cap
     width = len(b)

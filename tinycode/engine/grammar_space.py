@@ -576,9 +576,10 @@ class Contexts:
         self.total: Counter = Counter()
         self.pairs: Counter = Counter()  # two tokens side by side on a line
         self.touching: Counter = Counter()  # of those, the times they touch (``->getTime``)
+        self._grams: dict[str, Counter] = {}  # a line's trigrams by its text
         for text in lines:
             toks = _tokens(text, self.symbols)
-            self.per_line.append(self._trigrams(toks))
+            self.per_line.append(self._grams.setdefault(text, self._trigrams(toks)))
             self.total.update(self.per_line[-1])
             for (c1, a), (c2, b) in zip(toks, toks[1:]):
                 self.pairs[a, b] += 1
@@ -609,14 +610,23 @@ class Contexts:
         differ, new lines against old, so that edits on different lines compare as the
         whole files would (a long, rare line is as rare before its edit as after)."""
         start, end, end_after = differing_span(self.lines, edited)
-        old = self.per_line[start:end]
+        # The span runs from one edit to the last: for several errors far apart, much
+        # of the file. Its trigrams are counted once, not once a trigram.
+        old: Counter = Counter()
+        for grams in self.per_line[start:end]:
+            old.update(grams)
 
-        def elsewhere(gram: tuple[str, str, str]) -> int:
-            return self.total[gram] - sum(grams[gram] for grams in old)
-        after = sum(1 for text in edited[start:end_after] for gram in self._trigrams(_tokens(text, self.symbols))
-                    if elsewhere(gram) <= 0)
-        before = sum(n for grams in old for gram, n in grams.items() if elsewhere(gram) <= 0)
+        def rare(gram: tuple[str, str, str]) -> bool:
+            return self.total[gram] - old[gram] <= 0
+        after = sum(1 for text in edited[start:end_after] for gram in self._line_grams(text) if rare(gram))
+        before = sum(n for gram, n in old.items() if rare(gram))
         return after - before
+
+    def _line_grams(self, text: str) -> Counter:
+        grams = self._grams.get(text)
+        if grams is None:
+            grams = self._grams[text] = self._trigrams(_tokens(text, self.symbols))
+        return grams
 
     def blank(self, first: str, second: str, otherwise: bool) -> bool:
         """Whether the file mostly puts a blank between ``first`` and ``second``; when

@@ -266,8 +266,21 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
     thread = threading.get_ident()  # a parser serves one thread (``get_parser``)
     old_tree, new_tree = _tree(before, language, thread), _tree(after, language, thread)
     shift = len(after) - len(before)
+    # A token after the edit is hidden only inside a comment or string of ``after`` that
+    # begins on the edit's line or above it: none lies past where the last such ends,
+    # and the tokens of the file beyond that line are not read.
+    line_end = after.find(b"\n", prefix)
+    reach = _quiet_reach(new_tree.root_node, len(after) if line_end < 0 else line_end, len(after) - suffix)
+    if reach < 0:
+        return []
+    last_row = before.count(b"\n", 0, max(0, reach - shift))
     by_line: dict[int, list[str]] = {}
-    leaves = [leaf for leaf in _leaves(old_tree.root_node) if leaf.start_byte >= len(before) - suffix]
+    leaves = []
+    for leaf in _leaves(old_tree.root_node, len(before) - suffix):
+        if leaf.start_point[0] > last_row:
+            break
+        if leaf.start_byte >= len(before) - suffix:
+            leaves.append(leaf)
     for leaf in leaves:
         if not leaf.text.strip(QUOTES.encode() + b" \t\n") or _quiet(leaf) is not None:
             continue  # only what follows the edit, unchanged, and was not a comment, string or quote
@@ -347,14 +360,39 @@ def _mostly_prose(rows: list[list[str]]) -> bool:
     return 2 * sum(_PROSE_WORD.fullmatch(token) is not None for token in tokens) >= len(tokens)
 
 
-def _leaves(root) -> Iterable:
+def _leaves(root, from_byte: int = 0) -> Iterable:
+    """The leaves of ``root`` in the text's order, from the first that ends at or
+    after ``from_byte`` (the subtrees that end before it are not walked)."""
     stack = [root]
     while stack:
         node = stack.pop()
+        if node.end_byte < from_byte:
+            continue
         if node.child_count == 0:
             yield node
         else:
             stack.extend(reversed(node.children))
+
+
+def _quiet_reach(root, starts_by: int, ends_from: int) -> int:
+    """The furthest end of a comment, string or other quiet span (``_quiet``'s kinds)
+    that begins at or before byte ``starts_by`` and ends at or after ``ends_from``; -1
+    when there is none. Only the nodes spanning both bytes are walked."""
+    reach = -1
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.start_byte > starts_by or node.end_byte < ends_from:
+            continue
+        if _quiet_kind(node.type):
+            reach = max(reach, node.end_byte)
+        stack.extend(node.children)
+    return reach
+
+
+def _quiet_kind(kind: str) -> bool:
+    return ("comment" in kind or "string" in kind or "heredoc" in kind or kind.endswith("char_literal")
+            or "quote" in kind or kind in _UNREAD_TEXT)
 
 
 def _in_error(node) -> bool:
@@ -381,9 +419,7 @@ def _quiet(node) -> tuple[int, int] | None:
         kind = node.type
         if any(part in kind for part in _INSIDE_STRING_CODE):
             return None
-        if ("comment" in kind or "string" in kind or "heredoc" in kind or kind.endswith("char_literal")
-                or "quote" in kind
-                or kind in _UNREAD_TEXT) and kind not in _READ_STRINGS:
+        if _quiet_kind(kind) and kind not in _READ_STRINGS:
             while node.parent is not None and ("string" in node.parent.type or "heredoc" in node.parent.type):
                 node = node.parent
             return node.start_byte, node.end_byte
