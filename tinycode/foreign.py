@@ -27,6 +27,8 @@ def conflict_lines(text: str) -> list[int]:
     """The 1-based lines of each complete conflict (opener, separator, closer, in that
     order), or [] when the file holds none."""
     found: list[int] = []
+    if "<<<<<<<" not in text:  # no conflict opens: the lines need not be read
+        return found
     opened: list[int] = []
     split = False
     for number, line in enumerate(text.splitlines(), 1):
@@ -47,6 +49,8 @@ def conflict_lines(text: str) -> list[int]:
 def fenced_code(text: str) -> tuple[int, int] | None:
     """The 1-based lines of the first pair of Markdown fences with text outside them, or
     None: the shape of a chat answer pasted into a file."""
+    if "```" not in text and "~~~" not in text:  # no fence: the lines need not be read
+        return None
     lines = text.splitlines()
     fences = [number for number, line in enumerate(lines, 1) if _FENCE.match(line)]
     if len(fences) < 2:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Iterator
+from typing import Iterator, Sequence
 
 from .edits import BRACKETS, Edit, insert
 
@@ -87,6 +87,11 @@ def _code_words(text: str, comment: str) -> tuple[tuple[int, str], ...]:
 def _line_brackets(text: str, comment: str) -> tuple[tuple[int, str], ...]:
     """(column, bracket) of one line's brackets outside strings and a line comment."""
     return tuple((col, tok) for col, tok in _code_words(text, comment) if tok in BRACKETS or tok in _CLOSERS)
+
+
+def bracket_tokens(lines: Sequence[str]) -> list[str]:
+    """The brackets of ``lines`` in their order, outside strings."""
+    return [tok for line in lines for _, tok in _line_brackets(line, "")]
 
 
 def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) -> list[tuple[int, int, str]]:

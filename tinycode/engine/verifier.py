@@ -39,7 +39,7 @@ from ..languages import get_parser, spec
 from .edits import BRACKETS, Edit, changed_hunks, code_tokens, differing_span, original_line
 from .grammar_space import vocabulary
 from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
-from .layout import HEADER_SCAN, block_header, open_strings, opener_at_end, unmatched_brackets
+from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
 from .messages import AT_THE_END, STRING_TO_THE_END, UNCLOSED, reported_line
 
 if TYPE_CHECKING:
@@ -554,6 +554,8 @@ class Verifier:
             # one lost): the brackets it pairs may lie far off, and another mistake of the
             # file may be what keeps them unbalanced. The judge alone decides.
             return False
+        if bracket_tokens(old) == bracket_tokens(edit.new_lines):
+            return False  # the same brackets in the same order: none more unmatched
         before = lines[max(0, edit.line - 1 - BRACKET_REACH):edit.line - 1]
         after = lines[edit.line - 1 + edit.span:edit.line - 1 + edit.span + BRACKET_REACH]
         if unmatched(before + list(edit.new_lines) + after) <= unmatched(before + old + after):
