@@ -12,6 +12,7 @@ from tinycode.engine.verifier import Verifier
 from tinycode.languages import get_parser
 from tinycode.engine.proposals import proposals
 from tinycode.check import check
+from tinycode.config import Settings
 from tinycode.engine.edits import replace_lines, token_distance
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -839,3 +840,123 @@ def test_a_block_comment_that_lost_a_character_of_its_opener_gets_it_back(langua
     found = suggest(broken, language, limit=4)
     assert found and found[0].source_after == source
     assert found[0].edit.rule == "lost-comment-opener"
+
+
+COUNT_C = """int count(const int *values, int n)
+{
+    int total = 0;
+    /* Values may be negative. */
+    // Walk the array once.
+    for (int i = 0; i < n; i++) {
+        int v = values[i];
+        if (v < 0) {
+            v = -v;
+        }
+        total += v;
+        total += 1;
+        total -= 1;
+        total *= 1;
+    }
+    return total;
+}
+"""
+
+TOTAL_JS = """function total(items) {
+  let sum = 0;
+  // Add each price.
+  for (const item of items) {
+    sum += item.price;
+  }
+  return sum;
+}
+"""
+
+STOP_SH = """#!/bin/sh
+db_start () {
+\techo START >&3
+}
+
+# Cannot read a return code: there is none.
+db_stop () {
+\techo STOP >&3
+}
+"""
+
+
+@pytest.mark.parametrize("language, source, comment", [
+    # the block's closer, nine lines below, is where the compiler notices it lost its opener
+    ("c", COUNT_C, "    // Walk the array once."),
+    ("javascript", TOTAL_JS, "  // Add each price."),
+    ("bash", STOP_SH, "# Cannot read a return code: there is none."),
+])
+def test_a_line_typed_onto_the_end_of_a_comment_gets_its_own_line_back(language, source, comment):
+    if language == "c" and shutil.which("gcc") is None:
+        pytest.skip("gcc reports the block's closer far below the comment")
+    lines = source.split("\n")
+    at = lines.index(comment)
+    broken = "\n".join(lines[:at] + [comment + " " + lines[at + 1].lstrip()] + lines[at + 2:])
+    before = check(broken, language)
+    assert not before.ok
+    found = suggest(broken, language, limit=4)
+    assert found and found[0].edit.rule == "lost-break"
+    repaired = found[0].source_after
+    assert check(repaired, language).ok
+    assert [line.strip() for line in repaired.split("\n")] == [line.strip() for line in source.split("\n")]
+    # however far below the checker noticed it, the line break is a repair of the place
+    assert Verifier(language, 6).refused(broken, before.problems, repaired, Settings()) == ""
+
+
+def test_a_line_break_moved_out_of_a_comment_is_code_not_spacing():
+    # Splitting the comment and joining the closer onto the line above hold the same
+    # tokens; only the first takes code out of the comment: two candidates, not one.
+    lines = STOP_SH.split("\n")
+    broken = "\n".join(lines[:5] + [lines[5] + " " + lines[6]] + lines[7:])
+    found = [c.source_after for c in suggest(broken, "bash", limit=4)]
+    assert found[0] == STOP_SH
+    assert any("\techo STOP >&3}" in text for text in found[1:])
+
+
+ADD_C = """/* Add two numbers.
+ */
+int add(int a, int b)
+{
+    /* no overflow check */
+    return a + b;
+}
+"""
+
+MISSING_JAVA = """/**
+ * Thrown when a value is missing.
+ */
+public class MissingValueException extends RuntimeException {
+    /**
+     * Creates the exception.
+     */
+    public MissingValueException(String message) {
+        super(message);
+    }
+}
+"""
+
+MAIN_CSS = """/* Layout.
+ */
+.main {
+  display: flex; /* two columns */
+  gap: 1em;
+}
+"""
+
+
+@pytest.mark.parametrize("language, source, old, new", [
+    ("c", ADD_C, "/* Add two numbers.\n */", "/* Add two numbers.\n /*"),  # swapped
+    ("java", MISSING_JAVA, "missing.\n */", "missing.\n /"),  # a character lost
+    ("css", MAIN_CSS, "/* Layout.\n */", "/* Layout.\n */".replace("*/", "/*")),
+])
+def test_a_block_comment_whose_closer_broke_ends_where_it_did(language, source, old, new):
+    if language == "c" and shutil.which("gcc") is None:
+        pytest.skip("gcc reports the code after the comment's next closer")
+    broken = source.replace(old, new)
+    assert broken != source and not check(broken, language).ok
+    found = suggest(broken, language, limit=4)
+    assert found and found[0].source_after == source
+    assert found[0].edit.rule == "lost-comment-closer"

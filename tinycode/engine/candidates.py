@@ -32,7 +32,7 @@ from .rules import PAIRED_FIX, combined, judge_runs
 from .proposals import proposals
 from .. import judges
 from ..judges import grammar_gaps, judge_name, registry
-from ..languages import get_parser, spec
+from ..languages import comment_prefix, get_parser, spec
 from .grammar_space import contexts_of, habits
 from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to,
                        nodes_starting, only_indentation, reported_line, too_wide, unmatched)
@@ -871,9 +871,15 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
     offbeat: dict[tuple[str, ...], int] = {}  # blanks against the file's habit, of the candidate kept
     record = spec(language)
     layout = "\n" if record is not None and record.indentation_is_syntax else None
+    marker = comment_prefix(language)
 
     def kept(text: str) -> tuple[str, ...]:
-        return tuple(t for t in code_tokens(text, "other") if t.strip() or t[:1] == layout)
+        tokens = tuple(t for t in code_tokens(text, "other") if t.strip() or t[:1] == layout)
+        if not marker:
+            return tokens
+        # A line break ends a line comment: text moved out of one or into one is code
+        # gained or lost, not spacing.
+        return tokens + tuple(line[line.index(marker):].strip() for line in text.split("\n") if marker in line)
     for node in nodes:
         text = node.text
         if text == source:

@@ -475,7 +475,9 @@ class _LineBreaks:
         for line_no, (text, toks) in enumerate(zip(lines, line_tokens), 1):
             comment = _comment_column(text, toks, marker)
             for i, (col, tok) in enumerate(toks[1:], 1):
-                if tok in marks[_BEFORE]:
+                if _code_after_sentence(text, toks, i, comment, marks[_AFTER], keywords, symbols):
+                    side, rest, after = _BEFORE, text[col:], text[col:]
+                elif tok in marks[_BEFORE]:
                     side, rest, after = _BEFORE, text[col:], text[col + len(tok):]
                 elif tok in marks[_AFTER] and i + 1 < len(toks):
                     side, rest = _AFTER, text[toks[i + 1][0]:]
@@ -498,6 +500,20 @@ class _LineBreaks:
         ways = [w for w, _ in self.shift.get((side, token), Counter()).most_common()]
         first = [""] if side == _BEFORE and self.flush.get(token, 0) >= 2 else []
         return list(dict.fromkeys(first + [by_way[w] for w in ways + [_SAME, _DEEPER, _SHALLOWER]]))
+
+
+def _code_after_sentence(text: str, toks: list[tuple[int, str]], i: int, comment: int | None,
+                         line_ends: set[str], keywords: Sequence[str], symbols: Sequence[str]) -> bool:
+    """Token ``i`` of a comment's line begins a line of code typed onto the comment's
+    end: a sentence ends before it (a mark, then a blank), and from it the line reads as
+    code and ends with a token that ends the file's lines (``// Tokens. type Slice struct {``),
+    whatever token begins it."""
+    if comment is None or toks[i][0] <= comment or i < 2 or (comment and not text[comment - 1].isspace()):
+        return False  # (a marker inside a word is none: bash's ``${#files[@]}``)
+    (mark_col, mark), (col, _) = toks[i - 1], toks[i]
+    if mark not in _SENTENCE_ENDS or mark_col + len(mark) >= col or toks[-1][1] not in line_ends:
+        return False
+    return not _prose(text[col:], keywords, symbols)
 
 
 @lru_cache(maxsize=4)
@@ -771,6 +787,7 @@ def _prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
 
 
 _SENTENCE_MARKS = (",", ".", "'", "-", ":", ";", "(", ")", "!", "?")
+_SENTENCE_ENDS = (".", ":", ";", "!", "?")
 
 
 @rule('grammar-token', 'every insertion, deletion and substitution of one token of the grammar near the error')

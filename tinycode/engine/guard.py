@@ -508,8 +508,9 @@ def _near(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]], 
     lines = range(first, first + max(len(old), 1))
     if all(any(max(0, a - line, line - b) <= max_distance for a, b in spans) for line in lines):
         return True
-    return _puts_back(old, new, language, below=any(first > a for a, _ in spans),
-                      above=any(first < b for _, b in spans))
+    above = any(first < b for _, b in spans)
+    return _puts_back(old, new, language, below=any(first > a for a, _ in spans), above=above) \
+        or above and _frees_an_opener(old, new, language)
 
 
 def _drops_doubled_closer(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]],
@@ -539,6 +540,22 @@ def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, ab
     openers |= family.openers
     return (below or above) and _only_adds(old, new, closers) or above and (_only_adds(old, new, openers)
                                                                          or _swaps_a_quote(old, new))
+
+
+def _frees_an_opener(old: list[str], new: list[str], language: str) -> bool:
+    """A line comment split where a line of code typed onto its end begins, and that
+    line opens a block (``// Tokens. type Slice struct {``): its closer, far below, is
+    where the checker noticed the opener lost, as with an opener put back. Only a line
+    break is added."""
+    marker = comment_prefix(language)
+    if not marker or len(old) != 1 or len(new) != 2 or marker not in new[0] or marker in new[1]:
+        return False
+    if "".join(old[0].split()) != "".join("".join(new).split()):
+        return False
+    code = new[1].rstrip()
+    openers = set(BRACKETS) | edit_family(language).openers
+    return any(code.endswith(opener) and (len(opener) == 1 or code[:-len(opener)][-1:] in ("", " ", "\t"))
+               for opener in openers)
 
 
 def _swaps_a_quote(old: list[str], new: list[str]) -> bool:

@@ -88,6 +88,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from family.first(lines, problems)
     # A block comment's closer that closes nothing: the comment lost its opener.
     yield from _lost_comment_opener_edits(lines, problems, language)
+    # A line in a block comment with only a broken closer: the comment swallowed code.
+    yield from _lost_comment_closer_edits(lines, problems, language)
     # Two lines typed as one: the few splits that change no token.
     yield from lost_breaks(lines, problems, language)
     if problems:
@@ -417,6 +419,69 @@ def _lost_comment_opener_edits(lines: list[str], problems: tuple[Problem, ...], 
             # (tree-sitter's recovery may have read the comment's lines as any code: the
             # judge alone decides)
             yield replace(replace_token(text, number, at, remnant, opener), direct=True)
+
+
+BROKEN_CLOSERS = 3  # block-comment closers broken inside a comment, nearest the first problem first
+
+
+@rule('lost-comment-closer', "a block comment's closer put back on a line of the comment that holds only what is "
+                             "left of it, code after it", 'languages with block comments')
+def _lost_comment_closer_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """`` /*`` where `` */`` ended a comment: the comment runs on over the code after it to
+    the next closer, and the file breaks where that code's block ends. A line inside a
+    comment that holds only the closer less a character, or its two characters swapped,
+    and after which the next line does not go on as the comment's lines do (a ``*``),
+    gets the closer whole."""
+    record = spec(language)
+    opener, closer = record.block_comment if record is not None else ("", "")
+    if not opener or not problems:
+        return
+    first = problems[0].line
+    broken = sorted(_broken_closers("\n".join(lines), opener, closer, comment_prefix(language)),
+                    key=lambda line_no: abs(line_no - first))
+    for line_no in broken[:BROKEN_CLOSERS]:
+        text = lines[line_no - 1]
+        at = len(text) - len(text.lstrip())
+        remnant = text.strip()
+        yield replace(replace_token(text, line_no, at, remnant, closer), direct=True)
+
+
+@lru_cache(maxsize=16)
+def _broken_closers(source: str, opener: str, closer: str, line_comment: str) -> tuple[int, ...]:
+    """The lines inside block comments that hold only a remnant of the closer (one
+    character lost, or two swapped) and are followed by a line that does not begin as
+    the comment's own lines do."""
+    remnants = {closer[:i] + closer[i + 1:] for i in range(len(closer))}
+    remnants |= {closer[:i] + closer[i + 1] + closer[i] + closer[i + 2:] for i in range(len(closer) - 1)}
+    remnants -= {"", closer}
+    lines = source.split("\n")
+    found = []
+    for start, end in _comment_spans(source, opener, closer, line_comment):
+        first, last = source.count("\n", 0, start) + 1, source.count("\n", 0, end) + 1
+        for number in range(first + 1, min(last, len(lines))):
+            after = next((line.strip() for line in lines[number:last] if line.strip()), "")
+            if lines[number - 1].strip() in remnants and after and not after.startswith(closer[0]):
+                found.append(number)
+    return tuple(found)
+
+
+def _comment_spans(source: str, opener: str, closer: str, line_comment: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of each block comment, strings and line comments skipped
+    (a string is taken to end with its line)."""
+    marks = [re.escape(opener)] + ([re.escape(line_comment) + r"[^\n]*"] if line_comment else [])
+    marks += [rf"{q}(?:[^{q}\\\n]|\\.)*{q}?" for q in "\"'`"]
+    pattern = re.compile("|".join(marks))
+    spans = []
+    at = 0
+    while (match := pattern.search(source, at)) is not None:
+        at = match.end()
+        if match.group() == opener:
+            end = source.find(closer, at)
+            if end < 0:
+                break
+            spans.append((match.start(), end))
+            at = end + len(closer)
+    return spans
 
 
 @lru_cache(maxsize=16)
