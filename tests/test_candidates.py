@@ -960,3 +960,40 @@ def test_a_block_comment_whose_closer_broke_ends_where_it_did(language, source, 
     found = suggest(broken, language, limit=4)
     assert found and found[0].source_after == source
     assert found[0].edit.rule == "lost-comment-closer"
+
+
+LICENCE_C = """// Copyright (C) 2004 The Authors.
+//
+// You should have received a copy of the licence along with this program;
+// see the file COPYING.  If not, see
+// <http://www.gnu.org/licenses/>.
+
+int answer(void)
+{
+    return 42;
+}
+"""
+
+LICENCE_JS = """// Copyright (C) 2004 The Authors.
+// Licensed under the terms in COPYING.
+// See the notes in README for details.
+
+export function answer() {
+  return 42;
+}
+"""
+
+
+@pytest.mark.parametrize("language, source, old, new", [
+    ("c", LICENCE_C, "// <http://", "/< /http://"),  # two characters swapped
+    ("javascript", LICENCE_JS, "// Licensed under", "/ Licensed under"),  # one lost
+    ("javascript", LICENCE_JS, "// See the notes", "See the notes"),  # all of it
+])
+def test_a_line_among_line_comments_whose_marker_broke_is_a_comment_again(language, source, old, new):
+    if language == "c" and shutil.which("gcc") is None:
+        pytest.skip("gcc reports the prose read as code")
+    broken = source.replace(old, new)
+    assert broken != source and not check(broken, language).ok
+    found = suggest(broken, language, limit=4)
+    assert found and found[0].source_after == source
+    assert found[0].edit.rule == "lost-comment-marker"

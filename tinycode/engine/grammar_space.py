@@ -484,7 +484,7 @@ class _LineBreaks:
                     after = rest
                 else:
                     continue
-                if comment is not None and col > comment and _prose(after, keywords, symbols):
+                if comment is not None and col > comment and prose(after, keywords, symbols):
                     continue  # a comment's sentence, not code typed onto it
                 if comment is not None and col < comment < len(text) - len(rest):
                     continue  # the comment would end up on the new line: not where it was typed
@@ -513,7 +513,7 @@ def _code_after_sentence(text: str, toks: list[tuple[int, str]], i: int, comment
     (mark_col, mark), (col, _) = toks[i - 1], toks[i]
     if mark not in _SENTENCE_ENDS or mark_col + len(mark) >= col or toks[-1][1] not in line_ends:
         return False
-    return not _prose(text[col:], keywords, symbols)
+    return not prose(text[col:], keywords, symbols)
 
 
 @lru_cache(maxsize=4)
@@ -560,7 +560,7 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
     marker = comment_prefix(language)
     for first in (line - 1, line):
         if marker and marker in lines[first - 1 if 1 <= first else 0] \
-                and not (first < len(lines) and _prose(lines[first], keywords, symbols)):
+                and not (first < len(lines) and prose(lines[first], keywords, symbols)):
             continue  # joined to a comment, the code would be commented out (prose is no code)
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
             left, right = lines[first - 1].rstrip(), lines[first].lstrip()
@@ -764,7 +764,7 @@ def contexts_of(text: str, language: str) -> Contexts:
 PROSE_RUN = 3  # names in a row, none the grammar's, that only a sentence has
 
 
-def _prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
+def prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
     """A line of words, not code: nothing but names, numbers, quoted words and sentence
     marks, with a run of names that are not the grammar's keywords (a comment's
     sentence wrapped by an editor onto a line of its own: ``the License, Version 2.0

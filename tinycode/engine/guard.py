@@ -314,8 +314,9 @@ def _ends_with_closer(before: bytes, row: int, hidden: list[str]) -> bool:
 
 def _in_comment_block(before: bytes, rows: set[int], marker: str) -> bool:
     """Each of the 0-based ``rows`` of ``before`` begins with the first character of the
-    line-comment ``marker`` and lies between two lines that are such comments
-    (``/< /http://...`` among ``//`` lines): a comment whose marker was mistyped."""
+    line-comment ``marker`` and lies below such a comment, and above another or at the
+    end of their block (a blank line, the file's end): ``/< /http://...`` among ``//``
+    lines, a comment whose marker was mistyped."""
     if not marker:
         return False
     lines = before.decode("utf-8", "replace").split("\n")
@@ -323,8 +324,11 @@ def _in_comment_block(before: bytes, rows: set[int], marker: str) -> bool:
     def comment(row: int) -> bool:
         return 0 <= row < len(lines) and lines[row].lstrip().startswith(marker)
 
+    def block_ends(row: int) -> bool:
+        return row >= len(lines) or not lines[row].strip()
+
     return all(0 <= row < len(lines) and lines[row].lstrip().startswith(marker[0]) and not comment(row)
-               and comment(row - 1) and comment(row + 1) for row in rows)
+               and comment(row - 1) and (comment(row + 1) or block_ends(row + 1)) for row in rows)
 
 
 def _line_maps(before: str, hunks) -> tuple[set[int], dict[int, int]]:

@@ -15,7 +15,7 @@ from ..check import Problem
 from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
 from .rules import rule
-from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks, vocabulary
+from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks, prose, vocabulary
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
@@ -90,6 +90,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     yield from _lost_comment_opener_edits(lines, problems, language)
     # A line in a block comment with only a broken closer: the comment swallowed code.
     yield from _lost_comment_closer_edits(lines, problems, language)
+    # A line among line comments whose marker broke.
+    yield from _lost_comment_marker_edits(lines, problems, language)
     # Two lines typed as one: the few splits that change no token.
     yield from lost_breaks(lines, problems, language)
     if problems:
@@ -419,6 +421,50 @@ def _lost_comment_opener_edits(lines: list[str], problems: tuple[Problem, ...], 
             # (tree-sitter's recovery may have read the comment's lines as any code: the
             # judge alone decides)
             yield replace(replace_token(text, number, at, remnant, opener), direct=True)
+
+
+COMMENT_NEIGHBOURS = 2  # lines above and below a broken comment line where its comment block's lines are looked for
+
+
+@rule('lost-comment-marker', "a line among line comments that a problem is reported on made a comment again: "
+                             "its marker's characters swapped back, completed, or put back", 'languages with line comments')
+def _lost_comment_marker_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """``/< /http://www.gnu.org/licenses/>.`` between ``//`` lines: the comment's marker
+    broke (two characters swapped, one lost, or all of it), and its prose reads as code
+    where the problem is reported. The line beside comments gets its marker back: the
+    swap that makes it, else its missing characters, else the whole marker."""
+    marker = comment_prefix(language)
+    if not marker:
+        return
+    for number in dict.fromkeys(p.line for p in problems[:REPORTED]):
+        if not 1 <= number <= len(lines) or not _among_line_comments(lines, number, marker):
+            continue
+        text = lines[number - 1]
+        at = len(text) - len(text.lstrip())
+        body = text[at:]
+        if not body or body.startswith(marker):
+            continue
+        head = len(marker) + 2  # the characters a swap may reach
+        swaps = [body[:i] + body[j] + body[i + 1:j] + body[i] + body[j + 1:]
+                 for i in range(min(head, len(body))) for j in range(i + 1, min(head, len(body)))]
+        made = [s for s in dict.fromkeys(swaps) if s.startswith(marker)]
+        kept = next((k for k in range(len(marker) - 1, 0, -1) if body.startswith(marker[:k])), 0)
+        if kept:
+            made.append(marker + body[kept:])
+        elif prose(body, *vocabulary(language)):  # a sentence, not code that a marker would hide
+            made.append(marker + " " + body)
+        for new in made:
+            yield Edit(number, 1, [text[:at] + new], f"line {number}: make it a comment again ({new[:12]!r})",
+                       direct=True)
+
+
+def _among_line_comments(lines: list[str], number: int, marker: str) -> bool:
+    """The nearest lines with text above and below line ``number`` (within
+    ``COMMENT_NEIGHBOURS``) include a line comment, the one above at least."""
+    def nearest(numbers: range) -> str:
+        return next((lines[n - 1].strip() for n in numbers if 1 <= n <= len(lines) and lines[n - 1].strip()), "")
+    above = nearest(range(number - 1, number - 1 - COMMENT_NEIGHBOURS, -1))
+    return above.startswith(marker)
 
 
 BROKEN_CLOSERS = 3  # block-comment closers broken inside a comment, nearest the first problem first
