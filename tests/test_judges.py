@@ -327,6 +327,19 @@ SCRIPT = ("#!/bin/sh\nset -e\n\nfor f in \"$@\"; do\n    case $f in\n        *.g
 
 @needs_bash
 @pytest.mark.parametrize("lost, back", [
+    ("    case $f in", "    $f in"),  # reported at the first item; its esac closes nothing
+    ("if [ -n", "[ -n"),  # reported at its then
+    ("for f in", "f in"),  # reported at its do
+])
+def test_a_block_that_lost_its_opening_word_gets_it_back(lost, back):
+    broken = SCRIPT.replace(lost, back)
+    assert not check(broken, "bash").ok
+    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed" and fixed.source == SCRIPT
+
+
+@needs_bash
+@pytest.mark.parametrize("lost, back", [
     ("    esac\ndone\n", "    esac\n"),  # the shell reports the missing done at the end
     ('gzip -t "$f" ;;', 'gzip -t "$f ;;'),  # the string runs on to the next quote, far below
 ])

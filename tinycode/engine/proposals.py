@@ -511,13 +511,27 @@ def _broken_closers(source: str, opener: str, closer: str, line_comment: str) ->
     return tuple(found)
 
 
-def _comment_spans(source: str, opener: str, closer: str, line_comment: str) -> list[tuple[int, int]]:
-    """(start, end) offsets of each block comment, strings and line comments skipped
-    (a string is taken to end with its line)."""
-    marks = [re.escape(opener)] + ([re.escape(line_comment) + r"[^\n]*"] if line_comment else [])
+def _comment_spans(source: str, opener: str, closer: str, line_comment: str) -> tuple[tuple[int, int], ...]:
+    """(start, end) offsets of each block comment."""
+    return _block_comments(source, opener, closer, line_comment)[0]
+
+
+def _orphan_closers(source: str, opener: str, closer: str, line_comment: str) -> tuple[tuple[int, int], ...]:
+    """(line, 0-based column) of each block-comment closer outside any comment or string."""
+    return _block_comments(source, opener, closer, line_comment)[1]
+
+
+@lru_cache(maxsize=16)
+def _block_comments(source: str, opener: str, closer: str, line_comment: str
+                    ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
+    """The block comments of ``source`` as (start, end) offsets, and its closers outside
+    any comment or string as (line, 0-based column); strings and line comments skipped
+    (a string is taken to end with its line). Remembered: a search proposes edits for
+    the same text many times."""
+    marks = [re.escape(opener), re.escape(closer)] + ([re.escape(line_comment) + r"[^\n]*"] if line_comment else [])
     marks += [rf"{q}(?:[^{q}\\\n]|\\.)*{q}?" for q in "\"'`"]
     pattern = re.compile("|".join(marks))
-    spans = []
+    spans, orphans = [], []
     at = 0
     while (match := pattern.search(source, at)) is not None:
         at = match.end()
@@ -527,30 +541,10 @@ def _comment_spans(source: str, opener: str, closer: str, line_comment: str) -> 
                 break
             spans.append((match.start(), end))
             at = end + len(closer)
-    return spans
-
-
-@lru_cache(maxsize=16)
-def _orphan_closers(source: str, opener: str, closer: str, line_comment: str) -> tuple[tuple[int, int], ...]:
-    """(line, 0-based column) of each block-comment closer outside any comment or
-    string (a string is taken to end with its line). Remembered: a search proposes
-    edits for the same text many times."""
-    marks = [re.escape(opener), re.escape(closer)] + ([re.escape(line_comment) + r"[^\n]*"] if line_comment else [])
-    marks += [rf"{q}(?:[^{q}\\\n]|\\.)*{q}?" for q in "\"'`"]
-    pattern = re.compile("|".join(marks))
-    found = []
-    at = 0
-    while (match := pattern.search(source, at)) is not None:
-        at = match.end()
-        if match.group() == opener:
-            end = source.find(closer, at)
-            if end < 0:
-                break
-            at = end + len(closer)
         elif match.group() == closer:
             line_start = source.rfind("\n", 0, match.start()) + 1
-            found.append((source.count("\n", 0, match.start()) + 1, match.start() - line_start))
-    return tuple(found)
+            orphans.append((source.count("\n", 0, match.start()) + 1, match.start() - line_start))
+    return tuple(spans), tuple(orphans)
 
 
 @rule('bare-key', "a line's key typed without its quotes (a space or '-' in it, a data file's key) quoted")

@@ -62,6 +62,7 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
     if re.search(r"[Uu]nterminated quoted string|matching `[\"']'|unexpected EOF", message):
         yield from _quote_edits(lines)
     yield from _missing_closer_edits(lines, first.line)
+    yield from _lost_opener_edits(lines, first.line)
     if "quot" not in message:
         yield from _quote_edits(lines)
 
@@ -147,8 +148,15 @@ def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
 
 def _unclosed(lines: list[str]) -> list[_Opener]:
     """Openers whose closer never came: popped by a mismatched closer, or left at the end."""
+    return _blocks(lines)[0]
+
+
+def _blocks(lines: list[str]) -> tuple[list[_Opener], list[_Opener]]:
+    """The openers whose closer never came, and the closers that close nothing (each as
+    the block it would close: kind, line, indentation)."""
     stack: list[_Opener] = []
     lost: list[_Opener] = []
+    stray: list[_Opener] = []
     heredoc: str | None = None
     for n, text in enumerate(lines, 1):
         if heredoc is not None:
@@ -174,11 +182,58 @@ def _unclosed(lines: list[str]) -> list[_Opener]:
                     lost.extend(reversed(stack[depth + 1:]))
                     del stack[depth:]
                     break
+            else:
+                stray.append(_Opener(want, n, indent))
         if code.endswith("{") and not any(m.group(1) == "{" for m in _KEYWORD.finditer(code)):
             stack.append(_Opener("{", n, indent))  # "name() {" opens a function body
         if marker:
             heredoc = marker.group(1)
-    return lost + list(reversed(stack))
+    return lost + list(reversed(stack)), stray
+
+
+# The words that open each kind of block, the likeliest first.
+_OPENING = {"if": ("if",), "case": ("case",), "loop": ("while", "for", "until"), "{": ()}
+_MIDDLE = frozenset({"then", "else", "elif", "do"})
+LOST_OPENERS = 2  # closers that close nothing, nearest the error first
+
+
+@rule('sh-lost-opener', "the word that opens a block put back on the line indented as deeply above a closer "
+      "(fi, done, esac) that closes nothing", 'shell')
+def _lost_opener_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
+    """``    "$1" in`` four lines above an ``esac`` that closes nothing: the block's first
+    line lost its word, and the shell reports the first item below it. That line (the
+    nearest above the closer indented as deeply, past ``else`` and its kin) gets each
+    word that opens such a block."""
+    stray = sorted(_blocks(lines)[1], key=lambda closer: abs(closer.line - error_line))
+    for closer in stray[:LOST_OPENERS]:
+        header = _header(lines, closer)
+        if header is None:
+            continue
+        text = lines[header - 1]
+        at = len(text) - len(text.lstrip())
+        for word in _OPENING[closer.kind]:
+            yield _at(text, header, at, word + " ", f"line {header}: put back {word!r}")
+
+
+def _header(lines: list[str], closer: _Opener) -> int | None:
+    """The first line of the block ``closer`` ends: the nearest line above it indented as
+    deeply that begins no block word (None where one begins one, or a shallower line
+    comes first)."""
+    for n in range(closer.line - 1, 0, -1):
+        text = lines[n - 1]
+        code = _code(text).strip()
+        if not code:
+            continue
+        indent = len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip())
+        if indent > closer.indent:
+            continue
+        if indent < closer.indent:
+            return None
+        first = _KEYWORD.match(code)
+        if first is not None and first.group(1) in _MIDDLE:
+            continue
+        return None if first is not None else n
+    return None
 
 
 @rule('sh-quote', 'a closing \'"\' where a double-quoted string runs on past its line', 'shell')
