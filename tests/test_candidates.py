@@ -802,6 +802,18 @@ def test_a_line_off_the_file_s_grid_of_indentation_is_put_back_on_it():
     assert len(found) > 1
 
 
+def _first_repair_undoes(language: str, source: str, old: str, new: str, rule_id: str, why_gcc: str) -> None:
+    """``source`` with ``old`` made ``new`` is broken, and the first candidate, from
+    ``rule_id``, gives ``source`` back (C only where gcc judges: ``why_gcc``)."""
+    if language == "c" and shutil.which("gcc") is None:
+        pytest.skip(why_gcc)
+    broken = source.replace(old, new)
+    assert broken != source and not check(broken, language).ok
+    found = suggest(broken, language, limit=4)
+    assert found and found[0].source_after == source
+    assert found[0].edit.rule == rule_id
+
+
 LICENCE_HEADER = """/* Copyright (C) 2002 The Authors.
    This file is part of a library.
 
@@ -833,13 +845,7 @@ extern void reset_count (void);
     ("html", "<p>Hello</p>\n<!-- the list\n     of items -->\n<ul><li>a</li></ul>\n", "<!-- the list", "<!- the list"),
 ])
 def test_a_block_comment_that_lost_a_character_of_its_opener_gets_it_back(language, source, old, new):
-    if language == "c" and shutil.which("gcc") is None:
-        pytest.skip("gcc judges where the comment's prose reads as code")
-    broken = source.replace(old, new)
-    assert broken != source and not check(broken, language).ok
-    found = suggest(broken, language, limit=4)
-    assert found and found[0].source_after == source
-    assert found[0].edit.rule == "lost-comment-opener"
+    _first_repair_undoes(language, source, old, new, "lost-comment-opener", "gcc judges where the comment's prose reads as code")
 
 
 COUNT_C = """int count(const int *values, int n)
@@ -953,13 +959,7 @@ MAIN_CSS = """/* Layout.
     ("css", MAIN_CSS, "/* Layout.\n */", "/* Layout.\n */".replace("*/", "/*")),
 ])
 def test_a_block_comment_whose_closer_broke_ends_where_it_did(language, source, old, new):
-    if language == "c" and shutil.which("gcc") is None:
-        pytest.skip("gcc reports the code after the comment's next closer")
-    broken = source.replace(old, new)
-    assert broken != source and not check(broken, language).ok
-    found = suggest(broken, language, limit=4)
-    assert found and found[0].source_after == source
-    assert found[0].edit.rule == "lost-comment-closer"
+    _first_repair_undoes(language, source, old, new, "lost-comment-closer", "gcc reports the code after the comment's next closer")
 
 
 LICENCE_C = """// Copyright (C) 2004 The Authors.
@@ -990,10 +990,4 @@ export function answer() {
     ("javascript", LICENCE_JS, "// See the notes", "See the notes"),  # all of it
 ])
 def test_a_line_among_line_comments_whose_marker_broke_is_a_comment_again(language, source, old, new):
-    if language == "c" and shutil.which("gcc") is None:
-        pytest.skip("gcc reports the prose read as code")
-    broken = source.replace(old, new)
-    assert broken != source and not check(broken, language).ok
-    found = suggest(broken, language, limit=4)
-    assert found and found[0].source_after == source
-    assert found[0].edit.rule == "lost-comment-marker"
+    _first_repair_undoes(language, source, old, new, "lost-comment-marker", "gcc reports the prose read as code")

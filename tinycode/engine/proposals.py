@@ -423,7 +423,7 @@ def _lost_comment_opener_edits(lines: list[str], problems: tuple[Problem, ...], 
             yield replace(replace_token(text, number, at, remnant, opener), direct=True)
 
 
-COMMENT_NEIGHBOURS = 2  # lines above and below a broken comment line where its comment block's lines are looked for
+COMMENT_NEIGHBOURS = 2  # lines above a broken comment line where the line comment before it is looked for
 
 
 @rule('lost-comment-marker', "a line among line comments that a problem is reported on made a comment again: "
@@ -459,8 +459,8 @@ def _lost_comment_marker_edits(lines: list[str], problems: tuple[Problem, ...], 
 
 
 def _among_line_comments(lines: list[str], number: int, marker: str) -> bool:
-    """The nearest lines with text above and below line ``number`` (within
-    ``COMMENT_NEIGHBOURS``) include a line comment, the one above at least."""
+    """The nearest line with text above line ``number`` (within ``COMMENT_NEIGHBOURS``)
+    is a line comment."""
     def nearest(numbers: range) -> str:
         return next((lines[n - 1].strip() for n in numbers if 1 <= n <= len(lines) and lines[n - 1].strip()), "")
     above = nearest(range(number - 1, number - 1 - COMMENT_NEIGHBOURS, -1))
