@@ -889,11 +889,25 @@ db_stop () {
 """
 
 
+SETUP_PHP = """<?php
+function setUp(): void
+{
+    $root = ['tmp' => []];
+    // The handler takes a reference, not a copy.
+    vfsStream::create([
+        'a' => 'b',
+    ], $root['tmp']);
+}
+"""
+
+
 @pytest.mark.parametrize("language, source, comment", [
     # the block's closer, nine lines below, is where the compiler notices it lost its opener
     ("c", COUNT_C, "    // Walk the array once."),
     ("javascript", TOTAL_JS, "  // Add each price."),
     ("bash", STOP_SH, "# Cannot read a return code: there is none."),
+    # a line that ends with an opening bracket, which ends no other line of the file
+    ("php", SETUP_PHP, "    // The handler takes a reference, not a copy."),
 ])
 def test_a_line_typed_onto_the_end_of_a_comment_gets_its_own_line_back(language, source, comment):
     if language == "c" and shutil.which("gcc") is None:
@@ -991,3 +1005,20 @@ export function answer() {
 ])
 def test_a_line_among_line_comments_whose_marker_broke_is_a_comment_again(language, source, old, new):
     _first_repair_undoes(language, source, old, new, "lost-comment-marker", "gcc reports the prose read as code")
+
+
+def test_of_partial_repairs_the_one_the_judge_read_furthest_in_is_offered():
+    # A block's first word put back lets `sh -n` read on 30 lines, while tree-sitter,
+    # thrown by a later mistake, counts one problem more than after a deletion that
+    # only moves the first error along: that repair is among those offered all the same.
+    from tinycode.engine.candidates import _farthest_among, _Node
+
+    def node(reach: int, unconfirmed: int = 0) -> _Node:
+        return _Node(["x"], True, (), (), 0, reach=reach, unconfirmed=unconfirmed)
+    nodes = [node(58) for _ in range(6)] + [node(87)]
+    offered = _farthest_among(nodes, 5)
+    assert offered[4] is nodes[6] and offered[:4] == nodes[:4] and len(offered) == len(nodes)
+    # Progress only tree-sitter saw is no reading of the judge's.
+    unconfirmed = [node(58) for _ in range(6)] + [node(200, unconfirmed=1)]
+    assert _farthest_among(unconfirmed, 5) == unconfirmed
+    assert _farthest_among(nodes[:5], 5) == nodes[:5]

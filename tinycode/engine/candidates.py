@@ -133,7 +133,23 @@ def suggest(source: str, language: str, *, limit: int = 5, work: int = WORK_BUDG
         if not beam:
             break
     chosen = _balanced(_tree_sitter_agrees(complete, language) or partial, root, language)
-    return _candidates(source, language, _familiar_first(chosen, root, language), limit)
+    ordered = _familiar_first(chosen, root, language)
+    return _candidates(source, language, ordered if complete else _farthest_among(ordered, limit), limit)
+
+
+def _farthest_among(nodes: list[_Node], limit: int) -> list[_Node]:
+    """``nodes`` with the one the language's own judge read furthest in, of those whose
+    progress it confirmed, among the first ``limit``: a block's lost first word put back
+    lets the judge read on to the next mistake, though tree-sitter, still thrown by that
+    one, may count more problems after it than after an edit that only moves the first
+    error along."""
+    if len(nodes) <= limit:
+        return nodes
+    farthest = max(nodes, key=lambda n: (not n.unconfirmed, n.reach))
+    if farthest.unconfirmed or farthest.reach <= max(n.reach for n in nodes[:limit - 1]):
+        return nodes
+    rest = [n for n in nodes if n is not farthest]
+    return rest[:limit - 1] + [farthest] + rest[limit - 1:]
 
 
 def _familiar_first(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:
@@ -268,7 +284,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     verifier = verdicts.verifier
     # How far the judge read orders partial repairs; CPython's one error at a time is
     # all the search sees there (``echoes`` weighs that).
-    judged = not _one_error_at_a_time(language) and bool(judges.judge_name(language))
+    reads = not _one_error_at_a_time(language) and bool(judges.judge_name(language))
     fixing: list[tuple[int, Edit]] = []
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
@@ -361,7 +377,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
                 found.append(replace(child, problems=problems,
                                      echoes=node.echoes + _error_repeats(node, problems, language, edit),
                                      unconfirmed=node.unconfirmed + unconfirmed,
-                                     reach=_reach(problems) if judged else 0))
+                                     reach=_reach(problems) if reads else 0))
         if any(n.fixed for n in found):
             break
     return found

@@ -502,16 +502,20 @@ class _LineBreaks:
         return list(dict.fromkeys(first + [by_way[w] for w in ways + [_SAME, _DEEPER, _SHALLOWER]]))
 
 
+# A line that ends with an opening bracket goes on below: code, whatever the file's habit.
+_OPENERS = frozenset("([{")
+
+
 def _code_after_sentence(text: str, toks: list[tuple[int, str]], i: int, comment: int | None,
                          line_ends: set[str], keywords: Sequence[str], symbols: Sequence[str]) -> bool:
     """Token ``i`` of a comment's line begins a line of code typed onto the comment's
     end: a sentence ends before it (a mark, then a blank), and from it the line reads as
-    code and ends with a token that ends the file's lines (``// Tokens. type Slice struct {``),
-    whatever token begins it."""
+    code and ends with a token that ends the file's lines (``// Tokens. type Slice struct {``)
+    or with an opening bracket (``// A copy. vfsStream::create([``), whatever token begins it."""
     if comment is None or toks[i][0] <= comment or i < 2 or (comment and not text[comment - 1].isspace()):
         return False  # (a marker inside a word is none: bash's ``${#files[@]}``)
     (mark_col, mark), (col, _) = toks[i - 1], toks[i]
-    if mark not in _SENTENCE_ENDS or mark_col + len(mark) >= col or toks[-1][1] not in line_ends:
+    if mark not in _SENTENCE_ENDS or mark_col + len(mark) >= col or toks[-1][1] not in line_ends | _OPENERS:
         return False
     return not prose(text[col:], keywords, symbols)
 
