@@ -352,6 +352,21 @@ def test_a_block_word_or_quote_lost_far_from_the_report_is_put_back(lost, back):
     assert fixed.source == SCRIPT
 
 
+LAUNCH_SH = ('#!/bin/sh\nGDBPATH="$(command -v gdb)"\nif [ -n "$CYGWIN" ]; then\n'
+             '\tGDBPATH="$(cygpath -am "$GDBPATH")"\nfi\n' + "".join(f'echo "step {n}"\n' for n in range(12))
+             + 'printf "%s (gdb) Launch\\n" "$GDBPATH"\n')
+
+
+@needs_bash
+def test_a_line_cut_short_inside_a_substitution_is_closed_at_its_end():
+    # The string runs on from the cut line, and the shell reports where quotes pair up
+    # wrongly, 14 lines below: the line gets '")"', all it left open, innermost first.
+    broken = LAUNCH_SH.replace('"$GDBPATH")"\n', '"$GDBPATH\n')
+    assert check(broken, "bash").problems[0].line > 4 + 6
+    fixed = repair(broken, "bash", llm=FakeLLM(default="", scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed" and fixed.source == LAUNCH_SH
+
+
 CASE_SCRIPT = ("case \"$1\" in\n-h)\n\techo \"usage: build [-n] target\"\n\texit 0\n\t;;\n-n)\n\trun=\"cat\"\n"
                "\tshift\n\t;;\nesac\n\nflags=\"\"\nif [ \"$(uname)\" = Linux ]; then\n\tflags=\"-static\"\n"
                "\techo \"linking statically\"\nfi\necho \"$flags\"\n")
@@ -657,6 +672,58 @@ def test_where_types_are_unknown_a_change_is_verified_with_the_unknown_names_dec
     wrong = broken.replace("UNSIGNED char d\n", "UNSIGNED char d;\n").replace("total = 0\n", "total = 0;\n")
     doubts = judges.unverified_changes(broken, wrong, "c")
     assert [d.line for d in doubts] == [8] and "two or more data types" in doubts[0].message
+
+
+SCHED_H = ("#ifndef SCHED_H\n#define SCHED_H\n\n#include <stddef.h>\n#define __SCHED_STR(x) # x\n\n"
+           "extern int sched_yield (void);\n\n"
+           "#ifdef __USE_GNU\n# define CPU_SETSIZE 1024\n#else\n# ifdef __USE_MISC\n#  define CPU_SETSIZE 128\n"
+           "# endif\n#endif\n\nextern int sched_get_priority_max (int __algorithm);\n\n#endif\n")
+
+
+@needs_gcc
+@pytest.mark.parametrize("joined", ["#else # ifdef __USE_MISC\n", "# endif #endif\n"])
+def test_two_directive_lines_typed_as_one_are_split(joined):
+    # The preprocessor sees one directive: a conditional goes unpaired, and gcc says so
+    # at its opening line or at the file's end, not at the joined line.
+    first, second = joined.rstrip("\n").rsplit(" #", 1)
+    broken = SCHED_H.replace(f"{first}\n#{second}\n", joined)
+    assert broken != SCHED_H and not check(broken, "c").ok
+    fixed = repair(broken, "c", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed" and fixed.source == SCHED_H
+    # Wherever the joined line is: the line it is split into is proposed whole, and a
+    # macro's '#' (which makes a string) is no directive.
+    splits = [e.new_lines for e in proposals(source_lines(broken), check(broken, "c").problems, "c")
+              if e.rule == "directives-joined"]
+    assert splits == [[first, "#" + second]]
+
+
+@needs_gxx
+def test_a_declaration_left_open_above_an_include_is_no_repair():
+    # A licence line's comment marker lost: deleting its ',' quiets tree-sitter, and with
+    # 'Exception' declared the line reads as a declaration left open, which g++ reports
+    # inside the header included below, not on a changed line.
+    original = ('#include "project.hpp"\n// The licence: see the\nException, version\n// 3.1 of it.\n'
+                '#include <vector>\n\nint count(const Items& items) {\n    return items.size();\n}\n')
+    wrong = original.replace("Exception, version", "Exception version")
+    doubts = judges.unverified_changes(original, wrong, "cpp")
+    assert [d.line for d in doubts] == [5] and "included header" in doubts[0].message
+    assert judges.unverified_changes(original, original.replace("the\nException", "the Exception"), "cpp") == []
+    # Nor is such a change a step of the repair: the loop looks on for another.
+    result = repair(original, "cpp", llm=FakeLLM(default="", scorer=lambda prompt, text: -len(text)))
+    assert result.status == "failed" and result.source == original
+    assert not [s for s in result.steps if s.kind == "fast_path"]
+
+
+@pytest.mark.skipif(shutil.which("gofmt") is None, reason="gofmt not installed")
+def test_a_go_file_under_repair_is_judged_as_a_file_not_a_snippet():
+    # Without its package clause a Go text is a snippet, which the judge is given one
+    # for; a repair of a whole file that deletes its clause is no repair.
+    original = "// Package base.\n\npackage\n\nimport (\n\t\"os\"\n)\n\nfunc Exit() { os.Exit(1) }\n"
+    without = original.replace("package\n", "\n")
+    assert check(without, "go").ok
+    with judges.baseline(original, "go"):
+        assert not check(without, "go").ok
+        assert check(original.replace("package\n", "package base\n"), "go").ok
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")

@@ -27,7 +27,7 @@ from ..languages import comment_prefix, spec
 from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers
-from .messages import UNCLOSED
+from .messages import UNCLOSED, UNOPENED_DIRECTIVE
 from .grammar_space import distance, vocabulary
 from .proposals import edit_family
 
@@ -121,7 +121,8 @@ def _flips_a_conditional(before: str, after: str, language: str) -> str:
     (``ifdef X``, ``#ifdf X``); or code put where the compiler reads none of it, after
     an ``#else``, an ``#endif`` or an ``#ifdef X``'s name. Each changes which lines the compiler reads: those
     it leaves out are hidden as a comment's are. (An ``#endif`` put back closes what
-    the input left open.)"""
+    the input left open; a line split before a directive typed onto it, ``#else #
+    ifdef X``, makes it the line it was.)"""
     if "#if" not in vocabulary(language)[1]:
         return ""
     keywords = vocabulary(language)[0]
@@ -136,6 +137,9 @@ def _flips_a_conditional(before: str, after: str, language: str) -> str:
                 if directive is None and kept is not None and kept.group(1) != "endif" \
                         and not _mistyped_directive(line, kept.group(1), keywords):
                     return f"it makes line {first + n} a conditional directive: {edited.strip()[:40]!r}"
+        elif len(new) > len(old) and " ".join(old).split() == " ".join(new).split() \
+                and not Counter(was) - Counter(now):
+            continue  # a line split, not a character changed: the directive typed onto it is one again
         else:
             lost = Counter(was) - Counter(now)
             gained = Counter(now) - Counter(was)
@@ -484,6 +488,7 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
     total = before.count("\n") + 1
     if not taken_as_said:
         spans += [(p.line, total) for p in problems if UNCLOSED.search(p.message)]
+        spans += [(1, p.line) for p in problems if p.kind == "compiler" and UNOPENED_DIRECTIVE.search(p.message)]
     original = source_lines(before)
     applied: list[int] = []
     pending = list(range(len(hunks)))
@@ -536,14 +541,15 @@ def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, ab
     missing. A closer (``)``, a shell ``fi``) may go below an unclosed opener the
     checker reports, or above the end of the file where it reports the closer missing;
     an opener may go above a closer that lost it (``(``, a shell ``then``), and a
-    closing quote above the line where the string that runs on from it is noticed.
-    Such lines may gain those characters and words only."""
+    closing quote above the line where the string that runs on from it is noticed, with
+    the closers of what it opened inside that string (``")"`` at the end of ``"$(cmd
+    "$x``). Such lines may gain those characters and words only."""
     closers, openers = set(BRACKETS.values()), set(BRACKETS.keys()) | set(QUOTES)
     family = edit_family(language)  # words that close or open blocks as brackets do
     closers |= family.closers
     openers |= family.openers
-    return (below or above) and _only_adds(old, new, closers) or above and (_only_adds(old, new, openers)
-                                                                         or _swaps_a_quote(old, new))
+    return (below or above) and _only_adds(old, new, closers) or above and (
+        _only_adds(old, new, openers) or _only_adds(old, new, closers | set(QUOTES)) or _swaps_a_quote(old, new))
 
 
 def _frees_an_opener(old: list[str], new: list[str], language: str) -> bool:

@@ -31,6 +31,8 @@ STRING_TO_THE_END = re.compile(
 # A construct reported where it opens and never closed ("unterminated #ifdef",
 # "Unclosed '{'"): its closer was due anywhere further on.
 UNCLOSED = re.compile(r"unterminated|never closed|unclosed|not closed", re.IGNORECASE)
+# A closing directive a compiler reports without its opening one, which was lost anywhere above.
+UNOPENED_DIRECTIVE = re.compile(r"#(?:else|elif|endif) without #if")
 
 
 def reported_line(problem: Problem, taken_as_said: bool = False) -> int:

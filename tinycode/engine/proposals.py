@@ -19,7 +19,7 @@ from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_ed
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
-from .messages import MEANT_HEADER, UNTERMINATED_CONDITIONAL, named_line
+from .messages import MEANT_HEADER, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL, named_line
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
 from . import end_block_proposals as end_blocks
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits
@@ -101,6 +101,7 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     yield from _named_missing_edits(lines, problems)
     yield from _endif_at_the_end(lines, problems)
     yield from _endif_remnants(lines, problems)
+    yield from _directives_joined_edits(lines, problems)
     yield from _meant_header_edits(lines, problems)
     for p in problems[:1]:
         if guess:
@@ -238,6 +239,39 @@ def _endif_remnants(lines: list[str], problems: tuple[Problem, ...]) -> Iterator
             if n not in seen and _remnant(word) and not split:
                 seen.add(n)
                 yield Edit(n, 1, ["#endif"], f"line {n}: replace {word!r} with '#endif'")
+
+
+# What a compiler says when a conditional directive lost its partner.
+_UNPAIRED_DIRECTIVE = re.compile(UNTERMINATED_CONDITIONAL.pattern + "|" + UNOPENED_DIRECTIVE.pattern)
+# A directive that begins after other text on a line: ``#else # ifdef X``.
+_SECOND_DIRECTIVE = re.compile(r"(?<=\S)\s+(" + _DIRECTIVE.pattern + ")")
+
+
+@rule('directives-joined', "a line holding a second preprocessor directive ('#else # ifdef X') split before it, "
+      "where the compiler reports a conditional unpaired", 'c, cpp')
+def _directives_joined_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """Two directive lines typed as one hide the second from the preprocessor, which
+    then finds a conditional without its partner, often far from the joined line: each
+    line of the file that has a directive after other text (not a ``#define``'s body,
+    where ``#`` makes a string) is split before it, the second line unindented as
+    directives are, nearest the reported line first."""
+    reported = [p.line for p in problems if p.kind == "compiler" and _UNPAIRED_DIRECTIVE.search(p.message)]
+    if not reported:
+        return
+    joined = []
+    for n, text in enumerate(lines, 1):
+        if "#" not in text or re.match(r"\s*#\s*define\b", text):
+            continue
+        match = _SECOND_DIRECTIVE.search(text)
+        if match is not None and "//" not in text[:match.start()] and "/*" not in text[:match.start()]:
+            joined.append((min(abs(n - r) for r in reported), n, match))
+    for _, n, match in sorted(joined)[:MAX_JOINED_DIRECTIVES]:
+        text = lines[n - 1]
+        yield Edit(n, 1, [text[:match.start()], match.group(1).lstrip() + text[match.end(1):]],
+                   f"line {n}: split before {match.group(1).strip()!r}")
+
+
+MAX_JOINED_DIRECTIVES = 3
 
 
 @rule('expected-token', 'the token a compiler says it expected inserted where it points', 'any (not python)')

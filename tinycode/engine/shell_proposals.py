@@ -65,6 +65,7 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
     yield from _lost_opener_edits(lines, first.line)
     if "quot" not in message:
         yield from _quote_edits(lines)
+    yield from _close_line_edits(lines, first.line)
 
 
 def _code(text: str) -> str:
@@ -276,3 +277,59 @@ def _quote_edits(lines: list[str]) -> Iterator[Edit]:
             open_at = None  # look for the next run-on string as if this one had been closed
             if tried >= MAX_QUOTE_LINES:
                 return
+
+
+MAX_CUT_LINES = 2  # lines above the error that leave a substitution open, nearest first
+
+
+@rule('sh-close-line', "a line cut short inside a substitution ('\"$(cmd \"$x') given the closers of all it "
+      "left open, at its end", 'shell')
+def _close_line_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
+    """``GDBPATH="$(cygpath -am "$GDBPATH``: a line cut short inside a ``$(`` or ``${``
+    within a string runs on to the next quote, and the shell reports where the quotes
+    pair up wrongly, lines below. Each of the nearest such lines above the error gets
+    what closes everything it left open (``")"``), innermost first."""
+    tried = 0
+    for n in range(min(error_line, len(lines)), 0, -1):
+        text = lines[n - 1]
+        if text.rstrip().endswith("\\"):
+            continue
+        closers = _left_open(text)
+        if ")" not in closers and "}" not in closers:
+            continue
+        yield _at(text.rstrip(), n, len(text.rstrip()), closers, f"line {n}: close it with {closers!r}")
+        tried += 1
+        if tried >= MAX_CUT_LINES:
+            return
+
+
+def _left_open(text: str) -> str:
+    """What closes the quotes and substitutions (``$(``, ``${``) that ``text`` leaves
+    open at its end, innermost first: '' when it closes all it opens."""
+    stack: list[str] = []
+    col = 0
+    while col < len(text):
+        char, top = text[col], (stack[-1] if stack else None)
+        if top == "'":
+            if char == "'":
+                stack.pop()
+        elif char == "\\":
+            col += 2
+            continue
+        elif text.startswith(("$(", "${"), col):
+            stack.append(")" if text[col + 1] == "(" else "}")
+            col += 2
+            continue
+        elif char == '"':
+            if top == '"':
+                stack.pop()
+            else:
+                stack.append('"')
+        elif top != '"' and char == "'":
+            stack.append("'")
+        elif char in ")}" and top == char:
+            stack.pop()
+        elif top is None and char == "#" and (col == 0 or text[col - 1].isspace()):
+            break
+        col += 1
+    return "".join(reversed(stack))

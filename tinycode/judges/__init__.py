@@ -273,14 +273,15 @@ def verdict(source: str, language: str) -> Verdict | None:
         if tool is None:
             return None
     flags = _project_flags(language)
-    key = (tool.argv, tool.filename, flags, source)
+    whole = _repairing_a_whole_file(language)
+    key = (tool.argv, tool.filename, flags, whole, source)
     remembered = _remembered(key)
     if remembered is not None:
         _charge(key, remembered[1], False)
         return remembered[0]
     spent = [0]
     try:
-        found = _run(tool, source, language, spent, flags)
+        found = _run(tool, source, language, spent, flags, whole=whole)
     except ToolTimeout:
         _charge(key, spent[0], True)
         if expired():  # the file's deadline cut it short
@@ -312,6 +313,16 @@ def _remember(key: tuple, value: tuple[Verdict | None, int]) -> None:
 
 # fix --jobs runs repairs in threads against a server: the verdict cache is shared.
 _cache_lock = threading.Lock()
+
+
+def _repairing_a_whole_file(language: str) -> bool:
+    """A repair of a whole file is under way (``baseline``): every text it judges is a
+    whole file too. An edit that deletes a Go file's package clause makes no snippet of
+    it (which the judge would be given a package clause for)."""
+    base = _baseline.get()
+    record = spec(language)
+    return base is not None and base.language == language and record is not None \
+        and record.snippet is not None and record.snippet(base.original) is None
 
 
 def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[str, ...] = (),
@@ -503,8 +514,11 @@ def unverified_changes(original: str, result: str, language: str) -> list[Diagno
     """Where the compiler does not know the file's types (``unresolved.NOTE``), so that
     its syntax messages were set aside: the syntax messages it still gives on the lines
     ``result`` changed from ``original`` once the names it did not know are declared as
-    types, that it did not give on the same line of ``original``. [] when it accepts
-    the change, or when no compiler judges the language here."""
+    types, that it did not give on the same line of ``original``; and a syntax error
+    inside a header included below a changed line, which the text before the
+    ``#include`` left open (whether or not ``original`` ran into it too: the headers
+    are not what was broken). [] when it accepts the change, or when no compiler judges
+    the language here."""
     language = read_as(result, language)
     record = spec(language)
     if record is None or record.declare_type is None or _tools_off.get():
@@ -516,7 +530,8 @@ def unverified_changes(original: str, result: str, language: str) -> list[Diagno
     seen = {(d.message, row) for d, row in before}
     changed = _changed_lines(original, result)
     return [d for d, row in after
-            if (d.message, row) not in seen and any(abs(d.line - line) <= 1 for line in changed)]
+            if (readers.syntax_in_header(d.message) and d.line > min(changed, default=d.line))
+            or ((d.message, row) not in seen and any(abs(d.line - line) <= 1 for line in changed))]
 
 
 def _changed_lines(original: str, result: str) -> set[int]:
@@ -563,7 +578,8 @@ def _declared_syntax(text: str, language: str) -> list[tuple[Diagnostic, str]] |
         declared.update(more)
     assert found is not None
     lines = text.split("\n")
-    return [(d, lines[d.line - 1].strip() if 0 < d.line <= len(lines) else "") for d in found.syntax]
+    return [(d, lines[d.line - 1].strip() if 0 < d.line <= len(lines) else "") for d in found.diagnostics
+            if d.syntax or readers.syntax_in_header(d.message)]
 
 
 def _declarations(diagnostics: Sequence[Diagnostic], text: str, declare, known: set[str]) -> dict[str, str]:

@@ -42,6 +42,12 @@ _MISSING_HEADER = re.compile(r"^(?:'([^']+)' file not found|([^:]+): No such fil
 IN_HEADER = "in an included header, "
 
 
+def syntax_in_header(message: str) -> bool:
+    """A syntax error a compiler met inside a header the file includes (``IN_HEADER``):
+    what the file's own text before the ``#include`` left open runs into the header."""
+    return message.startswith(IN_HEADER) and bool(_GCC_SYNTAX.match(message.split(": ", 1)[-1]))
+
+
 def missing_header(message: str) -> str | None:
     """The header a compiler could not find, from its fatal error message."""
     match = _MISSING_HEADER.match(message)
