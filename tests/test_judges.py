@@ -674,7 +674,7 @@ def test_where_types_are_unknown_a_change_is_verified_with_the_unknown_names_dec
     assert [d.line for d in doubts] == [8] and "two or more data types" in doubts[0].message
 
 
-SCHED_H = ("#ifndef SCHED_H\n#define SCHED_H\n\n#include <stddef.h>\n#define __SCHED_STR(x) # x\n\n"
+SCHED_H = ("#ifndef SCHED_H\n#define SCHED_H\n\n#include <stddef.h>\n#define __SCHED_STR(x) # x\n#define SCHED_RR 2\n\n"
            "extern int sched_yield (void);\n\n"
            "#ifdef __USE_GNU\n# define CPU_SETSIZE 1024\n#else\n# ifdef __USE_MISC\n#  define CPU_SETSIZE 128\n"
            "# endif\n#endif\n\nextern int sched_get_priority_max (int __algorithm);\n\n#endif\n")
@@ -695,6 +695,18 @@ def test_two_directive_lines_typed_as_one_are_split(joined):
     splits = [e.new_lines for e in proposals(source_lines(broken), check(broken, "c").problems, "c")
               if e.rule == "directives-joined"]
     assert splits == [[first, "#" + second]]
+
+
+@needs_gcc
+@pytest.mark.parametrize("line, swapped", [
+    ("#define SCHED_RR 2", "#SCHED_RR define 2"),
+    ("#ifdef __USE_GNU", "#__USE_GNU ifdef"),  # its #else and #endif then pair with nothing
+])
+def test_a_directive_swapped_with_the_word_after_it_is_swapped_back(line, swapped):
+    broken = SCHED_H.replace(line + "\n", swapped + "\n")
+    assert any("invalid preprocessing directive" in p.message for p in check(broken, "c").problems)
+    fixed = repair(broken, "c", llm=FakeLLM(default="", scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed" and fixed.source == SCHED_H
 
 
 @needs_gxx

@@ -160,13 +160,16 @@ _NAME = re.compile(r"[ \t]*\w+")
 def _mistyped_directive(text: str, name: str, keywords: Sequence[str]) -> bool:
     """``text`` begins with the directive ``name`` typed with a slip: its ``#`` left out
     (not where the word is the language's own, as ``if`` and ``else`` are C's), or a
-    letter wrong (one in a short name)."""
+    letter wrong (one in a short name), or after its ``#`` and the word that follows it
+    (``#__USE_GNU ifdef``: the two swapped)."""
     word = _DIRECTIVE_WORD.match(text)
     if word is None:
         return False
     hash_mark, typed = word.group(1), word.group(2)
     if not hash_mark:
         return typed == name and name not in keywords
+    if text[word.end():].split()[:1] == [name]:
+        return True
     return distance(typed.lower(), name) <= (1 if len(name) <= 4 else 2)
 
 

@@ -102,6 +102,7 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     yield from _endif_at_the_end(lines, problems)
     yield from _endif_remnants(lines, problems)
     yield from _directives_joined_edits(lines, problems)
+    yield from _directive_swapped_edits(lines, problems)
     yield from _meant_header_edits(lines, problems)
     for p in problems[:1]:
         if guess:
@@ -272,6 +273,26 @@ def _directives_joined_edits(lines: list[str], problems: tuple[Problem, ...]) ->
 
 
 MAX_JOINED_DIRECTIVES = 3
+_INVALID_DIRECTIVE = re.compile(r"invalid preprocessing directive #?(\w+)")
+
+
+@rule('directive-swapped', "a directive's name swapped back with the word before it ('#MM_ERROR define', "
+      "'#NeedWidePrototypes if'), where the compiler reports an invalid directive", 'c, cpp')
+def _directive_swapped_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """``#MM_ERROR define MM_ERROR``: the compiler takes the first word for the
+    directive's name and knows no such directive. When the word after it is one, the
+    two change places."""
+    for p in problems:
+        match = _INVALID_DIRECTIVE.search(p.message) if p.kind == "compiler" else None
+        if match is None or not 1 <= p.line <= len(lines):
+            continue
+        text = lines[p.line - 1]
+        swapped = re.match(r"(\s*#\s*)(\w+)(\s+)(\w+)\b", text)
+        if swapped is None or swapped.group(2) != match.group(1) or not _DIRECTIVE.match("#" + swapped.group(4)):
+            continue
+        lead, first, gap, second = swapped.groups()
+        yield Edit(p.line, 1, [lead + second + gap + first + text[swapped.end():]],
+                   f"line {p.line}: swap {first!r} and {second!r}")
 
 
 @rule('expected-token', 'the token a compiler says it expected inserted where it points', 'any (not python)')
