@@ -129,11 +129,14 @@ class RepairState:
         comment or string), or ''."""
         return self.verifier.refused(self.original, self.original_result.problems, after_source, self.settings)
 
-    def unwritten(self, after_source: str) -> str:
-        """Why a clean ``after_source`` would still not be written (``Verifier.output_refused``),
-        or '': a step that ends the repair is one whose result the final verdict keeps."""
+    def unverified(self, after_source: str) -> str:
+        """Why a clean ``after_source`` that the guard lets pass (``too_large``) would still
+        not be written (``Verifier.unverified``), or '': a step that ends the repair is one
+        whose result the final verdict keeps."""
+        if not self.verifier.types_may_be_unknown:
+            return ""
         after = check(after_source, self.language)
-        return self.verifier.output_refused(self.original, after_source, after) if after.ok else ""
+        return self.verifier.unverified(self.original, after_source, after) if after.ok else ""
 
     def count_model(self, prompt_tokens: int, completion_tokens: int = 0) -> None:
         self.result.model_calls += 1
@@ -262,7 +265,7 @@ def _candidate_step(state: RepairState, *, partial: bool,
     def acceptable(candidate: Candidate) -> bool:
         return (keep is None or keep(candidate)) and not _region_full(state, _edited_lines(candidate.edit)) \
             and not state.too_large(candidate.source_after) \
-            and not (candidate.fixes_all and state.unwritten(candidate.source_after))
+            and not (candidate.fixes_all and state.unverified(candidate.source_after))
 
     fast = try_fast_repair(state.working, state.language, state.current, state.llm, partial=partial,
                            searched=state.searched, keep=acceptable, account=state.account)

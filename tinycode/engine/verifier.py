@@ -709,16 +709,30 @@ class Verifier:
 
     def output_refused(self, original: str, after: str, checked: CheckResult) -> str:
         """Why a clean ``after`` (its check ``checked``) of ``original`` is still not
-        written, or '': the compiler did not know the file's types, so its syntax
-        messages were set aside, and asked again with those names declared it still
-        rejects a changed line; or the change hides code."""
-        if checked.note:
-            doubts = judges.unverified_changes(original, after, self.language)
-            if doubts:
-                return (f"not verified: the file's types are unknown and the compiler still rejects line "
-                        f"{doubts[0].line} ({doubts[0].message})")
+        written, or '': ``unverified``, or the change hides code."""
+        unverified = self.unverified(original, after, checked)
+        if unverified:
+            return unverified
         hidden = hides_code(original, after, self.language)
         return f"not a repair ({hidden})" if hidden else ""
+
+    @property
+    def types_may_be_unknown(self) -> bool:
+        """The language's compiler may not know a file's types (``unverified``)."""
+        record = spec(self.language)
+        return record is not None and record.declare_type is not None
+
+    def unverified(self, original: str, after: str, checked: CheckResult) -> str:
+        """Why a clean ``after`` is not verified, or '': the compiler did not know the
+        file's types, so its syntax messages were set aside, and asked again with those
+        names declared it still rejects the change (``judges.unverified_changes``)."""
+        if not checked.note:
+            return ""
+        doubts = judges.unverified_changes(original, after, self.language)
+        if not doubts:
+            return ""
+        return (f"not verified: the file's types are unknown and the compiler still rejects line "
+                f"{doubts[0].line} ({doubts[0].message})")
 
     def agent_refused(self, source: str, original: str, problems: Sequence[Problem],
                       new_source: str) -> tuple[str, str] | None:
