@@ -398,3 +398,20 @@ def test_a_line_indented_with_a_tab_among_spaces_is_re_indented_where_it_is():
     result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: -len(text)),
                     settings=Settings(agent="off"))
     assert result.status == "fixed" and result.source == clean
+
+
+def test_a_token_deleted_at_the_end_of_a_line_leaves_no_blank_behind():
+    broken = "def f(x):\n    return x +\n\n\nprint(f(1))  \n"
+    result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed"
+    # The blank before the deleted ``+`` goes with it; a line the repair did not change
+    # keeps its own.
+    assert result.source == "def f(x):\n    return x\n\n\nprint(f(1))  \n"
+
+
+def test_blanks_left_at_the_end_of_a_changed_line_are_taken_off_only_where_none_were():
+    from tinycode.engine.edits import without_left_blanks
+
+    assert without_left_blanks("a = b +\r\nc\r\n", "a = b \r\nc\r\n") == "a = b\r\nc\r\n"
+    assert without_left_blanks("a = b + \nc\n", "a = b \nc\n") == "a = b \nc\n"
+    assert without_left_blanks("a = (\n", "a = (\n    \n)\n") == "a = (\n    \n)\n"

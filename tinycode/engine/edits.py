@@ -132,6 +132,28 @@ def changed_hunks(before: str, after: str) -> list[tuple[int, list[str], list[st
             for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
+def without_left_blanks(before: str, after: str) -> str:
+    """``after`` with the blanks left at the end of the lines it changed taken off (a
+    token deleted at the end of a line leaves the space before it behind), where the
+    lines those replace ended with none: a repair adds no trailing whitespace."""
+    a, b = before.split("\n"), after.split("\n")
+    start, end_a, end_b = differing_span(a, b)
+    matcher = difflib.SequenceMatcher(a=a[start:end_a], b=b[start:end_b], autojunk=False)
+    out = list(b)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal" or any(_ends_blank(line) for line in a[start + i1:start + i2]):
+            continue
+        for j in range(start + j1, start + j2):
+            body, cr = (out[j][:-1], "\r") if out[j].endswith("\r") else (out[j], "")
+            if body.strip():  # a line of blanks alone is left as it is
+                out[j] = body.rstrip(" \t") + cr
+    return "\n".join(out)
+
+
+def _ends_blank(line: str) -> bool:
+    return line.rstrip("\r").endswith((" ", "\t"))
+
+
 def changed_lines(before: str, after: str) -> list[int]:
     """1-based numbers of the lines of ``before`` that the edit touched (or inserted at)."""
     return [line for first, old, _ in changed_hunks(before, after)

@@ -35,7 +35,7 @@ from .agent import WorkingCopy, run_agent
 from .agent.loop import OPEN, Style, style_for
 from .candidates import WORK_BUDGET, Candidate, WorkAccount, paired_fixes
 from .rank import RankingSeen, rank
-from .edits import Edit
+from .edits import Edit, without_left_blanks
 from .fastpath import try_fast_repair
 from .verifier import Verifier, near, too_wide
 from .rewrite import rewrite_window
@@ -198,6 +198,8 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     result.judge_work = judges.calls()
     # Nothing kept: the original's own check is the verdict (no judge run past the deadline).
     after = before if final_source == source else check(final_source, language)
+    if after.ok:
+        final_source, after = _tidied(source, final_source, after, language)
     result.problems_after = list(after.problems)
     if not after.ok:
         result.reason = result.reason or "problems remain"
@@ -213,6 +215,16 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     result.source, result.status, result.reason = final_source, "fixed", ""
     result.verified_by = after.judge
     return result
+
+
+def _tidied(source: str, final_source: str, after: CheckResult, language: str) -> tuple[str, CheckResult]:
+    """The repaired text without the blanks its edits left at the ends of lines, when
+    it checks as clean so; else as it was."""
+    tidy = without_left_blanks(source, final_source)
+    if tidy == final_source:
+        return final_source, after
+    tidy_check = check(tidy, language)
+    return (tidy, tidy_check) if tidy_check.ok else (final_source, after)
 
 
 def run_loop(state: RepairState) -> bool:
