@@ -1022,3 +1022,55 @@ def test_of_partial_repairs_the_one_the_judge_read_furthest_in_is_offered():
     unconfirmed = [node(58) for _ in range(6)] + [node(200, unconfirmed=1)]
     assert _farthest_among(unconfirmed, 5) == unconfirmed
     assert _farthest_among(nodes[:5], 5) == nodes[:5]
+
+
+AVAILABLE_JS = """function available(stream) {
+  if (stream == null) {
+    return 0; // no way to signal the end from available()
+  }
+  return stream.count;
+}
+"""
+AVAILABLE_JAVA = """class Source {
+    int available(Object stream) {
+        if (stream == null) {
+            return 0; // no way to signal the end from available()
+        }
+        return 1;
+    }
+}
+"""
+
+
+@pytest.mark.parametrize("language, source, old, new", [
+    # The second half names a call after its words: prose, not a line of code. In Java,
+    # tree-sitter reads it only by giving each pair of words the ';' of a declaration.
+    ("javascript", AVAILABLE_JS, "// no way to", "// no\n    way to"),
+    ("java", AVAILABLE_JAVA, "// no way to", "// no\n    way to"),
+    # An address split: its rest is no code either.
+    ("javascript", "// See https://example.org/en-us/docs/streams/available-bytes?lang=en\n" + AVAILABLE_JS,
+     "example.org/en-us", "example.org/\nen-us"),
+])
+def test_a_comment_split_before_words_that_are_no_code_is_joined_again(language, source, old, new):
+    _first_repair_undoes(language, source, old, new, "line-join", "gcc is not asked")
+
+
+LICENCE_BOX_JS = """/*! *****************************************************************************
+Copyright (c) The Authors. All rights reserved.
+Permission to use, copy, modify, and/or distribute this software for any
+purpose with or without fee is hereby granted.
+***************************************************************************** */
+
+export function answer() {
+  return 42;
+}
+"""
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_a_comment_opener_split_from_its_box_is_joined_again(language):
+    # The box's rule of stars is neither code nor words: the join hides no code.
+    broken = LICENCE_BOX_JS.replace("/*! ***", "/\n*! ***")
+    assert not check(broken, language).ok
+    found = suggest(broken, language, limit=4)
+    assert any(c.source_after == LICENCE_BOX_JS and c.edit.rule == "line-join" for c in found)

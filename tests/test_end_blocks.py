@@ -52,3 +52,28 @@ def test_only_a_line_that_opens_nothing_lost_its_word():
     # the middle words of a block are no block's first line
     spec = SPEC.split("\n")
     assert lost_header(spec, 7) is None
+
+
+def _long_module() -> str:
+    methods = "".join(f"    def step{i}(value)\n      value + {i}\n    end\n\n" for i in range(8))
+    return ("module Tasks\n  class Runner\n    def run(items)\n      items.each do |item|\n"
+            "        step0(item)\n      end\n    end\n\n" + methods + "  end\n\n  class Report\n"
+            "    def show\n      puts 'done'\n    end\n  end\nend\n")
+
+
+def test_a_block_word_misspelt_far_above_where_its_block_is_noticed_open_is_respelt():
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+    from tinycode.engine.guard import far_from_problems
+
+    clean = _long_module()
+    broken = clean.replace("        step0(item)\n      end\n", "        step0(item)\n      endd\n")
+    report = check(broken, "ruby").problems
+    assert report and min(p.line for p in report) > 6 + 10
+    assert not far_from_problems(broken, clean, "ruby", report, 10)
+    # Only the block word, and only from a spelling a typo away.
+    assert far_from_problems(broken, broken.replace("      endd\n", "      end; x\n"), "ruby", report, 10)
+    assert far_from_problems(broken, broken.replace("      endd\n", "      exit\n"), "ruby", report, 10)
+    result = repair(broken, "ruby", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert result.status == "fixed" and result.source == clean

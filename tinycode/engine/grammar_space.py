@@ -557,20 +557,30 @@ def _split(line_no: int, text: str, col: int, indent: str, what: str) -> Edit:
     return Edit(line_no, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line_no}: {what}", 1)
 
 
+# The rest of an address or a path that a comment's line was split inside
+# (``en-us/visualstudio/install/workload-and-component-ids``): no blank, at least one ``/``.
+_PATH = re.compile(r"[\w.~%-]+(?:/[\w.~%#?=&+-]*)+")
+
+
 @rule('line-join', 'a line joined to the line above or below')
 def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
            symbols: Sequence[str]) -> Iterator[Edit]:
     """``line`` joined to the line above, and the line below joined to it."""
     marker = comment_prefix(language)
     for first in (line - 1, line):
-        if marker and marker in lines[first - 1 if 1 <= first else 0] \
-                and not (first < len(lines) and prose(lines[first], keywords, symbols)):
-            continue  # joined to a comment, the code would be commented out (prose is no code)
+        address = first < len(lines) and _PATH.fullmatch(lines[first].strip()) is not None
+        if marker and marker in lines[first - 1 if 1 <= first else 0] and not (
+                first < len(lines) and (address or prose(lines[first], keywords, symbols))):
+            continue  # joined to a comment, the code would be commented out (prose, or an address's rest, is no code)
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
             left, right = lines[first - 1].rstrip(), lines[first].lstrip()
-            yield Edit(first, 2, [left + " " + right], f"line {first}: join line {first + 1} to it", 1)
-            if not (_WORD.match(left[-1:]) and _WORD.match(right[:1])):  # a mark split in two (``/`` ``/``)
-                yield Edit(first, 2, [left + right], f"line {first}: join line {first + 1} to it, no space", 1)
+            spaced = Edit(first, 2, [left + " " + right], f"line {first}: join line {first + 1} to it", 1)
+            if _WORD.match(left[-1:]) and _WORD.match(right[:1]):
+                yield spaced
+                continue
+            # A mark split in two (``/`` ``/``), or an address split after its ``/``: no blank between.
+            close = Edit(first, 2, [left + right], f"line {first}: join line {first + 1} to it, no space", 1)
+            yield from (close, spaced) if address and left.endswith(("/", "-", ".")) else (spaced, close)
 
 
 FAMILIAR_EDITS = 12  # one-token edits the file's own token contexts put first
@@ -776,8 +786,10 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
     run = longest = 0
     end = -1  # where the token before ends
     for col, tok in _tokens(text, symbols):
-        if tok == "(" and col == end:
-            return False  # a call (``getch()``): a sentence puts a blank before its parenthesis
+        if tok == "(" and col == end and longest < PROSE_RUN:
+            # A call (``getch()``): a sentence puts a blank before its parenthesis, unless
+            # it names a call after its words (``no way to signal EOF from available()``).
+            return False
         if _WORD.fullmatch(tok) and tok not in keywords:
             run += 1
             longest = max(longest, run)

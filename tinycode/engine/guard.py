@@ -76,6 +76,7 @@ _INSIDE_STRING_CODE = ("interpolation", "substitution", "expansion", "embedded")
 _WORDS_ONLY = re.compile(r"\w+")
 _PROSE_WORD = re.compile(r"[^\W\d_]+|\d+")
 _CODE_ENDS = frozenset({";", "{", "}"})
+_RULE = re.compile(r"[*=#~!-]+")
 _BLOCK_MARKS = ("/*", "*/", "<!--", "-->")
 _CLOSERS = ("*/", "-->")
 _CLOSER_REACH = 3  # lines a comment put back before a stray closer may span
@@ -295,10 +296,11 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
         span = _quiet(new_tree.root_node.descendant_for_byte_range(at, at + 1))
         if span is not None and after.rfind(b"\n", 0, span[0]) < prefix <= at:
             by_line.setdefault(leaf.start_point[0], []).append(leaf.text.decode("utf-8", "replace"))
-    # Text tree-sitter could not read as code (a token of it in an ERROR) that is
-    # mostly words is prose: a comment's text that lost its marker.
+    # Text tree-sitter could not read as code (a token of it in an ERROR, or a line it
+    # read only by inventing tokens: ``way to signal the end`` as declarations, each
+    # given its ``;``) that is mostly words is prose: a comment's text that lost its marker.
     hidden = [token for _, tokens in sorted(by_line.items()) for token in tokens]
-    unread = {leaf.start_point[0] for leaf in leaves if _in_error(leaf)}
+    unread = {leaf.start_point[0] for leaf in leaves if _in_error(leaf) or leaf.is_missing}
     if unread & set(by_line) and _mostly_prose(list(by_line.values())):
         return []
     if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
@@ -365,9 +367,10 @@ def _mostly_prose(rows: list[list[str]]) -> bool:
     letters, or a number; a name joined with ``_`` or with digits in it (``__ftw_func_t``,
     ``x2``) is code's. A line that ends as a statement or a block does (``;``, ``{``,
     ``}``) is code."""
-    tokens = [token for row in rows for token in row]
     if any(row and row[-1] in _CODE_ENDS for row in rows):
         return False
+    # A comment's rules and boxes (``*! *****``, ``=====``) are neither words nor code.
+    tokens = [token for row in rows for token in row if not _RULE.fullmatch(token)]
     return 2 * sum(_PROSE_WORD.fullmatch(token) is not None for token in tokens) >= len(tokens)
 
 
@@ -551,8 +554,24 @@ def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, ab
     family = edit_family(language)  # words that close or open blocks as brackets do
     closers |= family.closers
     openers |= family.openers
-    return (below or above) and _only_adds(old, new, closers) or above and (
-        _only_adds(old, new, openers) or _only_adds(old, new, closers | set(QUOTES)) or _swaps_a_quote(old, new))
+    return (below or above) and (_only_adds(old, new, closers) or _respells_as(old, new, family.closers)) \
+        or above and (_only_adds(old, new, openers) or _respells_as(old, new, family.openers)
+                      or _only_adds(old, new, closers | set(QUOTES)) or _swaps_a_quote(old, new))
+
+
+def _respells_as(old: list[str], new: list[str], words: Iterable[str]) -> bool:
+    """The one line is the old one with one word respelt as one of ``words``, a typo
+    away (``endd`` -> ``end``, ``fii`` -> ``fi``): the block word was there, misspelt, and
+    its block noticed unclosed as far off as one whose word was lost."""
+    if len(old) != 1 or len(new) != 1:
+        return False
+    before, after = _WORD.findall(old[0]), _WORD.findall(new[0])
+    changed = [(a, b) for a, b in zip(before, after) if a != b]
+    if len(before) != len(after) or len(changed) != 1 or changed[0][1] not in set(words):
+        return False
+    typo, word = changed[0]
+    same_rest = old[0].replace(typo, "", 1) == new[0].replace(word, "", 1)
+    return same_rest and (typo.lower() == word.lower() or distance(typo, word, cap=2) <= 1)
 
 
 def _frees_an_opener(old: list[str], new: list[str], language: str) -> bool:

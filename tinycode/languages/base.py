@@ -111,7 +111,8 @@ class LanguageSpec:
     # Its grammar reports a line indented too deep lines before it (tree-sitter-yaml),
     # so such lines near the problem are worth an edit too.
     deep_indent_reported_early: bool = False
-    # Its grammar's recovery loses its place after an error (tree-sitter-yaml): where the
+    # Its grammar's recovery loses its place after an error (tree-sitter-yaml; tree-sitter-bash
+    # reports a ``then`` lost on line 57 at line 6): where the
     # judge has read past a line, tree-sitter's objection to it counts for nothing there.
     grammar_loses_place: bool = False
     # The family of edit proposals of its own ("python", "shell"), or "" for none.
