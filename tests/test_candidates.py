@@ -1074,3 +1074,4 @@ def test_a_comment_opener_split_from_its_box_is_joined_again(language):
     assert not check(broken, language).ok
     found = suggest(broken, language, limit=4)
     assert any(c.source_after == LICENCE_BOX_JS and c.edit.rule == "line-join" for c in found)
+

@@ -557,6 +557,15 @@ def _split(line_no: int, text: str, col: int, indent: str, what: str) -> Edit:
     return Edit(line_no, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line_no}: {what}", 1)
 
 
+def _sentence_goes_on(comment: str, below: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
+    """A comment's line that stops mid-sentence (on a word) over a line of a few words
+    and sentence marks that does not end as a statement or block does: the rest of the
+    sentence (``// ... the GCC Runtime Library`` over ``Exception, version``)."""
+    text = below.strip()
+    return comment.rstrip()[-1:].isalnum() and text[-1:] not in (";", "{", "}") \
+        and prose(text, keywords, symbols, run_of=1)
+
+
 # The rest of an address or a path that a comment's line was split inside
 # (``en-us/visualstudio/install/workload-and-component-ids``): no blank, at least one ``/``.
 _PATH = re.compile(r"[\w.~%-]+(?:/[\w.~%#?=&+-]*)+")
@@ -570,7 +579,8 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
     for first in (line - 1, line):
         address = first < len(lines) and _PATH.fullmatch(lines[first].strip()) is not None
         if marker and marker in lines[first - 1 if 1 <= first else 0] and not (
-                first < len(lines) and (address or prose(lines[first], keywords, symbols))):
+                first < len(lines) and (address or prose(lines[first], keywords, symbols)
+                                        or _sentence_goes_on(lines[first - 1], lines[first], keywords, symbols))):
             continue  # joined to a comment, the code would be commented out (prose, or an address's rest, is no code)
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
             left, right = lines[first - 1].rstrip(), lines[first].lstrip()
@@ -778,7 +788,7 @@ def contexts_of(text: str, language: str) -> Contexts:
 PROSE_RUN = 3  # names in a row, none the grammar's, that only a sentence has
 
 
-def prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
+def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: int = PROSE_RUN) -> bool:
     """A line of words, not code: nothing but names, numbers, quoted words and sentence
     marks, with a run of names that are not the grammar's keywords (a comment's
     sentence wrapped by an editor onto a line of its own: ``the License, Version 2.0
@@ -786,7 +796,7 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
     run = longest = 0
     end = -1  # where the token before ends
     for col, tok in _tokens(text, symbols):
-        if tok == "(" and col == end and longest < PROSE_RUN:
+        if tok == "(" and col == end and longest < run_of:
             # A call (``getch()``): a sentence puts a blank before its parenthesis, unless
             # it names a call after its words (``no way to signal EOF from available()``).
             return False
@@ -799,7 +809,7 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
         else:
             return False
         end = col + len(tok)
-    return longest >= PROSE_RUN
+    return longest >= run_of
 
 
 _SENTENCE_MARKS = (",", ".", "'", "-", ":", ";", "(", ")", "!", "?")

@@ -76,7 +76,7 @@ _INSIDE_STRING_CODE = ("interpolation", "substitution", "expansion", "embedded")
 _WORDS_ONLY = re.compile(r"\w+")
 _PROSE_WORD = re.compile(r"[^\W\d_]+|\d+")
 _CODE_ENDS = frozenset({";", "{", "}"})
-_RULE = re.compile(r"[*=#~!-]+")
+_RULE = re.compile(r"\*+!?|!|([=#~-])\1{2,}")
 _BLOCK_MARKS = ("/*", "*/", "<!--", "-->")
 _CLOSERS = ("*/", "-->")
 _CLOSER_REACH = 3  # lines a comment put back before a stray closer may span
