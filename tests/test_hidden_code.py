@@ -74,6 +74,17 @@ HIDING = [
     # ... or the null directive ('#' alone), which leaves the conditional it closed open.
     ("c", "#ifndef H\n#define H\nint f(void)\n#endif /* H */\n", "#ifndef H\n#define H\nint f(void)\n# /* H */\n"),
 ]
+NOTE_JS = """function f(config) {
+  if (!config) {
+    return
+  }
+
+  // The default is not to save, to avoid races
+  // it might still be useful in some cases, which then need to set --save
+  const save = config.isDefault('save')
+  return save
+}
+"""
 REPAIRS = [
     ("python", 'print("hello)\nfoo()\n', 'print("hello")\nfoo()\n'),  # a string closed where it ends
     ("python", 'msg = "Value: %d, %s (x)\nfoo()\n', 'msg = "Value: %d, %s (x)"\nfoo()\n'),
@@ -100,6 +111,9 @@ REPAIRS = [
     # A directive split after its '#' joined back; a macro's body repaired.
     ("c", "#\ninclude <features.h>\nint x;\n", "#include <features.h>\nint x;\n"),
     ("c", "#define MAX(a, b) ((a) > (b) ? (a) : (b)\nint x;\n", "#define MAX(a, b) ((a) > (b) ? (a) : (b))\nint x;\n"),
+    # A line comment that lost one '/': tree-sitter reads the rest of the line as one
+    # regular expression, whose words are prose.
+    ("javascript", NOTE_JS.replace("  // it might", "  / it might"), NOTE_JS),
     # A docstring closed after its prose: words, not code.
     ("python", 'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more.\n    return 1\n',
      'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),

@@ -76,6 +76,7 @@ _INSIDE_STRING_CODE = ("interpolation", "substitution", "expansion", "embedded")
 _WORDS_ONLY = re.compile(r"\w+")
 _PROSE_WORD = re.compile(r"[^\W\d_]+|\d+")
 _CODE_ENDS = frozenset({";", "{", "}"})
+_SPLIT_TEXT = re.compile(r"[^\W\d_]+|\d+|[^\s\w]+")
 _RULE = re.compile(r"\*+!?|!|([=#~-])\1{2,}")
 _BLOCK_MARKS = ("/*", "*/", "<!--", "-->")
 _CLOSERS = ("*/", "-->")
@@ -369,8 +370,12 @@ def _mostly_prose(rows: list[list[str]]) -> bool:
     ``}``) is code."""
     if any(row and row[-1] in _CODE_ENDS for row in rows):
         return False
-    # A comment's rules and boxes (``*! *****``, ``=====``) are neither words nor code.
-    tokens = [token for row in rows for token in row if not _RULE.fullmatch(token)]
+    # A token with blanks in it is text read as one (a slash read as a regular expression's
+    # start takes the rest of the line): its words count one by one. A comment's rules and
+    # boxes (``*! *****``, ``=====``) are neither words nor code.
+    tokens = [word for row in rows for token in row
+              for word in (_SPLIT_TEXT.findall(token) if any(c.isspace() for c in token.strip()) else [token])
+              if not _RULE.fullmatch(word)]
     return 2 * sum(_PROSE_WORD.fullmatch(token) is not None for token in tokens) >= len(tokens)
 
 
