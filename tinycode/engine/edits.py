@@ -136,18 +136,18 @@ def without_left_blanks(before: str, after: str) -> str:
     """``after`` with the blanks left at the end of the lines it changed taken off (a
     token deleted at the end of a line leaves the space before it behind), where the
     lines those replace ended with none: a repair adds no trailing whitespace."""
-    a, b = before.split("\n"), after.split("\n")
-    start, end_a, end_b = differing_span(a, b)
-    matcher = difflib.SequenceMatcher(a=a[start:end_a], b=b[start:end_b], autojunk=False)
-    out = list(b)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal" or any(_ends_blank(line) for line in a[start + i1:start + i2]):
+    lines = after.split("\n")
+    shift = 0  # how far the hunks before moved the lines of ``after``
+    for first, old, new in changed_hunks(before, after):
+        at = first - 1 + shift
+        shift += len(new) - len(old)
+        if any(_ends_blank(line) for line in old):
             continue
-        for j in range(start + j1, start + j2):
-            body, cr = (out[j][:-1], "\r") if out[j].endswith("\r") else (out[j], "")
+        for j in range(at, at + len(new)):
+            body, cr = (lines[j][:-1], "\r") if lines[j].endswith("\r") else (lines[j], "")
             if body.strip():  # a line of blanks alone is left as it is
-                out[j] = body.rstrip(" \t") + cr
-    return "\n".join(out)
+                lines[j] = body.rstrip(" \t") + cr
+    return "\n".join(lines)
 
 
 def _ends_blank(line: str) -> bool:
