@@ -235,6 +235,18 @@ def test_a_module_is_checked_as_one_whatever_its_extension():
     assert check("const m = import('node:path');\nconst a = ;\n", "javascript").problems[0].line == 2
 
 
+@needs_node
+def test_a_keyword_of_module_syntax_anywhere_a_statement_starts_makes_a_module():
+    # node reads `export` as module syntax whatever follows it, and passes the text unread:
+    # an `export` typed before a function's `}` (its body then closed early) is no repair.
+    script = ("function total(items) {\n  let sum = 0;\n  for (const item of items )\n"
+              "    sum += item;\n  }\n  return sum;\nexport}\n")
+    found = check(script, "javascript").problems
+    assert found and found[0].source == "node --check"
+    assert check("let a = 1; export{a};\n", "javascript").ok
+    assert check("const o = {\n  export: 1,\n  import() { return 2; },\n};\nmodule.exports = o;\n", "javascript").ok
+
+
 @needs_gcc
 def test_verdicts_are_remembered_per_text():
     check(ELSE_WITHOUT_IF, "c")

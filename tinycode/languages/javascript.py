@@ -10,8 +10,11 @@ from .base import LanguageSpec, wheel
 if TYPE_CHECKING:
     import tree_sitter
 
-# An import or export statement at a line's start (not a dynamic ``import(...)``).
-MODULE_SYNTAX = re.compile(r"^[ \t]*(?:import[ \t]*[\w{*'\"]|export[ \t]+[\w{*])", re.MULTILINE)
+# An import or export statement where a statement starts: a line's start, or after a
+# ``;`` or ``}`` on it. node's compiler reads either keyword there as module syntax
+# whatever follows it (``export}``), unless it is a dynamic ``import(...)``,
+# ``import.meta``, or a property or method named so (``export: 1``, ``import() {``).
+MODULE_SYNTAX = re.compile(r"(?:^|[;}])[ \t]*(?:import|export)(?![\w$]|[ \t]*[.(:])", re.MULTILINE)
 
 
 def judge_filename(source: str, filename: str) -> str:
