@@ -785,6 +785,19 @@ def test_a_directive_cut_to_its_hash_below_an_unterminated_conditional_is_its_en
     assert found[0].source_after == inner.replace("};\n#\n", "};\n#endif\n")
 
 
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc names the conditional left unterminated")
+def test_a_directive_with_a_letter_glued_on_below_an_unterminated_conditional_is_its_endif():
+    # "# endif$" is one unknown directive to gcc ('$' is a letter in its names), which in
+    # a group it skips says nothing: the outer "#ifndef" is reported unterminated.
+    inner = HEADER.replace("struct point {", "# ifdef HAVE_POINT\nstruct point {").replace(
+        "};\n\nint distance", "};\n# endif\n\nint distance")
+    broken = inner.replace("# endif\n", "# endif$\n")
+    assert "unterminated" in check(broken, "c").problems[0].message
+    found = suggest(broken, "c")
+    assert found and found[0].fixes_all
+    assert found[0].source_after == inner
+
+
 CODEC = ("import codecs\n\n\nclass Codec(codecs.Codec):\n\n    def encode(self, text, errors='strict'):\n"
          "        return codecs.charmap_encode(text, errors, TABLE)\n\n"
          "    def decode(self, text, errors='strict'):\n        return codecs.charmap_decode(text, errors, TABLE)\n\n\n"

@@ -48,6 +48,18 @@ def test_tree_sitter_describing_the_cascade_of_an_error_it_still_sees_anew_is_no
     assert not made_progress(before, after + [problem(100, "unexpected 'x'")], 68, 68, 0)
 
 
+def test_an_endif_put_in_where_its_conditional_still_goes_on_moves_the_imbalance():
+    # gcc reports every unpaired directive: an #endif typed after line 50 closes the #ifdef
+    # of line 48 early, and its "# else" at line 63 now has no #if. The mistake moved.
+    made = Verifier("c").progress
+    gcc = "gcc -fsyntax-only"
+    before = [problem(48, "unterminated #else", gcc), problem(69, "unknown type name 'vodi'", gcc)]
+    early = [problem(64, "#else without #if", gcc), problem(70, "unknown type name 'vodi'", gcc)]
+    assert not made(before, early, 51, 52, 1)
+    # The conditional closed where it ends: only the other mistake is left.
+    assert made(before, [problem(69, "unknown type name 'vodi'", gcc)], 120, 120, 0)
+
+
 def test_tree_sitter_problems_must_get_fewer_and_none_new():
     before = [problem(3, "missing ';'"), problem(9, "unexpected '}'")]
     assert made_progress(before, [problem(10, "unexpected '}'")], 3, 4, 1)  # shifted by the inserted line

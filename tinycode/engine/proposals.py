@@ -200,8 +200,15 @@ _DIRECTIVE = re.compile(r"#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endi
 
 def _remnant(word: str) -> bool:
     """``word`` (a stripped line) is one word with a ``#`` that is no directive
-    (``#``, ``#endf``, ``endif#``): what is left of one."""
-    return "#" in word and re.fullmatch(r"[#\w]+", word) is not None and not _DIRECTIVE.match(word)
+    (``#``, ``#endf``, ``endif#``, ``# endif$``: ``$`` is a letter to gcc): what is
+    left of one."""
+    return "#" in word and re.fullmatch(r"[#\w$]+|#\s+[\w$]+", word) is not None and not _DIRECTIVE.fullmatch(word)
+
+
+def _as_endif(text: str) -> str:
+    """The line ``text`` (a remnant) made ``#endif``, with the blanks it had after its ``#``."""
+    kept = re.match(r"\s*#\s*(?=\w)", text)
+    return kept.group(0).lstrip() + "endif" if kept else "#endif"
 
 
 @rule('endif-at-the-end', "an '#endif' for a conditional the compiler reports unterminated, at the file's end",
@@ -218,7 +225,7 @@ def _endif_at_the_end(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
         return
     text = lines[last - 1]
     if _remnant(text.strip()):
-        yield Edit(last, 1, ["#endif"], f"line {last}: replace {text.strip()!r} with '#endif'")
+        yield Edit(last, 1, [_as_endif(text)], f"line {last}: replace {text.strip()!r} with {_as_endif(text)!r}")
     yield Edit(last, 1, [text, "#endif"], f"line {last + 1}: insert '#endif' at the end")
 
 
@@ -239,7 +246,8 @@ def _endif_remnants(lines: list[str], problems: tuple[Problem, ...]) -> Iterator
             split = word == "#" and _DIRECTIVE.match("#" + lines[n].strip())  # ``#`` / ``include <x.h>``
             if n not in seen and _remnant(word) and not split:
                 seen.add(n)
-                yield Edit(n, 1, ["#endif"], f"line {n}: replace {word!r} with '#endif'")
+                endif = _as_endif(lines[n - 1])
+                yield Edit(n, 1, [endif], f"line {n}: replace {word!r} with {endif!r}")
 
 
 # What a compiler says when a conditional directive lost its partner.

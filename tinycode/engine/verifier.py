@@ -40,7 +40,8 @@ from .edits import BRACKETS, Edit, changed_hunks, code_tokens, differing_span, o
 from .grammar_space import vocabulary
 from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
-from .messages import AT_THE_END, STRING_TO_THE_END, UNCLOSED, reported_line
+from .messages import (AT_THE_END, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
+                       reported_line)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -100,6 +101,16 @@ def _cascade(new: set[tuple[int, str]], old: set[tuple[int, str]], edit_line: in
             found.add((line, message))
             anchors.append(line)
     return found
+
+
+def _closed_too_early(old_judge: Sequence[Problem], surfaced: Sequence[Problem]) -> bool:
+    """A conditional the compiler reported unterminated, and a directive it now finds
+    without its ``#if``: the edit put in an ``#endif`` (or took out an ``#if``) where the
+    conditional still goes on, and moved the imbalance rather than repaired it. The
+    preprocessor reports every unpaired directive, not only the first, so the new one is
+    no next error that was hidden."""
+    return any(UNTERMINATED_CONDITIONAL.search(p.message) for p in old_judge) \
+        and any(UNOPENED_DIRECTIVE.search(p.message) for p in surfaced)
 
 
 def too_wide(problem: Problem) -> bool:
@@ -371,6 +382,8 @@ class Verifier:
             if not allowed or _added(new_tree - allowed, seen, edit_line, edit_end):
                 return False
         surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)]
+        if _closed_too_early(old_judge, surfaced):
+            return False
         if surfaced:
             # More errors from the judge is no progress, unless tree-sitter sees fewer: an
             # error that swallowed the rest of the file (a string left open) hid them all.
