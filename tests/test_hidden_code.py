@@ -73,6 +73,9 @@ HIDING = [
     ("c", "#ifdef A\nint a;\n#endif\nint f(int x,, int y);\n", "#ifdef A,\nint a;\n#endif\nint f(int x,, int y);\n"),
     # ... or the null directive ('#' alone), which leaves the conditional it closed open.
     ("c", "#ifndef H\n#define H\nint f(void)\n#endif /* H */\n", "#ifndef H\n#define H\nint f(void)\n# /* H */\n"),
+    # A line joined onto a macro's complete definition: the macro's body, no longer an enumerator.
+    ("c", "enum {\n  A = 1,\n#define A A\n  B == 2,\n#define B B\n};\n",
+     "enum {\n  A = 1,\n#define A A  B == 2,\n#define B B\n};\n"),
 ]
 NOTE_JS = """function f(config) {
   if (!config) {
@@ -86,6 +89,7 @@ NOTE_JS = """function f(config) {
 }
 """
 REPAIRS = [
+    ("c", "#define MAX\n  100\nint x;\n", "#define MAX  100\nint x;\n"),  # a definition's body joined back to it
     ("python", 'print("hello)\nfoo()\n', 'print("hello")\nfoo()\n'),  # a string closed where it ends
     ("python", 'msg = "Value: %d, %s (x)\nfoo()\n', 'msg = "Value: %d, %s (x)"\nfoo()\n'),
     ("python", "x = 1  this is a comment\ny = 2\n", "x = 1  # this is a comment\ny = 2\n"),  # prose

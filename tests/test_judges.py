@@ -16,7 +16,7 @@ import pytest
 from tinycode import judges
 from tinycode.judges import registry
 from tinycode.engine.candidates import suggest
-from tinycode.check import check, source_lines, tree_sitter_problems
+from tinycode.check import Problem, check, source_lines, tree_sitter_problems
 from tinycode.engine.proposals import proposals
 from tinycode.cli import main
 from tinycode.config import Settings, load_settings
@@ -707,6 +707,47 @@ def test_two_directive_lines_typed_as_one_are_split(joined):
     splits = [e.new_lines for e in proposals(source_lines(broken), check(broken, "c").problems, "c")
               if e.rule == "directives-joined"]
     assert splits == [[first, "#" + second]]
+
+
+def test_an_else_met_after_an_else_is_a_conditional_unpaired():
+    # "#else after #else": the inner conditional's '# ifdef' was typed onto the outer's
+    # '#else', so its own '# else' pairs with the outer one.
+    nested = SCHED_H.replace("#  define CPU_SETSIZE 128\n", "#  define CPU_SETSIZE 128\n# else\n#  define CPU_SETSIZE 64\n")
+    broken = nested.replace("#else\n# ifdef __USE_MISC\n", "#else # ifdef __USE_MISC\n")
+    line = broken.split("\n").index("# else") + 1
+    said = (Problem(line, 3, line, 3, "#else after #else", kind="compiler", source="gcc -fsyntax-only"),)
+    splits = [e for e in proposals(source_lines(broken), said, "c") if e.rule == "directives-joined"]
+    assert [e.new_lines for e in splits] == [["#else", "# ifdef __USE_MISC"]] and splits[0].direct
+
+
+C_MACROS = """#define THROW __attribute__ ((__nothrow__))
+#define BEGIN_DECLS
+#define END_DECLS
+
+BEGIN_DECLS
+
+extern int f (int a) THROW;
+extern int g (int a, int b) THROW;
+
+int h (int a)
+{
+  return a + 1;
+}
+
+END_DECLS
+"""
+
+
+@needs_gcc
+def test_where_the_compiler_reports_tree_sitter_s_objections_to_other_lines_are_no_problems():
+    # gcc reports every error it meets: tree-sitter's objections to the macros it cannot
+    # expand (lines 7, 8 and 15) are its grammar's, not errors gcc missed.
+    assert {p.line for p in tree_sitter_problems(C_MACROS, "c")} >= {7, 8}
+    assert check(C_MACROS, "c").ok
+    broken = C_MACROS.replace("a + 1;", "a + 1")
+    problems = check(broken, "c").problems
+    assert problems and {p.line for p in problems} == {12}
+    assert problems[0].source.startswith("gcc")
 
 
 @needs_gcc

@@ -279,3 +279,25 @@ def test_an_edit_adds_a_problem_elsewhere_only_where_none_was_and_none_cascades(
                                                                problem(40, "expected operand")), "gofmt -e"), edit)
     # Problems in the edit's own region are for the region's verdict, not this one.
     assert not verifier.added_elsewhere(before, CheckResult("go", (problem(5, "expected ';'"),), "gofmt -e"), edit)
+
+
+def test_an_edit_found_with_the_other_problems_blanked_must_repair_its_problem_in_the_file(monkeypatch):
+    # In the blanked copy the edit cleared its region (taken as given here); in the file
+    # its problem is still there, said as before: the copy was answered, not the file.
+    from tinycode.check import check
+    from tinycode.engine.edits import Edit
+
+    verifier = Verifier("c")
+    monkeypatch.setattr(verifier, "region_cleared", lambda *args: True)
+    working = "int f(void)\n{\n  return 1\n}\n\nint g = 2;\n"
+    current = check(working, "c")
+    target = current.problems[0]
+    assert target.line in (3, 4)
+    lines = working.split("\n")
+    elsewhere = Edit(6, 1, ["int g = 3;"], "line 6: replace '2' with '3'")
+    assert verifier.accepted_alone(working, current, working, elsewhere, current,
+                                   "\n".join(elsewhere.applied(lines)), target) is None
+    repaired = Edit(3, 1, ["  return 1;"], "line 3: insert ';'")
+    after = verifier.accepted_alone(working, current, working, repaired, current,
+                                    "\n".join(repaired.applied(lines)), target)
+    assert after is not None and after.ok

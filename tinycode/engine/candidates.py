@@ -336,7 +336,8 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             found_by.add(edit.rule)
             if judged:
                 verdicts.found_complete()
-        elif verdict == PROGRESS and not edit.whole_repair_only and not verifier.unbalances(node.lines, edit):
+        elif verdict == PROGRESS and not edit.whole_repair_only and not verifier.unbalances(node.lines, edit) \
+                and not hides(edit):
             if cleared is None and not node.edits and isinstance(verdicts, _ReparseVerdicts) \
                     and verdicts.clears_its_place(edit, judged):
                 cleared = rank

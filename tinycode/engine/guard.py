@@ -151,7 +151,30 @@ def _flips_a_conditional(before: str, after: str, language: str) -> str:
                 return f"it changes which lines are compiled near line {first}"
         if sum(map(_code_after_directive, new)) > sum(map(_code_after_directive, old)):
             return f"it puts code where the compiler reads none, on a directive's line near line {first}"
+        macro = _joined_to_a_macro(old, new)
+        if macro:
+            return f"it makes line {first + 1} part of the macro {macro!r}"
     return ""
+
+
+# A macro defined with a body, on one line: ``#define MM_NRECOV MM_NRECOV``.
+_DEFINED = re.compile(r"\s*#\s*define\s+(\w+)(?:\([^)]*\))?\s+\S")
+
+
+def _joined_to_a_macro(old: list[str], new: list[str]) -> str:
+    """The name of the macro whose complete one-line definition (a name and a body, no
+    ``\\`` at its end) the lines below it were joined onto, or "": its body grows by
+    them, and what they held is no longer read where it stood. (A ``#define`` that
+    lost its body to a line break has none to join to.)"""
+    if len(new) != 1 or len(old) < 2:
+        return ""
+    defined = _DEFINED.match(old[0])
+    if defined is None or old[0].rstrip().endswith("\\") \
+            or not any(line.strip() and not line.lstrip().startswith(("//", "/*", "*")) for line in old[1:]):
+        return ""
+    if " ".join(old).split() != new[0].split() and "".join("".join(old).split()) != "".join(new[0].split()):
+        return ""  # not a join: the line was rewritten
+    return defined.group(1)
 
 
 _DIRECTIVE_WORD = re.compile(r"\s*(#?)\s*(\w+)")

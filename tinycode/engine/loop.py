@@ -369,7 +369,8 @@ def _alone_fix(state: RepairState) -> tuple[str, CheckResult] | None:
             text = "\n".join(edit.applied(lines))
             if _region_full(state, _edited_lines(edit)) or state.too_large(text):
                 return False
-            after = verifier.accepted_alone(masked, masked_result, candidate.source_after, edit, current, text)
+            after = verifier.accepted_alone(masked, masked_result, candidate.source_after, edit, current, text,
+                                            target)
             if after is None:
                 return False
             kept[id(candidate)] = text, after

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
+from itertools import chain
 from typing import Callable, Iterator, Mapping, Sequence
 
 from ..check import Problem
@@ -86,6 +87,12 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     guess = record is None or not record.judge_names_where_errors_begin  # edits guessed from the layout
     if family.first is not None:
         yield from family.first(lines, problems)
+    # Directives the compiler finds unpaired or unknown: tree-sitter parses every branch
+    # of a conditional as code and pairs no directive, so only the compiler can judge
+    # an edit of them (and the same split found by ``lost_breaks`` is asked of it too).
+    for edit in chain(_endif_at_the_end(lines, problems), _endif_remnants(lines, problems),
+                      _directives_joined_edits(lines, problems), _directive_swapped_edits(lines, problems)):
+        yield replace(edit, direct=True)
     # A block comment's closer that closes nothing: the comment lost its opener.
     yield from _lost_comment_opener_edits(lines, problems, language)
     # A line in a block comment with only a broken closer: the comment swallowed code.
@@ -99,10 +106,6 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     if problems and guess:  # the layout says where a closer was lost: before the parser's guess
         yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
     yield from _named_missing_edits(lines, problems)
-    yield from _endif_at_the_end(lines, problems)
-    yield from _endif_remnants(lines, problems)
-    yield from _directives_joined_edits(lines, problems)
-    yield from _directive_swapped_edits(lines, problems)
     yield from _meant_header_edits(lines, problems)
     for p in problems[:1]:
         if guess:
@@ -250,8 +253,10 @@ def _endif_remnants(lines: list[str], problems: tuple[Problem, ...]) -> Iterator
                 yield Edit(n, 1, [endif], f"line {n}: replace {word!r} with {endif!r}")
 
 
-# What a compiler says when a conditional directive lost its partner.
-_UNPAIRED_DIRECTIVE = re.compile(UNTERMINATED_CONDITIONAL.pattern + "|" + UNOPENED_DIRECTIVE.pattern)
+# What a compiler says when a conditional directive lost its partner (an ``#else`` that
+# met an ``#else`` before it belongs to an ``#if`` the preprocessor did not see).
+_UNPAIRED_DIRECTIVE = re.compile(UNTERMINATED_CONDITIONAL.pattern + "|" + UNOPENED_DIRECTIVE.pattern
+                                 + r"|#(?:else|elif) after #else")
 # A directive that begins after other text on a line: ``#else # ifdef X``.
 _SECOND_DIRECTIVE = re.compile(r"(?<=\S)\s+(" + _DIRECTIVE.pattern + ")")
 

@@ -426,14 +426,20 @@ class Verifier:
         return masked, result, frozenset(blank)
 
     def accepted_alone(self, masked: str, masked_check: CheckResult, masked_after: str, edit: Edit,
-                       current: CheckResult, after_text: str) -> CheckResult | None:
+                       current: CheckResult, after_text: str, target: Problem) -> CheckResult | None:
         """An edit found in the copy of ``alone`` (``masked``, its check ``masked_check``,
-        ``masked_after`` once edited) is accepted in the file (``current`` its check,
-        ``after_text`` once edited) when it clears its region in the copy and adds no
-        problem elsewhere in the file: the file's check after it, or None."""
+        ``masked_after`` once edited) for ``target`` is accepted in the file (``current``
+        its check, ``after_text`` once edited) when it clears its region in the copy,
+        and in the file ``target`` is gone and no problem is added elsewhere: the
+        file's check after it, or None. (A blanked copy is not the file: what blanking
+        did to it, an ``#endif`` taken out, may be what the edit answers.)"""
         if not self.region_cleared(masked, masked_check, masked_after, edit):
             return None
         after = check(after_text, self.language)
+        _, _, delta = _new_span(edit)
+        line = target.line + delta if target.line > edit.line else target.line
+        if any(p.line == line and p.message == target.message and p.source == target.source for p in after.problems):
+            return None
         return None if self.added_elsewhere(current, after, edit) else after
 
     def added_elsewhere(self, before: CheckResult, after: CheckResult, edit: Edit) -> bool:

@@ -115,6 +115,10 @@ class LanguageSpec:
     # reports a ``then`` lost on line 57 at line 6): where the
     # judge has read past a line, tree-sitter's objection to it counts for nothing there.
     grammar_loses_place: bool = False
+    # Its judge reads the whole file and reports every error it meets (a C compiler):
+    # where it reports, tree-sitter's objections to other lines are its own grammar's
+    # (a macro it cannot expand, directives inside an enum), not errors the judge missed.
+    judge_reports_every_error: bool = False
     # The family of edit proposals of its own ("python", "shell"), or "" for none.
     edit_family: str = ""
     # For a name typed after a token (the lines, the line's number, the token): the

@@ -19,5 +19,5 @@ LANGUAGE = LanguageSpec(
     # A C++ compiler reads the standard library's headers on every run (about a second
     # here), several times a C compiler's or node's work.
     judges=("g++", "clang++", "c++"), judge_cost=16, dialect=("-x", "c++", "-std=gnu++20"),
-    judge_input="input.cpp", project=True, declare_type=declare_type,
+    judge_input="input.cpp", project=True, declare_type=declare_type, judge_reports_every_error=True,
 )
