@@ -800,3 +800,38 @@ def test_a_cpp_change_is_verified_with_unknown_classes_declared_in_their_namespa
     assert judges.unverified_changes(original, repaired, "cpp") == []
     wrong = original.replace("w.parts()\n", "w.parts() +\n")
     assert judges.unverified_changes(original, wrong, "cpp")
+
+
+HELPER_HPP = """#include <cstddef>
+
+namespace demo
+{
+  /// Primary template.
+  template<typename Node, bool Ordered>
+    struct helper
+    {
+      typedef Node type;
+    };
+
+  /// Specialization, true.
+  template<typename Node>
+    struct helper<Node, true>
+    {
+      typedef const Node* type;
+    };
+} // namespace demo
+"""
+
+
+@needs_gxx
+def test_a_template_line_typed_onto_a_comment_is_a_problem_whatever_the_types():
+    # The comment hides 'template<typename Node>': g++ then says 'Node' is undeclared (the
+    # types are unknown, so the parser judges) and that the specialization lacks its
+    # 'template <>', which no unknown type explains.
+    broken = HELPER_HPP.replace("  /// Specialization, true.\n  template<typename Node>\n",
+                                "  /// Specialization, true. template<typename Node>\n")
+    assert check(HELPER_HPP, "cpp").ok
+    found = check(broken, "cpp").problems
+    assert any("explicit specialization" in p.message and p.line == 13 for p in found)
+    fixed = repair(broken, "cpp", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed" and fixed.source == HELPER_HPP

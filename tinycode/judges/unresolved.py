@@ -56,7 +56,10 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' afte
                       r"expected parameter name, found |'#' is not followed by a macro parameter|"
                       r"token \"[^\"]*\" is not valid in preprocessor expressions|"
                       # (said of a name it knows as a namespace or class: no unknown type's doing)
-                      r"found ':' in nested-name-specifier|" + PREPROCESSOR + ")")
+                      r"found ':' in nested-name-specifier|"
+                      # (said of a name it knows as a class template: ``struct X<T, true>``
+                      # with no ``template<...>`` line before it)
+                      r"an explicit specialization must be preceded by|" + PREPROCESSOR + ")")
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
 
