@@ -1088,3 +1088,26 @@ def test_a_comment_opener_split_from_its_box_is_joined_again(language):
     found = suggest(broken, language, limit=4)
     assert any(c.source_after == LICENCE_BOX_JS and c.edit.rule == "line-join" for c in found)
 
+
+
+SETTINGS_JSON = """{
+  "editor": {
+    "tabSize": 2,
+    "rulers": [80, 100]
+  },
+  "files": {
+    "exclude": ["build", "dist"]
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("broken", [
+    SETTINGS_JSON.replace('  "files": {\n', '  // TODO\n  "files": {\n'),
+    SETTINGS_JSON.replace('"tabSize": 2,', '"tabSize": 2, // as the project has it'),
+])
+def test_a_comment_in_json_is_taken_out(broken):
+    # JSON has no comments (JSONC and editors' settings do): the strict reader stops at it.
+    assert not check(broken, "json").ok
+    found = suggest(broken, "json")
+    assert found and found[0].fixes_all and found[0].source_after == SETTINGS_JSON

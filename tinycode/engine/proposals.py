@@ -93,6 +93,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     for edit in chain(_endif_at_the_end(lines, problems), _endif_remnants(lines, problems),
                       _directives_joined_edits(lines, problems), _directive_swapped_edits(lines, problems)):
         yield replace(edit, direct=True)
+    if record is not None and not record.comment and not record.block_comment[0]:
+        yield from _foreign_comment_edits(lines, problems)
     # A block comment's closer that closes nothing: the comment lost its opener.
     yield from _lost_comment_opener_edits(lines, problems, language)
     # A line in a block comment with only a broken closer: the comment swallowed code.
@@ -613,6 +615,33 @@ def _block_comments(source: str, opener: str, closer: str, line_comment: str
             line_start = source.rfind("\n", 0, match.start()) + 1
             orphans.append((source.count("\n", 0, match.start()) + 1, match.start() - line_start))
     return tuple(spans), tuple(orphans)
+
+
+# Another language's comment: a line of one (``// TODO``, ``# note``, ``/* x */``), or one
+# after a value at a line's end (after the last quote, so no string's ``//`` is taken).
+_WHOLE_LINE_COMMENT = re.compile(r"\s*(?://|#|/\*.*\*/\s*$)")
+_TRAILING_COMMENT = re.compile(r"^(?P<kept>[^\"]*(?:\"(?:[^\"\\]|\\.)*\"[^\"]*?)*?)\s*(?://|#|/\*.*\*/\s*$)")
+
+
+@rule('foreign-comment', "a comment where the language has none (JSON), on the problem's line or the one "
+      "before it, taken out")
+def _foreign_comment_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """``// TODO`` in a JSON file (as JSONC, tsconfig and editors' settings allow) is an
+    error to a strict reader, reported where the comment stands or on the next value:
+    the comment's line deleted, or the comment after a value on it cut off."""
+    seen: set[int] = set()
+    for p in problems[:3]:
+        for n in (p.line, p.line - 1):
+            if n in seen or not 1 <= n <= len(lines):
+                continue
+            seen.add(n)
+            text = lines[n - 1]
+            if _WHOLE_LINE_COMMENT.match(text):
+                yield Edit(n, 1, [], f"line {n}: delete the comment {text.strip()[:30]!r}")
+                continue
+            trailing = _TRAILING_COMMENT.match(text)
+            if trailing is not None and trailing.group("kept").strip():
+                yield Edit(n, 1, [trailing.group("kept").rstrip()], f"line {n}: delete the comment at its end")
 
 
 @rule('bare-key', "a line's key typed without its quotes (a space or '-' in it, a data file's key) quoted")
