@@ -835,3 +835,16 @@ def test_a_template_line_typed_onto_a_comment_is_a_problem_whatever_the_types():
     assert any("explicit specialization" in p.message and p.line == 13 for p in found)
     fixed = repair(broken, "cpp", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
     assert fixed.status == "fixed" and fixed.source == HELPER_HPP
+
+
+@needs_gxx
+def test_a_keyword_misspelt_where_the_types_are_unknown_is_not_called_fixed():
+    # 'typenamme' leaves g++ without the file's types, so its messages are set aside and
+    # tree-sitter, which reads 'typenamme Node' as a parameter of some type, judges: the
+    # ';' put back would be written as fixed, with the keyword still misspelt.
+    broken = HELPER_HPP.replace("template<typename Node, bool Ordered>", "template<typenamme Node, bool Ordered>")
+    broken = broken.replace("typedef Node type;", "typedef Node type")
+    assert check(broken, "cpp").note
+    # (a model that retypes nothing: whatever the loop asks of it changes nothing)
+    result = repair(broken, "cpp", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status != "fixed" and result.source == broken

@@ -257,7 +257,7 @@ def _lone_typos(lines: list[str], problem: Problem, language: str, searched: set
             if marker and text.startswith(marker, col):
                 break
             if names[tok] == 1 and _WORD.fullmatch(tok) and tok not in keywords:
-                other = _keyword_typo(tok, language)
+                other = keyword_typo(tok, language)
                 if other:
                     found.append((abs(line_no - problem.line), line_no, col, tok, other))
     for _, line_no, col, tok, other in sorted(found)[:LONE_TYPOS]:
@@ -265,7 +265,7 @@ def _lone_typos(lines: list[str], problem: Problem, language: str, searched: set
 
 
 @lru_cache(maxsize=4096)
-def _keyword_typo(word: str, language: str) -> str:
+def keyword_typo(word: str, language: str) -> str:
     """The keyword ``word`` is one typo away from (or spelt in another case), or ''."""
     if len(word) < MIN_SPELLING_WORD:
         return ""

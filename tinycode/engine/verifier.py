@@ -37,7 +37,7 @@ from .. import judges
 from ..config import Settings, setting
 from ..languages import get_parser, spec
 from .edits import BRACKETS, Edit, changed_hunks, code_tokens, differing_span, original_line
-from .grammar_space import vocabulary
+from .grammar_space import keyword_typo, vocabulary
 from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
 from .messages import (AT_THE_END, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
@@ -52,6 +52,10 @@ REGION: int = setting("max_problem_distance").default
 # Lines between where the judge and tree-sitter place the same next error ("Expecting
 # ',' delimiter" on the last line, "missing '}'" on the one before).
 NEXT_ERROR_REACH = 2
+# The shortest keyword whose typo in a name the compiler cannot resolve (with the types
+# unknown) is taken for that keyword's: shorter ones are everyday names a typo away
+# (``init``, ``cast``, ``auth``).
+MIN_KEYWORD_TYPO = 6
 # Candidate edits one place may take in all (the candidate search's own depth): six
 # stray characters deleted one by one are not a repair.
 MAX_EDITS_PER_REGION = 4
@@ -748,10 +752,31 @@ class Verifier:
         if not checked.note:
             return ""
         doubts = judges.unverified_changes(original, after, self.language)
-        if not doubts:
-            return ""
-        return (f"not verified: the file's types are unknown and the compiler still rejects line "
-                f"{doubts[0].line} ({doubts[0].message})")
+        if doubts:
+            return (f"not verified: the file's types are unknown and the compiler still rejects line "
+                    f"{doubts[0].line} ({doubts[0].message})")
+        typo = self.misspelt_keyword(after)
+        if typo:
+            return f"not verified: the file's types are unknown, and {typo}"
+        return ""
+
+    def misspelt_keyword(self, text: str) -> str:
+        """A name the compiler could not resolve in ``text`` that is a keyword misspelt
+        (``typenamme``), or "": one the compiler itself takes for a keyword (``did you mean
+        'void'?``), or one used once, a typo from a keyword of six letters or more. With
+        the types unknown, an unknown name is set aside as a header's; a keyword misspelt
+        is no header's."""
+        keywords = vocabulary(self.language)[0]
+        words = Counter(re.findall(r"[A-Za-z_]\w*", text))
+        for line, name, meant in judges.unknown_names(text, self.language):
+            if name in keywords:
+                continue
+            guess = meant if meant in keywords else keyword_typo(name, self.language)
+            if name.lower() == guess.lower():
+                continue  # a keyword in capitals is a header's macro (``EXTERN``, ``INLINE``)
+            if guess and (guess == meant or (len(guess) >= MIN_KEYWORD_TYPO and words[name] == 1)):
+                return f"'{name}' on line {line} is the keyword '{guess}' misspelt"
+        return ""
 
     def agent_refused(self, source: str, original: str, problems: Sequence[Problem],
                       new_source: str) -> tuple[str, str] | None:

@@ -534,6 +534,20 @@ def unverified_changes(original: str, result: str, language: str) -> list[Diagno
             or ((d.message, row) not in seen and any(abs(d.line - line) <= 1 for line in changed))]
 
 
+def unknown_names(source: str, language: str) -> list[tuple[int, str, str]]:
+    """(line, name, the name the compiler suggests or "") for each name the language's
+    compiler could not resolve in ``source`` (remembered from its check: no new run)."""
+    found = verdict(source, language)
+    if found is None:
+        return []
+    out = []
+    for diagnostic in found.diagnostics:
+        named = unresolved.unresolved_name(diagnostic.message)
+        if named is not None:
+            out.append((diagnostic.line, *named))
+    return out
+
+
 def _changed_lines(original: str, result: str) -> set[int]:
     """The 1-based lines of ``result`` that are not lines of ``original`` (a line after
     a deletion counts as changed)."""

@@ -47,6 +47,19 @@ UNRESOLVED = re.compile(r"^(?:'[^']+' (?:undeclared|was not declared|has not bee
                         r"unknown type name|no type named|no template named|"
                         r"variable or field '[^']+' declared void|"
                         r"expected constructor, destructor, or type conversion)")
+# The name an unresolved-name message is about, and the one the compiler suggests.
+_NAMED = re.compile(r"^(?:[^']*)'(?P<name>[A-Za-z_]\w*)'.*?(?:did you mean '(?P<meant>[A-Za-z_]\w*)'\?)?$")
+
+
+def unresolved_name(message: str) -> tuple[str, str] | None:
+    """(the name, the name the compiler suggests or "") of a message that the compiler
+    cannot resolve a name, or None for any other message."""
+    if not UNRESOLVED.match(message):
+        return None
+    named = _NAMED.match(message)
+    return (named.group("name"), named.group("meant") or "") if named else None
+
+
 # Messages that are about the text itself whatever its types: a token the lexer cannot
 # finish, a preprocessor directive that is malformed or unbalanced.
 _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' after \"defined\"|missing '\)' in expression|#include expects |#include nested|"
