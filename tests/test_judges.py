@@ -848,3 +848,4 @@ def test_a_keyword_misspelt_where_the_types_are_unknown_is_not_called_fixed():
     # (a model that retypes nothing: whatever the loop asks of it changes nothing)
     result = repair(broken, "cpp", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
     assert result.status != "fixed" and result.source == broken
+    assert "'typenamme' on line 6 is the keyword 'typename' misspelt" in result.reason

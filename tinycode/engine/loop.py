@@ -102,6 +102,7 @@ class RepairState:
     edited_lines: list[int] = field(default_factory=list)  # one entry per candidate edit kept
     searched: dict[tuple, list] = field(default_factory=dict)  # candidate searches by text and problem
     rewrites_failed: int = 0  # the model's rewrites that were not kept
+    not_verified: str = ""  # why the last complete fix refused as unverified was (``unverified``)
     account: WorkAccount = field(default_factory=lambda: WorkAccount(FILE_WORK))  # all its searches' work
 
     @property
@@ -136,7 +137,9 @@ class RepairState:
         if not self.verifier.types_may_be_unknown:
             return ""
         after = check(after_source, self.language)
-        return self.verifier.unverified(self.original, after_source, after) if after.ok else ""
+        why = self.verifier.unverified(self.original, after_source, after) if after.ok else ""
+        self.not_verified = why or self.not_verified
+        return why
 
     def count_model(self, prompt_tokens: int, completion_tokens: int = 0) -> None:
         self.result.model_calls += 1
@@ -480,6 +483,8 @@ def _agent_or_stop(state: RepairState) -> str:
         state.result.reason = ("time budget spent before a step made progress" if expired()
                                else "work budget spent before a step made progress" if state.account.exhausted
                                else "no step makes progress (the agent is off for this model)")
+        if state.not_verified:  # a fix was found and refused: say why, as the output would
+            state.result.reason += f"; a complete fix was {state.not_verified}"
         return state.working
     return run_agent_on(state, style)
 
