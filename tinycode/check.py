@@ -94,13 +94,14 @@ def _syntax(source: str, language: str, path: str | None) -> CheckResult:
         if not problems:
             return CheckResult(language, judge=spoke if spoken is not None else "", note=note)
     if native:  # the tool's lines first: that is where the person will look
-        # tree-sitter's own on other lines are kept (unless the tool reports every error),
-        # and a token it names as missing even on the tool's line: that says exactly what
-        # to insert where.
-        every = record is not None and record.judge_reports_every_error
-        problems = native + [p for p in problems
-                             if (p.kind == "missing" and (not every or any(p.line == n.line for n in native)))
-                             or not every and not any(_same_place(p, n) for n in native)]
+        # tree-sitter's own on other lines are kept, and a token it names as missing even
+        # on the tool's line: that says exactly what to insert where. A tool that reports
+        # every error leaves tree-sitter only those missing tokens on its own lines.
+        if record is not None and record.judge_reports_every_error:
+            beside = [p for p in problems if p.kind == "missing" and any(p.line == n.line for n in native)]
+        else:
+            beside = [p for p in problems if p.kind == "missing" or not any(_same_place(p, n) for n in native)]
+        problems = native + beside
     if judge is not None:
         problems = [judge] + [p for p in problems if not _same_place(p, judge)]
     return CheckResult(language, tuple(problems[:MAX_PROBLEMS]), spoke, note)

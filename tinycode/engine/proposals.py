@@ -617,7 +617,7 @@ def _block_comments(source: str, opener: str, closer: str, line_comment: str
     return tuple(spans), tuple(orphans)
 
 
-# Another language's comment: a line of one (``// TODO``, ``# note``, ``/* x */``), or one
+# Another language's comment: a line of one (``// note``, ``# note``, ``/* x */``), or one
 # after a value at a line's end (after the last quote, so no string's ``//`` is taken).
 _WHOLE_LINE_COMMENT = re.compile(r"\s*(?://|#|/\*.*\*/\s*$)")
 _TRAILING_COMMENT = re.compile(r"^(?P<kept>[^\"]*(?:\"(?:[^\"\\]|\\.)*\"[^\"]*?)*?)\s*(?://|#|/\*.*\*/\s*$)")
@@ -626,7 +626,7 @@ _TRAILING_COMMENT = re.compile(r"^(?P<kept>[^\"]*(?:\"(?:[^\"\\]|\\.)*\"[^\"]*?)
 @rule('foreign-comment', "a comment where the language has none (JSON), on the problem's line or the one "
       "before it, taken out")
 def _foreign_comment_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
-    """``// TODO`` in a JSON file (as JSONC, tsconfig and editors' settings allow) is an
+    """``// see below`` in a JSON file (as JSONC, tsconfig and editors' settings allow) is an
     error to a strict reader, reported where the comment stands or on the next value:
     the comment's line deleted, or the comment after a value on it cut off."""
     seen: set[int] = set()

@@ -440,8 +440,7 @@ class Verifier:
         if not self.region_cleared(masked, masked_check, masked_after, edit):
             return None
         after = check(after_text, self.language)
-        _, _, delta = _new_span(edit)
-        line = target.line + delta if target.line > edit.line else target.line
+        line = target.line + edit.shift if target.line > edit.line else target.line
         if any(p.line == line and p.message == target.message and p.source == target.source for p in after.problems):
             return None
         return None if self.added_elsewhere(current, after, edit) else after

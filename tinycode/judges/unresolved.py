@@ -47,17 +47,18 @@ UNRESOLVED = re.compile(r"^(?:'[^']+' (?:undeclared|was not declared|has not bee
                         r"unknown type name|no type named|no template named|"
                         r"variable or field '[^']+' declared void|"
                         r"expected constructor, destructor, or type conversion)")
-# The name an unresolved-name message is about, and the one the compiler suggests.
-_NAMED = re.compile(r"^(?:[^']*)'(?P<name>[A-Za-z_]\w*)'.*?(?:did you mean '(?P<meant>[A-Za-z_]\w*)'\?)?$")
+# The name a compiler suggests for one it could not resolve.
+_MEANT = re.compile(r"did you mean '(\w+)'\?")
 
 
 def unresolved_name(message: str) -> tuple[str, str] | None:
     """(the name, the name the compiler suggests or "") of a message that the compiler
     cannot resolve a name, or None for any other message."""
-    if not UNRESOLVED.match(message):
+    name = _first_name(message) if UNRESOLVED.match(message) else ""
+    if not name:
         return None
-    named = _NAMED.match(message)
-    return (named.group("name"), named.group("meant") or "") if named else None
+    meant = _MEANT.search(message)
+    return name, meant.group(1) if meant else ""
 
 
 # Messages that are about the text itself whatever its types: a token the lexer cannot
