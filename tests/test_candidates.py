@@ -1111,3 +1111,46 @@ def test_a_comment_in_json_is_taken_out(broken):
     assert not check(broken, "json").ok
     found = suggest(broken, "json")
     assert found and found[0].fixes_all and found[0].source_after == SETTINGS_JSON
+
+
+# A completion script: a block opened at the top, functions below it, an ``if`` inside.
+COMPLETION_SH = """#!/bin/bash
+if type complete &>/dev/null; then
+  _tool_completion () {
+    local words cword
+    COMPREPLY=()
+    words=("${COMP_WORDS[@]}")
+    cword=$COMP_CWORD
+    if [ -n "$TOOL_DEBUG" ]; then
+      echo "completing $cword" >&2
+    fi
+    COMPREPLY=($(tool complete -- "${words[@]}"))
+    return 0
+  }
+  complete -F _tool_completion tool
+elif type compdef &>/dev/null; then
+  _tool_completion() {
+    compadd -- $(tool complete -- "${words[@]}")
+  }
+  compdef _tool_completion tool
+fi
+"""
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_stray_character_before_then_far_above_the_error_is_taken_out():
+    # bash reads "$" as a command and "then" as its argument, and says so at the "elif"
+    # thirteen lines below: the stray character goes, not the "elif".
+    broken = COMPLETION_SH.replace("/dev/null; then\n  _tool_completion () {", "/dev/null;$ then\n  _tool_completion () {")
+    before = check(broken, "bash")
+    assert before.problems[0].line == 15
+    found = suggest(broken, "bash", limit=4, result=before)
+    assert found[0].source_after == COMPLETION_SH
+    assert Verifier("bash").refused(broken, before.problems, COMPLETION_SH, Settings()) == ""
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_an_opening_word_alone_on_its_line_is_read_as_the_closer_it_misspells():
+    broken = COMPLETION_SH.replace('completing $cword" >&2\n    fi', 'completing $cword" >&2\n    if')
+    found = [c.source_after for c in suggest(broken, "bash", limit=6)]
+    assert COMPLETION_SH in found

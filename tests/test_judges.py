@@ -849,3 +849,12 @@ def test_a_keyword_misspelt_where_the_types_are_unknown_is_not_called_fixed():
     result = repair(broken, "cpp", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
     assert result.status != "fixed" and result.source == broken
     assert "'typenamme' on line 6 is the keyword 'typename' misspelt" in result.reason
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_here_document_never_ended_is_a_problem_where_it_opens():
+    # bash reads all that follows ``<<=`` as the document's text and tells of it at the
+    # file's end: the problem is the line that began it.
+    script = "run() {\n  echo start <<=\n}\nrun\necho done\n"
+    judge, found = judges.problems(script, "bash")
+    assert found and found[0].line == 2

@@ -584,6 +584,7 @@ def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, ab
     openers |= family.openers
     return (below or above) and (_only_adds(old, new, closers) or _respells_as(old, new, family.closers)) \
         or above and (_only_adds(old, new, openers) or _respells_as(old, new, family.openers)
+                      or _unmasks(old, new, family.openers - {";"})
                       or _only_adds(old, new, closers | set(QUOTES)) or _swaps_a_quote(old, new))
 
 
@@ -600,6 +601,17 @@ def _respells_as(old: list[str], new: list[str], words: Iterable[str]) -> bool:
     typo, word = changed[0]
     same_rest = old[0].replace(typo, "", 1) == new[0].replace(word, "", 1)
     return same_rest and (typo.lower() == word.lower() or distance(typo, word, cap=2) <= 1)
+
+
+def _unmasks(old: list[str], new: list[str], words: Iterable[str]) -> bool:
+    """The one line is the old one without a stray run of punctuation just before one of
+    ``words`` (``if x;$ then``): the shell read that word as an argument of the stray
+    one, and its block is noticed unopened as far off as one whose word was lost."""
+    if len(old) != 1 or len(new) != 1 or not words:
+        return False
+    found = re.search(rf"([^\w\s\"'`;]+)(\s*)(?:{'|'.join(map(re.escape, words))})\b", old[0])
+    return found is not None and new[0] in (old[0][:found.start(1)] + old[0][found.end(1):],
+                                              old[0][:found.start(1)] + old[0][found.end(2):])
 
 
 def _frees_an_opener(old: list[str], new: list[str], language: str) -> bool:

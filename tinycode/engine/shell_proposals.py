@@ -63,6 +63,7 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
         yield from _quote_edits(lines)
     yield from _missing_closer_edits(lines, first.line)
     yield from _lost_opener_edits(lines, first.line)
+    yield from _bare_opener_edits(lines, first.line)
     if "quot" not in message:
         yield from _quote_edits(lines)
     yield from _close_line_edits(lines, first.line)
@@ -92,6 +93,12 @@ def _missing_word_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
         end = len(code) if code else len(text.rstrip())
         glued = re.search(rf"\s({need})$", code)
         if glued:  # "while : do": the word is there, the ";" before it is not
+            stray = re.search(rf";(\s*)([^\w\s;\"'`]+)\s+{need}$", code)
+            if stray:  # "if x;$ then": a character typed after the ";" hides the word
+                start = stray.start(2)
+                rest = text[stray.end(2):]
+                yield Edit(n, 1, [text[:start] + (rest.lstrip(" ") if stray.group(1) else rest)],
+                           f"line {n}: delete {stray.group(2)!r}", 1, start + 1, start)
             yield _at(text, n, glued.start(), ";", f"line {n}: insert ';' before {need!r}")
             continue
         indent = text[:len(text) - len(text.lstrip())]
@@ -214,6 +221,34 @@ def _lost_opener_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
         at = len(text) - len(text.lstrip())
         for word in _OPENING[closer.kind]:
             yield _at(text, header, at, word + " ", f"line {header}: put back {word!r}")
+
+
+# Words that open a block only with more after them (a condition, a name, a word list).
+_BARE = frozenset({"if", "while", "until", "for", "select", "case"})
+BARE_OPENERS = 2  # lines of a lone opening word, nearest above the error first
+
+
+@rule('sh-bare-opener', "a block's closer (fi, done, esac) for an opening word alone on its line", 'shell')
+def _bare_opener_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
+    """``if`` alone on a line, where ``fi`` belongs: no block opens with its word alone,
+    so the line is taken for the closer of the innermost block still open above it,
+    the likeliest misspelling of the two."""
+    tried = 0
+    for n in range(min(error_line, len(lines)), max(1, error_line - 60) - 1, -1):
+        text = lines[n - 1]
+        if _code(text).strip() not in _BARE:
+            continue
+        still_open = _blocks(lines[:n - 1])[0]
+        if not still_open:
+            continue
+        closer = _CLOSER[max(still_open, key=lambda opener: opener.line).kind]
+        at = len(text) - len(text.lstrip())
+        word = text.strip().split()[0]
+        yield Edit(n, 1, [text[:at] + closer + text[at + len(word):]], f"line {n}: replace {word!r} with {closer!r}",
+                   1, at + len(closer) + 1, at)
+        tried += 1
+        if tried >= BARE_OPENERS:
+            return
 
 
 def _header(lines: list[str], closer: _Opener) -> int | None:

@@ -198,6 +198,9 @@ def read_rustfmt(output: Output, filename: str, text: str) -> list[Diagnostic]:
 
 _BASH = re.compile(r"^(?P<file>[^:\n]+): line (?P<line>\d+): (?P<msg>.*)$", re.MULTILINE)
 _DASH = re.compile(r"^(?P<file>[^:\n]+): (?P<line>\d+): (?P<msg>.*)$", re.MULTILINE)
+# bash reads a here-document never ended to the end of the file and tells of it there:
+# the problem is the line that opened it (all the code below it became its text).
+_HEREDOC_TO_THE_END = re.compile(r"here-document at line (\d+) delimited by end-of-file")
 
 
 def read_shell(output: Output, filename: str, text: str) -> list[Diagnostic]:
@@ -211,7 +214,8 @@ def read_shell(output: Output, filename: str, text: str) -> list[Diagnostic]:
             message = match.group("msg").strip()
             if match.group("file") != filename or message.startswith("`"):
                 continue
-            found.append(Diagnostic(int(match.group("line")), 0, message, True))
+            opened = _HEREDOC_TO_THE_END.search(message)
+            found.append(Diagnostic(int(opened.group(1) if opened else match.group("line")), 0, message, True))
         if found:
             break
     return found or [Diagnostic(1, 1, output.stderr.strip()[:200] or "syntax error", True)]
