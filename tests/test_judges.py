@@ -858,3 +858,22 @@ def test_a_here_document_never_ended_is_a_problem_where_it_opens():
     script = "run() {\n  echo start <<=\n}\nrun\necho done\n"
     judge, found = judges.problems(script, "bash")
     assert found and found[0].line == 2
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("joined, line", [
+    ("#include <stdio.h> #include <stdlib.h>\n", 3),
+    ("#ifndef POINT_H #define POINT_H 1\n", 1),
+])
+@pytest.mark.parametrize("coordinate", ["int", "coord_t"])  # (a type no header here declares)
+def test_a_directive_typed_onto_another_is_a_problem_the_compiler_only_warns_of(joined, line, coordinate):
+    # gcc reads "extra tokens" after the first directive and goes on (a warning): the
+    # second header is never read, or the guard never defined.
+    clean = (f"{coordinate} origin(void);\n#ifndef POINT_H\n#define POINT_H 1\n#include <stdio.h>\n"
+             "#include <stdlib.h>\nstruct point { int x, y; };\n#endif /* #ifndef POINT_H */\n")
+    assert check(clean, "c").ok
+    broken = clean.replace(joined.replace(" #", "\n#", 1), joined, 1)
+    assert broken != clean
+    found = check(broken, "c")
+    assert bool(found.note) == (coordinate != "int")  # "types unknown": the parser's reading only
+    assert found.problems and found.problems[0].line == line + 1 and "extra tokens" in found.problems[0].message

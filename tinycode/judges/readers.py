@@ -55,9 +55,29 @@ def missing_header(message: str) -> str | None:
     return (match.group(1) or match.group(2)) if match else None
 
 
+# A directive that ends with its argument (``#include <a.h>``, ``#ifndef X``, ``#endif``)
+# with a second directive typed onto its line: the compiler only warns ("extra tokens at
+# end of #include directive", silenced by ``-w``) and reads neither the second directive
+# nor, for ``#include``, what that header declares.
+_DIRECTIVE_TYPED_ON = re.compile(
+    r"^[ \t]*#[ \t]*(?P<first>include|import|ifndef|ifdef|endif|else|undef)\b(?:[ \t]*(?:<[^>\n]*>|\"[^\"\n]*\"|\w+))?"
+    r"[ \t]+(?P<second>#[ \t]*(?:include|import|define|undef|ifndef|ifdef|if|elif|else|endif|pragma)\b)", re.MULTILINE)
+
+
+def directives_typed_on(text: str) -> list[Diagnostic]:
+    """A syntax problem for each directive line with a second directive typed onto it."""
+    found = []
+    for match in _DIRECTIVE_TYPED_ON.finditer(text):
+        line = text.count("\n", 0, match.start()) + 1
+        column = match.start("second") - match.start() + 1
+        found.append(Diagnostic(line, column, f"extra tokens at end of #{match.group('first')} directive", True))
+    return found
+
+
 def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
-    """gcc, g++, clang, clang++, swiftc -parse."""
-    found: list[Diagnostic] = []
+    """gcc, g++, clang, clang++, swiftc -parse; and the directives with another typed
+    onto their line (``directives_typed_on``), which the compiler only warns of."""
+    found: list[Diagnostic] = directives_typed_on(text) if filename.endswith(_C_FAMILY) else []
     for match in _CC_LINE.finditer(output.stderr):
         message = match.group("msg").strip()
         if match.group("file") != filename:
@@ -85,6 +105,9 @@ def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
             (int(match.group("line")), int(match.group("col") or 1))
         found.append(Diagnostic(line, column, message, syntax))
     return _placed_unplaced(output.stderr, filename, found)
+
+
+_C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".m", ".mm")
 
 
 # "file:73:1: note: in expansion of macro 'DECL'": where a macro the error lies in was used.

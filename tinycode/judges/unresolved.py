@@ -64,7 +64,7 @@ def unresolved_name(message: str) -> tuple[str, str] | None:
 # Messages that are about the text itself whatever its types: a token the lexer cannot
 # finish, a preprocessor directive that is malformed or unbalanced.
 _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' after \"defined\"|missing '\)' in expression|#include expects |#include nested|"
-                      r"#\w+ without #if|#else after #else|#elif after #else|invalid preprocessing directive|"
+                      r"#\w+ without #if|#else after #else|extra tokens at end of #\w+ directive|#elif after #else|invalid preprocessing directive|"
                       r"stray '[^']*' in program|empty character constant|"
                       r"macro names must be identifiers|no macro name given|expected ',' or '\)', found |"
                       r"expected parameter name, found |'#' is not followed by a macro parameter|"
