@@ -877,3 +877,17 @@ def test_a_directive_typed_onto_another_is_a_problem_the_compiler_only_warns_of(
     found = check(broken, "c")
     assert bool(found.note) == (coordinate != "int")  # "types unknown": the parser's reading only
     assert found.problems and found.problems[0].line == line + 1 and "extra tokens" in found.problems[0].message
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None or not os.path.exists("/usr/include/x86_64-linux-gnu/sys/cdefs.h")
+                    and not os.path.exists("/usr/include/sys/cdefs.h"), reason="needs gcc and glibc's headers")
+def test_a_name_beside_an_error_that_a_header_defines_is_no_unknown_macro():
+    # ``__nonnull`` is glibc's, not the file's: gcc expands it, and what it says of the
+    # ``~`` typed into its argument is a syntax error, not an unknown macro's doing.
+    clean = ("#include <sys/cdefs.h>\n#include <stddef.h>\n\n"
+             "extern int copy_name (char *__dest, const char *__src, size_t __n)\n"
+             "  __THROW __nonnull ((1, 2));\n")
+    assert check(clean, "c").ok
+    found = check(clean.replace("2));", "2~));"), "c")
+    assert not found.note  # every type known
+    assert [p.line for p in found.problems][:1] == [5]

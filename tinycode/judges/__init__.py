@@ -382,10 +382,24 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
     diagnostics = extra + found
     if not raw and _project(language):
         diagnostics = unresolved.misspelt_keywords(diagnostics, source)
-        if unresolved.types_unknown(diagnostics, source):
+
+        asked: list[frozenset[str]] = []
+
+        def known() -> frozenset[str]:
+            """The macros the headers define, asked of a real compiler only where a name
+            beside an error would otherwise make the types unknown."""
+            if not asked:
+                real = _state.runner is run_tool and registry.family(tool.executable) in ("gcc", "clang")
+                if real:
+                    spent[0] += registry.run_cost(language)
+                asked.append(headers.macros(text, flags, tool.executable, language, _limit(tool))
+                             if real else frozenset())
+            return asked[0]
+
+        if unresolved.types_unknown(diagnostics, source, known):
             mistyped = [d for d in extra if d.syntax]  # a header name mistyped: tree-sitter cannot tell
             return Verdict(tool.name, tuple(mistyped + unresolved.agreed([d for d in diagnostics if d not in mistyped],
-                                                                         source, language)), unresolved.NOTE)
+                                                                         source, language, *asked)), unresolved.NOTE)
     return Verdict(tool.name, tuple(diagnostics))
 
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import grammar_gaps
 from .base import Diagnostic
@@ -77,21 +77,24 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' afte
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
 
-def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None) -> bool:
+def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None,
+                  known: Callable[[], frozenset[str]] | None = None) -> bool:
     """The compiler could not see every type the file uses: a header it could not
     find, a name it never met, or (given the ``text``) a syntax message beside a
     macro-like name the file never defines (``int f(void) G_GNUC_CONST;`` in a header
-    that leaves its macros to the file including it)."""
+    that leaves its macros to the file including it), nor do its headers (``known``,
+    asked only then: ``__THROW`` is glibc's)."""
     diagnostics = list(diagnostics)
     if any(missing_header(d.message) for d in diagnostics):
         return True
     lines = text.split("\n") if text is not None else []
     defined = set(_DEFINE.findall(text)) if text is not None else set()
 
-    def macro(d: Diagnostic) -> bool:
+    def macro(d: Diagnostic, defined: set[str]) -> bool:
         return 0 < d.line <= len(lines) and _beside_unknown_macro(lines[d.line - 1], d.column, d.message, defined)
 
-    if any(d.syntax and not UNRESOLVED.match(d.message) and macro(d) for d in diagnostics):
+    beside = [d for d in diagnostics if d.syntax and not UNRESOLVED.match(d.message) and macro(d, defined)]
+    if beside and (known is None or any(macro(d, defined | known()) for d in beside)):
         return True
     # The names a real syntax error leaves unknown after it ("unknown type name 'count'"
     # once an 'else' lost its 'if') are its consequence: only those before it count.
@@ -167,7 +170,8 @@ def misspelt_keywords(diagnostics: list[Diagnostic], text: str) -> list[Diagnost
             for d in diagnostics]
 
 
-def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diagnostic]:
+def agreed(diagnostics: list[Diagnostic], text: str, language: str,
+           known: frozenset[str] = frozenset()) -> list[Diagnostic]:
     """``diagnostics`` (a compiler's, on a file whose types are unknown) with only the
     syntax problems that tree-sitter corroborates or that are lexical marked as syntax;
     tree-sitter's own errors next to a compiler error are added, as syntax problems.
@@ -175,7 +179,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diag
     from ..problems import tree_sitter_problems
 
     lines = text.split("\n")
-    defined = set(_DEFINE.findall(text))
+    defined = set(_DEFINE.findall(text)) | known  # (``known``: the macros its headers define)
 
     def explained(line: int, column: int, message: str = "", known: set[str] = defined) -> bool:
         row = lines[line - 1] if 0 < line <= len(lines) else ""
