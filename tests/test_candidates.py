@@ -1154,3 +1154,11 @@ def test_an_opening_word_alone_on_its_line_is_read_as_the_closer_it_misspells():
     broken = COMPLETION_SH.replace('completing $cword" >&2\n    fi', 'completing $cword" >&2\n    if')
     found = [c.source_after for c in suggest(broken, "bash", limit=6)]
     assert COMPLETION_SH in found
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_an_include_guard_s_define_that_lost_its_name_gets_the_name_its_ifndef_tests():
+    header = "#ifndef POINT_H\n#define POINT_H\n\nstruct point { int x, y; };\n\n#endif\n"
+    broken = header.replace("#define POINT_H\n", "#define\n")
+    found = suggest(broken, "c")
+    assert found and found[0].source_after == header

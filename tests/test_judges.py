@@ -891,3 +891,23 @@ def test_a_name_beside_an_error_that_a_header_defines_is_no_unknown_macro():
     found = check(clean.replace("2));", "2~));"), "c")
     assert not found.note  # every type known
     assert [p.line for p in found.problems][:1] == [5]
+
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_repair_that_leaves_a_changed_include_naming_no_header_is_not_verified():
+    from tinycode.engine.verifier import Verifier
+
+    original = "#include <zqlib\n/config.h>\nsize_type count(void);\n"  # (no header here declares either)
+    spaced = "#include <zqlib /config.h>\nsize_type count(void);\n"
+    after = check(spaced, "c")
+    assert after.ok and after.note  # gcc cannot find "zqlib /config.h": the types are unknown
+    assert "cannot find" in Verifier("c").unverified(original, spaced, after)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_what_the_compiler_says_of_an_include_line_it_cannot_find_stays_a_problem():
+    # The line is blanked to read on past the missing header; its "missing terminating >"
+    # is about the directive's own text, and stays.
+    found = check("#include <sys\nint x;\n", "c")
+    assert [(p.line, p.message) for p in found.problems][:1] == [(1, "missing terminating > character")]

@@ -301,3 +301,24 @@ def test_an_edit_found_with_the_other_problems_blanked_must_repair_its_problem_i
     after = verifier.accepted_alone(working, current, working, repaired, current,
                                     "\n".join(repaired.applied(lines)), target)
     assert after is not None and after.ok
+
+
+def test_what_the_compiler_said_with_the_types_unknown_is_no_new_problem_once_they_are_known():
+    # ``#include <ext`` over ``/pb_ds/...>``: gcc cannot find "ext", the types are unknown,
+    # and "'Typename' has not been declared" on line 61 is set aside. The join lets it read
+    # the header: the same message, now a problem, is the file's other mistake.
+    before = (Problem(91, 1, 91, 1, "expected unqualified-id before '/' token", kind="compiler", source="g++"),)
+    after = (Problem(61, 14, 61, 14, "'Typename' has not been declared", kind="compiler", source="g++"),)
+    aside = (Problem(61, 14, 61, 14, "'Typename' has not been declared", kind="compiler", source="g++"),)
+    verifier = Verifier("cpp")
+    assert not verifier.progress(before, after, 90, 90, -1)
+    assert verifier.progress(before, after, 90, 90, -1, set_aside=aside)
+
+
+def test_an_include_line_split_in_its_header_s_name_is_joined_without_a_blank_first():
+    from tinycode.engine.grammar_space import _joins, vocabulary
+
+    lines = ["#include <ext", "/pb_ds/tree_policy.hpp>", "int x;"]
+    keywords, symbols = vocabulary("cpp")
+    joins = [edit.new_lines[0] for edit in _joins(lines, 2, "cpp", keywords, symbols)]
+    assert joins.index("#include <ext/pb_ds/tree_policy.hpp>") < joins.index("#include <ext /pb_ds/tree_policy.hpp>")

@@ -557,6 +557,9 @@ class _ReparseVerdicts:
         self.native = native_judge(language, node.text)
         self.judged_problems: dict[tuple, tuple[Problem, ...]] = {}  # _key(edit) -> the judge's problems
         self.shadowed: tuple[Problem, ...] = ()  # tree-sitter's, left out of the check where the judge speaks
+        # The compiler's messages set aside because the file's types are unknown: once an
+        # edit lets it know them (a header's name repaired), they are no new problems.
+        self.set_aside: tuple[Problem, ...] = ()
         self.blind = False  # tree-sitter sees nothing where the judge reports its error
         self.tree_spans: list[tuple[int, int]] = []
         if self.native:
@@ -567,6 +570,10 @@ class _ReparseVerdicts:
             # under an ``#ifdef`` that lost its ``#endif``).
             self.tree_spans = [(p.line, p.end_line) for p in seen if p.end_line > p.line]
             self.shadowed = tuple(p for p in seen if p not in node.problems)
+            said = judges.verdict(node.text, language)
+            if said is not None and said.note:
+                self.set_aside = tuple(Problem(d.line, d.column, d.line, d.column, d.message, kind="compiler")
+                                       for d in said.diagnostics if not d.syntax)
             first = next((p for p in node.problems if p.source != TREE_SITTER), None)
             self.blind = first is not None and not any(
                 p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
@@ -642,7 +649,7 @@ class _ReparseVerdicts:
 
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
         return self.verifier.progress(self.node.problems, problems, edit.line, edit.last_written,
-                                      edit.shift, self.shadowed,
+                                      edit.shift, self.shadowed, set_aside=self.set_aside,
                                       swallowed_below=self.swallowed_below.get(_key(edit), False),
                                       structure_kept=all(map(too_wide, problems)) and self.verifier.keeps_structure(
                                           self.node.lines, edit))

@@ -566,6 +566,8 @@ def _sentence_goes_on(comment: str, below: str, keywords: Sequence[str], symbols
         and prose(text, keywords, symbols, run_of=1)
 
 
+# An ``#include`` line whose header's name is not closed on it.
+_OPEN_HEADER_NAME = re.compile(r'^\s*#\s*(?:include|import)\s*(?:<[^>]*|"[^"]*)$')
 # The rest of an address or a path that a comment's line was split inside
 # (``en-us/visualstudio/install/workload-and-component-ids``): no blank, at least one ``/``.
 _PATH = re.compile(r"[\w.~%-]+(?:/[\w.~%#?=&+-]*)+")
@@ -588,9 +590,11 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
             if _WORD.match(left[-1:]) and _WORD.match(right[:1]):
                 yield spaced
                 continue
-            # A mark split in two (``/`` ``/``), or an address split after its ``/``: no blank between.
+            # A mark split in two (``/`` ``/``), or an address or a header's name split
+            # (``#include <ext`` over ``/pb_ds/tree_policy.hpp>``): no blank between.
             close = Edit(first, 2, [left + right], f"line {first}: join line {first + 1} to it, no space", 1)
-            yield from (close, spaced) if address and left.endswith(("/", "-", ".")) else (spaced, close)
+            split_name = (address and left.endswith(("/", "-", "."))) or _OPEN_HEADER_NAME.search(left) is not None
+            yield from (close, spaced) if split_name else (spaced, close)
 
 
 FAMILIAR_EDITS = 12  # one-token edits the file's own token contexts put first

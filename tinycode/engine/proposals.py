@@ -91,7 +91,8 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     # of a conditional as code and pairs no directive, so only the compiler can judge
     # an edit of them (and the same split found by ``lost_breaks`` is asked of it too).
     for edit in chain(_endif_at_the_end(lines, problems), _endif_remnants(lines, problems),
-                      _directives_joined_edits(lines, problems), _directive_swapped_edits(lines, problems)):
+                      _directives_joined_edits(lines, problems), _directive_swapped_edits(lines, problems),
+                      _guard_name_edits(lines, problems)):
         yield replace(edit, direct=True)
     if record is not None and not record.comment and not record.block_comment[0]:
         yield from _foreign_comment_edits(lines, problems)
@@ -253,6 +254,28 @@ def _endif_remnants(lines: list[str], problems: tuple[Problem, ...]) -> Iterator
                 seen.add(n)
                 endif = _as_endif(lines[n - 1])
                 yield Edit(n, 1, [endif], f"line {n}: replace {word!r} with {endif!r}")
+
+
+_GUARD_TEST = re.compile(r"^\s*#\s*ifndef\s+(\w+)\s*$")
+_NAMELESS_DEFINE = re.compile(r"^(\s*#\s*define)\s*$")
+
+
+@rule('guard-name', "an include guard's '#define' that lost its name given the name its '#ifndef' tests",
+      'c, cpp')
+def _guard_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """``#define`` with no name (the compiler: "no macro name given") right under
+    ``#ifndef NAME``, blank lines or comments between: a header's guard, which defines
+    the name it tests."""
+    for p in problems:
+        if p.kind != "compiler" or "no macro name given" not in p.message or not 1 <= p.line <= len(lines):
+            continue
+        nameless = _NAMELESS_DEFINE.match(lines[p.line - 1])
+        above = next((lines[n - 1] for n in range(p.line - 1, 0, -1)
+                      if lines[n - 1].strip() and not lines[n - 1].lstrip().startswith(("//", "/*", "*"))), "")
+        tested = _GUARD_TEST.match(above)
+        if nameless and tested:
+            yield Edit(p.line, 1, [f"{nameless.group(1)} {tested.group(1)}"],
+                       f"line {p.line}: define {tested.group(1)!r}")
 
 
 # What a compiler says when a conditional directive lost its partner (an ``#else`` that

@@ -324,7 +324,8 @@ class Verifier:
 
     def progress(self, before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
                  edit_end: int, delta: int, shadowed: Sequence[Problem] = (), *,
-                 swallowed_below: bool = False, structure_kept: bool = False) -> bool:
+                 swallowed_below: bool = False, structure_kept: bool = False,
+                 set_aside: Sequence[Problem] = ()) -> bool:
         """``after`` (the problems once lines from ``edit_line`` on were edited, ending at
         ``edit_end`` in the new text and shifting later lines by ``delta``) is progress
         over ``before``. ``shadowed``: tree-sitter's problems of the text before that its
@@ -334,7 +335,10 @@ class Verifier:
         over them), so that error moving there is no sign of a repair. ``structure_kept``:
         the edit only takes away tokens, no bracket, quote or keyword, so it cannot have
         unbalanced the file's blocks: where tree-sitter alone judges, an error too wide to place that is
-        all it leaves was hidden by the one it repaired (a misspelt ``end`` far off)."""
+        all it leaves was hidden by the one it repaired (a misspelt ``end`` far off).
+        ``set_aside``: the compiler's messages on the text before that its check set aside,
+        the file's types being unknown: where the edit lets it know them, they are the
+        file's other mistakes, not the edit's."""
         after = self.read_by_the_judge(after)
         if not after:
             return True
@@ -385,7 +389,9 @@ class Verifier:
                                                                 or (line, message) in wide)}
             if not allowed or _added(new_tree - allowed, seen, edit_line, edit_end):
                 return False
-        surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)]
+        aside = shifted(set_aside) - shifted(old_judge)
+        resurfaced = [p for p in new_judge if (p.line, p.message) in aside and not near(p.line, edit_line, edit_end)]
+        surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge) and p not in resurfaced]
         if _closed_too_early(old_judge, surfaced):
             return False
         if surfaced:
@@ -398,7 +404,7 @@ class Verifier:
             return all(p.line > max(edit_end, first_old) for p in surfaced)
         # Fewer problems; or fewer from the judge, with tree-sitter's only new ones those
         # its recovery hid before (allowed above).
-        return len(after) - len(revealed) < len(before) or judge_fewer
+        return len(after) - len(revealed) - len(resurfaced) < len(before) or judge_fewer
 
     def alone(self, working: str, current: CheckResult, target: Problem) -> tuple[str, CheckResult, frozenset[int]] | None:
         """``working`` as if ``target`` were its only mistake, its check and the lines
@@ -746,10 +752,14 @@ class Verifier:
 
     def unverified(self, original: str, after: str, checked: CheckResult) -> str:
         """Why a clean ``after`` is not verified, or '': the compiler did not know the
-        file's types, so its syntax messages were set aside, and asked again with those
+        file's types, so its syntax messages were set aside, and a line the repair changed
+        names a header it cannot find (``judges.headers_lost``), or asked again with those
         names declared it still rejects the change (``judges.unverified_changes``)."""
         if not checked.note:
             return ""
+        lost = judges.headers_lost(original, after, self.language)
+        if lost:
+            return f"not verified: the file's types are unknown, and line {lost[0].line} names a header the compiler cannot find"
         doubts = judges.unverified_changes(original, after, self.language)
         if doubts:
             return (f"not verified: the file's types are unknown and the compiler still rejects line "

@@ -367,6 +367,8 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
             break
         mistyped = _mistyped_header(header.line, readers.missing_header(header.message) or "",
                                     lines[header.line - 1], flags, tool.executable, language)
+        # What it said of the directive's own text stays (``#include <sys`` never closed).
+        extra += [d for d in found if d.line == header.line and d.syntax and d is not header]
         extra.append(mistyped or Diagnostic(header.line, header.column, header.message, False))
         lines[header.line - 1] = ""
         text = "\n".join(lines)
@@ -546,6 +548,20 @@ def unverified_changes(original: str, result: str, language: str) -> list[Diagno
     return [d for d, row in after
             if (readers.syntax_in_header(d.message) and d.line > min(changed, default=d.line))
             or ((d.message, row) not in seen and any(abs(d.line - line) <= 1 for line in changed))]
+
+
+def headers_lost(original: str, result: str, language: str) -> list[Diagnostic]:
+    """The compiler's "no such file" for each header that ``result`` names on a line it
+    changed and that ``original`` did not miss: a repair of an ``#include`` line must
+    name a header the compiler finds (remembered from their checks: no new run)."""
+    after = verdict(result, language)
+    if after is None:
+        return []
+    before = verdict(original, language)
+    missed = {readers.missing_header(d.message) for d in (before.diagnostics if before is not None else ())}
+    changed = _changed_lines(original, result)
+    return [d for d in after.diagnostics
+            if d.line in changed and readers.missing_header(d.message) not in missed | {None}]
 
 
 def unknown_names(source: str, language: str) -> list[tuple[int, str, str]]:
