@@ -911,3 +911,32 @@ def test_what_the_compiler_says_of_an_include_line_it_cannot_find_stays_a_proble
     # is about the directive's own text, and stays.
     found = check("#include <sys\nint x;\n", "c")
     assert [(p.line, p.message) for p in found.problems][:1] == [(1, "missing terminating > character")]
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_column_gcc_gives_on_a_line_indented_with_tabs_is_the_character_it_points_at():
+    # gcc 11 and later count a tab to its next stop: column 9 of "\treturn x;" is 'r'.
+    found = check("int main(void)\n{\n\tint x = 1\n\treturn x;\n}\n", "c").problems
+    assert found and found[0].line == 4 and found[0].text.startswith("return")
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("clean, broken", [
+    # an enumerator in capitals is the file's own, not a macro a header would define
+    ("\tOP_MODULO = 59,\n\tOP_I_MODULO = 60,\n", "\tOP_MODULO = 59\n\tOP_I_MODULO = 60,\n"),
+])
+def test_a_name_the_file_itself_declares_is_no_unknown_macro_beside_an_error(clean, broken):
+    head = '#include "opcodes_config.h"\n\ntypedef enum opcode {\n\tOP_NULL = 0,\n'  # (a header not here)
+    tail = "\tOP_MAX = 61\n} opcode;\n"
+    assert check(head + clean + tail, "c").ok
+    found = check(head + broken + tail, "c")
+    assert found.note and found.problems and found.problems[0].line in (5, 6)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_template_s_parameter_is_no_unknown_macro_beside_an_error():
+    source = ('#include "support_config.h"\n\ntemplate<class _E>\n  class span\n  {\n  public:\n'
+              "    typedef const _E* iterator;\n    typedef const _E* const_iterator;\n  };\n")
+    assert check(source, "cpp").ok
+    found = check(source.replace("_E* iterator;", "_E* iterator"), "cpp")
+    assert found.note and found.problems and found.problems[0].line == 7

@@ -78,6 +78,7 @@ def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
     """gcc, g++, clang, clang++, swiftc -parse; and the directives with another typed
     onto their line (``directives_typed_on``), which the compiler only warns of."""
     found: list[Diagnostic] = directives_typed_on(text) if filename.endswith(_C_FAMILY) else []
+    rows = text.split("\n")
     for match in _CC_LINE.finditer(output.stderr):
         message = match.group("msg").strip()
         if match.group("file") != filename:
@@ -103,11 +104,32 @@ def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
             syntax = bool(_GCC_SYNTAX.match(message))
         line, column = _expanded_at(output.stderr, match.end(), filename) or \
             (int(match.group("line")), int(match.group("col") or 1))
+        if not has_category:  # gcc: a column on the screen, a tab reaching to its next stop
+            column = _character_column(rows, line, column)
         found.append(Diagnostic(line, column, message, syntax))
     return _placed_unplaced(output.stderr, filename, found)
 
 
 _C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".m", ".mm")
+
+
+TAB_STOP = 8  # gcc's default ``-ftabstop``
+
+
+def _character_column(rows: list[str], line: int, column: int) -> int:
+    """The 1-based character column of gcc's ``column`` on ``line``: gcc 11 and later
+    count columns as they show on a screen (``-fdiagnostics-column-unit=display``), a tab
+    reaching to the next multiple of ``TAB_STOP``; what is read against the line's text
+    (the word it points at, a name beside it) needs its characters."""
+    row = rows[line - 1] if 0 < line <= len(rows) else ""
+    if "\t" not in row:
+        return column
+    shown = 0
+    for index, char in enumerate(row):
+        if shown + 1 >= column:
+            return index + 1
+        shown = (shown // TAB_STOP + 1) * TAB_STOP if char == "\t" else shown + 1
+    return len(row) + 1 + max(0, column - 1 - shown)
 
 
 # "file:73:1: note: in expansion of macro 'DECL'": where a macro the error lies in was used.

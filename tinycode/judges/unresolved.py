@@ -88,7 +88,7 @@ def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None,
     if any(missing_header(d.message) for d in diagnostics):
         return True
     lines = text.split("\n") if text is not None else []
-    defined = set(_DEFINE.findall(text)) if text is not None else set()
+    defined = _declared_here(text) if text is not None else set()
 
     def macro(d: Diagnostic, defined: set[str]) -> bool:
         return 0 < d.line <= len(lines) and _beside_unknown_macro(lines[d.line - 1], d.column, d.message, defined)
@@ -179,7 +179,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str,
     from ..problems import tree_sitter_problems
 
     lines = text.split("\n")
-    defined = set(_DEFINE.findall(text)) | known  # (``known``: the macros its headers define)
+    defined = _declared_here(text) | known  # (``known``: the macros its headers define)
 
     def explained(line: int, column: int, message: str = "", known: set[str] = defined) -> bool:
         row = lines[line - 1] if 0 < line <= len(lines) else ""
@@ -300,6 +300,22 @@ def _stopped_at(diagnostics: list[Diagnostic]) -> int | None:
 
 
 _DEFINE = re.compile(r"^[ \t]*#[ \t]*define[ \t]+(\w+)", re.MULTILINE)
+_ENUM_BODY = re.compile(r"\benum\b[^;{}()]*\{([^{}]*)\}")
+# An enumerator's name: first in its item, or first on its line (a ``,`` lost before it).
+_ENUMERATOR = re.compile(r"(?:^|,)\s*([A-Za-z_]\w*)\s*(?=[=,]|$)", re.MULTILINE)
+_TEMPLATE_PARAMETER = re.compile(r"\b(?:class|typename)\s+([A-Za-z_]\w*)\s*(?=[,>=])")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+
+
+def _declared_here(text: str) -> set[str]:
+    """The names the text itself gives a meaning that no header need supply: its macros
+    (``#define``), its enumerators (``OP_MODULO = 59,``) and its templates' parameters
+    (``template<class _E>``), which look like macros' names and are none."""
+    code = _COMMENT.sub(" ", text)
+    names = set(_DEFINE.findall(text)) | set(_TEMPLATE_PARAMETER.findall(code))
+    for body in _ENUM_BODY.finditer(code):
+        names.update(_ENUMERATOR.findall(body.group(1)))
+    return names
 _MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*$")  # GGML_API, G_BEGIN_DECLS, FOREACH
 # A macro-like name that ends a declaration (``int f(void) G_GNUC_CONST;``): not an
 # argument (``f(g2 NULL, NULL)``).
@@ -383,11 +399,13 @@ def parser_only(problems: list[Problem], text: str) -> list[Problem]:
     explain. tree-sitter expands no macro: to it, even those the file defines are
     unknown; and its error may span the macro (``int f(void) G_GNUC_CONST``)."""
     lines = text.split("\n")
+    # (its enumerators and templates' parameters it reads as what they are)
+    declared = _declared_here(text) - set(_DEFINE.findall(text)) if problems else set()
     out = []
     for p in problems:
         row = _row(lines, p.line)
         above = _row(lines, p.line - 1)
-        if _lone_word(above, set()) or _beside_unknown_macro(row, p.column, "", set()) \
+        if _lone_word(above, declared) or _beside_unknown_macro(row, p.column, "", declared) \
                 or _TRAILING_ANNOTATION.search(p.text) or _TRAILING_ANNOTATION.match(row[p.column - 1:].lstrip()):
             continue
         out.append(p)
