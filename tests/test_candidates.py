@@ -1162,3 +1162,13 @@ def test_an_include_guard_s_define_that_lost_its_name_gets_the_name_its_ifndef_t
     broken = header.replace("#define POINT_H\n", "#define\n")
     found = suggest(broken, "c")
     assert found and found[0].source_after == header
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_name_the_compiler_points_at_is_deleted_only_after_the_token_it_lost():
+    # "expected ')' before 'ch'": the ',' before the name was lost; deleting the name
+    # also compiles, and comes after.
+    source = '#include <stdio.h>\n\nint main(void)\n{\n\tint ch = 3;\n\tprintf("%d",ch);\n\treturn 0;\n}\n'
+    broken = source.replace('"%d",ch', '"%d"ch')
+    found = [c.source_after for c in suggest(broken, "c", limit=6)]
+    assert found[0] == source

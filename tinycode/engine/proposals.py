@@ -110,11 +110,20 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
     yield from _named_missing_edits(lines, problems)
     yield from _meant_header_edits(lines, problems)
+    # A name the compiler points at is deleted only after the one-token edits around it:
+    # "expected ')' before 'ch'" more often lost a ',' before the name than gained the name.
+    names_pointed: list[Edit] = []
+    keywords = vocabulary(language)[0]
     for p in problems[:1]:
         if guess:
             yield from _expected_token_edits(lines, p)
         if p.kind == "compiler" and guess and 1 <= p.line <= total:
-            yield from _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
+            pointed = next((t for c, t in tokens(lines[p.line - 1]) if c == p.column - 1), "")
+            deleted = _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
+            if _IDENTIFIER.fullmatch(pointed) and pointed not in keywords:
+                names_pointed.extend(deleted)
+            else:
+                yield from deleted
     if problems and guess:
         yield from _lost_opener_edits(lines, problems[0], comment_prefix(language))
     # The grammar's own small-edit neighbourhood: typos of words and of token order first.
@@ -155,6 +164,7 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
         yield from _token_edits(lines[line_no - 1], line_no, family.alternatives, spacing)
     for line_no in _inner_lines(problems, total, anchors):
         yield from _token_edits(lines[line_no - 1], line_no, family.alternatives, spacing)
+    yield from names_pointed
     if problems:
         if not quoted:
             yield from _unbalanced_quote_edits(lines, problems[0])
@@ -374,6 +384,9 @@ def _nearest_first(problems: tuple[Problem, ...], count: int = 3) -> tuple[Probl
 
 _GLUE = ("(", "[")  # the brackets that stand between two words
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
+
+
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
 
 
 @rule('delete-pointed', 'the token a compiler points at deleted, keyword or not', 'any (not python)')
