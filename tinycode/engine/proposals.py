@@ -386,9 +386,6 @@ _GLUE = ("(", "[")  # the brackets that stand between two words
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-
-
 @rule('delete-pointed', 'the token a compiler points at deleted, keyword or not', 'any (not python)')
 def _delete_pointed(text: str, line_no: int, col: int) -> Iterator[Edit]:
     """Delete the token a compiler points at, keyword or not (an ``else`` without an

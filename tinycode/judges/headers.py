@@ -191,8 +191,6 @@ def system_folders(executable: str, language: str, timeout: float) -> tuple[str,
 # A directive's whole text, its continued lines included.
 _DIRECTIVE = re.compile(r"^[ \t]*#(?:[^\n\\]|\\.)*", re.MULTILINE | re.DOTALL)
 _DEFINED_NAME = re.compile(r"^#define ([A-Za-z_]\w*)", re.MULTILINE)
-_MACROS_KEPT = 32  # texts' directives whose macros are remembered
-_macros: dict[tuple, frozenset[str]] = {}
 
 
 def macros(text: str, flags: Sequence[str], executable: str, language: str, timeout: float) -> frozenset[str]:
@@ -201,9 +199,11 @@ def macros(text: str, flags: Sequence[str], executable: str, language: str, time
     directives): a name beside an error that is one of them is no unknown macro. Empty
     when the compiler cannot say."""
     directives = "\n".join(match.group() for match in _DIRECTIVE.finditer(text)) + "\n"
-    key = (executable, language, tuple(flags), directives)
-    if key in _macros:
-        return _macros[key]
+    return _macros(directives, tuple(flags), executable, language, timeout)
+
+
+@functools.lru_cache(maxsize=32)
+def _macros(directives: str, flags: tuple[str, ...], executable: str, language: str, timeout: float) -> frozenset[str]:
     try:
         done = subprocess.run([executable, "-x", compiler_language(language), *flags, "-dM", "-E", "-"],
                               input=directives.encode("utf-8", "surrogatepass"), capture_output=True,
@@ -211,7 +211,4 @@ def macros(text: str, flags: Sequence[str], executable: str, language: str, time
         found = frozenset(_DEFINED_NAME.findall(done.stdout.decode("utf-8", "replace")))
     except (OSError, subprocess.TimeoutExpired):
         found = frozenset()
-    if len(_macros) >= _MACROS_KEPT:
-        _macros.pop(next(iter(_macros)))
-    _macros[key] = found
     return found

@@ -75,10 +75,16 @@ def directives_typed_on(text: str) -> list[Diagnostic]:
 
 
 def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
-    """gcc, g++, clang, clang++, swiftc -parse; and the directives with another typed
-    onto their line (``directives_typed_on``), which the compiler only warns of."""
-    found: list[Diagnostic] = directives_typed_on(text) if filename.endswith(_C_FAMILY) else []
-    rows = text.split("\n")
+    """gcc, g++, clang, clang++; and the directives with another typed onto their line
+    (``directives_typed_on``), which the compiler only warns of."""
+    return _placed_unplaced(output.stderr, filename,
+                            directives_typed_on(text) + _compiler_lines(output, filename, text.split("\n")))
+
+
+def _compiler_lines(output: Output, filename: str, rows: list[str] | None) -> list[Diagnostic]:
+    """The messages of a gcc-like compiler ("file:LINE:COL: error: message [category]");
+    given the text's ``rows``, gcc's columns made the rows' characters."""
+    found: list[Diagnostic] = []
     for match in _CC_LINE.finditer(output.stderr):
         message = match.group("msg").strip()
         if match.group("file") != filename:
@@ -104,13 +110,10 @@ def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
             syntax = bool(_GCC_SYNTAX.match(message))
         line, column = _expanded_at(output.stderr, match.end(), filename) or \
             (int(match.group("line")), int(match.group("col") or 1))
-        if not has_category:  # gcc: a column on the screen, a tab reaching to its next stop
+        if rows is not None and not has_category:  # gcc: a column on the screen, a tab reaching to its next stop
             column = _character_column(rows, line, column)
         found.append(Diagnostic(line, column, message, syntax))
-    return _placed_unplaced(output.stderr, filename, found)
-
-
-_C_FAMILY = (".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx", ".m", ".mm")
+    return found
 
 
 TAB_STOP = 8  # gcc's default ``-ftabstop``
@@ -187,7 +190,8 @@ def _included_from(stderr: str, before: int, filename: str) -> int | None:
 
 def read_swift(output: Output, filename: str, text: str) -> list[Diagnostic]:
     """``swiftc -parse`` reports only what the parser found."""
-    return [Diagnostic(d.line, d.column, d.message, True) for d in read_cc(output, filename, text)
+    return [Diagnostic(d.line, d.column, d.message, True)
+            for d in _placed_unplaced(output.stderr, filename, _compiler_lines(output, filename, None))
             if not missing_header(d.message)]
 
 
