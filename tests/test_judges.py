@@ -940,3 +940,39 @@ def test_a_template_s_parameter_is_no_unknown_macro_beside_an_error():
     assert check(source, "cpp").ok
     found = check(source.replace("_E* iterator;", "_E* iterator"), "cpp")
     assert found.note and found.problems and found.problems[0].line == 7
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_macro_that_opens_a_line_explains_nothing_past_its_statement_s_end():
+    # ``CARD8`` (a header's type, the header not here) may explain an error in
+    # ``CARD8 reqType`` but not a '/' after the ';': a comment's opener split from its '*'.
+    clean = ('#include "wmproto_missing.h"\n\ntypedef struct {\n    CARD8\treqType;\t/* always */\n'
+             "    CARD16\tlength;\n} xReq;\n")
+    assert check(clean, "c").ok
+    found = check(clean.replace("\t/* always */", "\t/\n    * always */"), "c")
+    assert found.note and [p.line for p in found.problems][:1] == [4]
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_repair_that_leaves_a_name_the_compiler_cannot_resolve_where_it_changed_is_not_verified():
+    from tinycode.engine.verifier import Verifier
+
+    head = "#include <utility>\n\ntemplate<typename T, typename U, typename A>\nstruct node_ {};\n\n"
+    # every header found: a name used once that no header declares is two names fused
+    original = head + "template<typename T, typename A>\nstruct node_<T, std::pairA ,> {};\n"
+    repaired = original.replace(" ,>", ", A>")
+    after = check(repaired, "cpp")
+    assert after.ok and after.note  # 'pairA' is unknown: the types are unknown
+    assert "cannot resolve 'pairA'" in Verifier("cpp").unverified(original, repaired, after)
+    # a name typed that the compiler knows elsewhere but not there
+    scoped = head + "struct box { typedef int size_type; };\nstruct other { int n = 1 +; };\n"
+    typed = scoped.replace("1 +;", "1 + size_type;")
+    after = check(typed, "cpp")
+    assert after.ok and after.note
+    assert "cannot resolve 'size_type'" in Verifier("cpp").unverified(scoped, typed, after)
+    # a name a missing header declares, used on other lines too, stays a repair
+    missing = '#include "gone.h"\nint f() {\n    int a = gone(1)\n    int c = gone(2);\n    return a + c;\n}\n'
+    fixed = missing.replace("(1)\n", "(1);\n")
+    after = check(fixed, "cpp")
+    assert after.ok and after.note
+    assert Verifier("cpp").unverified(missing, fixed, after) == ""

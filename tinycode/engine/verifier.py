@@ -764,6 +764,11 @@ class Verifier:
         if doubts:
             return (f"not verified: the file's types are unknown and the compiler still rejects line "
                     f"{doubts[0].line} ({doubts[0].message})")
+        unresolved = judges.names_unresolved_at_repair(original, after, self.language)
+        if unresolved:
+            line, name = unresolved[0]
+            return (f"not verified: the file's types are unknown, and the compiler cannot resolve '{name}' "
+                    f"on line {line}, which the repair changed")
         typo = self.misspelt_keyword(after)
         if typo:
             return f"not verified: the file's types are unknown, and {typo}"

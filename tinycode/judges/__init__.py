@@ -578,6 +578,38 @@ def unknown_names(source: str, language: str) -> list[tuple[int, str, str]]:
     return out
 
 
+def names_unresolved_at_repair(original: str, result: str, language: str) -> list[tuple[int, str]]:
+    """(line, name) for each name the compiler cannot resolve on a line that ``result``
+    changed from ``original``, where that is no missing header's doing: a name the
+    repair typed that the compiler resolves on another line (another scope's member,
+    typed where it means nothing), or, with every header found, a name used nowhere
+    else (``null_type_Alloc``: two names fused, which the repair left). A missing
+    header's names are unknown wherever they are used. Remembered from the checks:
+    no new run."""
+    found = verdict(result, language)
+    if found is None:
+        return []
+    unknown: dict[str, set[int]] = {}
+    for line, name, _ in unknown_names(result, language):
+        unknown.setdefault(name, set()).add(line)
+    if not unknown:
+        return []
+    every_header = not any(readers.missing_header(d.message) for d in found.diagnostics)
+    changed = _changed_lines(original, result)
+    lines = result.split("\n")
+    out = []
+    for name, where in unknown.items():
+        if not where & changed:
+            continue
+        word = re.compile(rf"\b{re.escape(name)}\b")
+        uses = len(word.findall(result))
+        typed = uses > len(word.findall(original)) and any(
+            word.search(row) for number, row in enumerate(lines, 1) if number not in where | changed)
+        if typed or (every_header and uses == 1):
+            out.append((min(where & changed), name))
+    return sorted(out)
+
+
 def _changed_lines(original: str, result: str) -> set[int]:
     """The 1-based lines of ``result`` that are not lines of ``original`` (a line after
     a deletion counts as changed)."""

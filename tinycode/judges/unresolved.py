@@ -370,7 +370,8 @@ def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]
     named = _AFTER_DECLARATOR.match(message)
     if named and unknown(named.group(1)):
         return True  # int f(void) G_GNUC_CONST;
-    start = _LINE_START.match(row)
+    # (a macro that opens the line explains nothing past the ';' that ends its statement)
+    start = _LINE_START.match(row) if ";" not in row[:at] else None
     if start and start.group(2) and _CAPITAL_TAIL.search(start.group(1)) and start.group(1) not in defined \
             and not row[_balanced_end(row, start.end(2) - 1):].strip():
         return True  # PyVarObject_HEAD_INIT(NULL, 0) alone on its line: it brings its own ','
