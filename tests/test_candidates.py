@@ -1172,3 +1172,63 @@ def test_a_name_the_compiler_points_at_is_deleted_only_after_the_token_it_lost()
     broken = source.replace('"%d",ch', '"%d"ch')
     found = [c.source_after for c in suggest(broken, "c", limit=6)]
     assert found[0] == source
+
+
+GO_FORK = """package main
+
+// A bug in
+// syscall.runtime_AfterForkInChild corrupted TSAN's signal forwarding table
+// during calls to Run.
+
+import "fmt"
+
+func main() {
+\tfmt.Println("forked")
+}
+"""
+
+
+def test_a_comment_s_line_split_before_words_with_an_apostrophe_is_joined_back():
+    # "TSAN's" is a word, not a rune literal left open: the line is the comment's prose.
+    broken = GO_FORK.replace("// syscall.runtime", "// syscall.\nruntime")
+    found = [c.source_after for c in suggest(broken, "go", limit=4)]
+    assert GO_FORK in found
+
+
+PHP_ITERATOR = """<?php
+/**
+ * Iterator for children of a directory container.
+ */
+namespace org\\bovigo\\vfs;
+
+/**
+ * Iterator over a container's children.
+ */
+class ContainerIterator implements \\Iterator
+{
+    protected $children;
+
+    public function __construct(array $children)
+    {
+        $this->children = $children;
+    }
+
+    public function rewind(): void
+    {
+        reset($this->children);
+    }
+}
+"""
+
+
+def test_a_keyword_left_out_is_put_back_though_the_file_has_it_nowhere_else():
+    # ``class`` is admitted before the name and ``implements`` after both: it comes
+    # before keywords the file uses more that the grammar admits only before the name;
+    # and splitting ``<?php`` (the whole file made text, which php -l accepts) is no repair.
+    from tinycode.engine.lookahead import lost_keyword_edits
+
+    broken = PHP_ITERATOR.replace("class ContainerIterator", "ContainerIterator")
+    words = [edit.new_lines[0].split()[0] for edit in lost_keyword_edits(broken.split("\n"), check(broken, "php").problems, "php")]
+    assert words.index("class") < min(words.index("function"), words.index("public"))
+    found = [c.source_after for c in suggest(broken, "php", limit=4)]
+    assert found and found[0] == PHP_ITERATOR

@@ -799,6 +799,7 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
     (the "License");``)."""
     run = longest = 0
     end = -1  # where the token before ends
+    text = _APOSTROPHE.sub("", text)  # (``TSAN's``, ``don't``: one word, no quote opened)
     for col, tok in _tokens(text, symbols):
         if tok == "(" and col == end and longest < run_of:
             # A call (``getch()``): a sentence puts a blank before its parenthesis, unless
@@ -816,6 +817,7 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
     return longest >= run_of
 
 
+_APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
 _SENTENCE_MARKS = (",", ".", "'", "-", ":", ";", "(", ")", "!", "?")
 _SENTENCE_ENDS = (".", ":", ";", "!", "?")
 

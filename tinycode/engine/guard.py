@@ -97,7 +97,7 @@ def hides_code(before: str, after: str, language: str) -> str:
     flipped = _flips_a_conditional(before, after, language)
     if flipped:
         return flipped
-    marks = tuple(QUOTES) + _BLOCK_MARKS + ("#",) + ((comment_prefix(language),) if comment_prefix(language) else ())
+    marks = tuple(QUOTES) + _BLOCK_MARKS + _CODE_TAGS + ("#",) + ((comment_prefix(language),) if comment_prefix(language) else ())
     original = source_lines(before)
     every = changed_hunks(before, after)
     hunks = [hunk for hunk in every if any(mark in line for line in hunk[1] + hunk[2] for mark in marks)]
@@ -426,7 +426,7 @@ def _quiet_reach(root, starts_by: int, ends_from: int) -> int:
         node = stack.pop()
         if node.start_byte > starts_by or node.end_byte < ends_from:
             continue
-        if _quiet_kind(node.type):
+        if _quiet_kind(node.type) or _inline_text(node):
             reach = max(reach, node.end_byte)
         stack.extend(node.children)
     return reach
@@ -450,6 +450,15 @@ def _in_error(node) -> bool:
 # character, the body of a C macro (``#define extern Void f(void);`` compiles whatever
 # follows the name).
 _UNREAD_TEXT = frozenset({"character_literal", "preproc_arg"})
+_CODE_TAGS = ("<?", "?>")  # where a template language's code starts and ends (``_inline_text``)
+
+
+def _inline_text(node) -> bool:
+    """Text a template language outputs as it is, outside its code tags (PHP's
+    before ``<?php`` or after ``?>``): no code is read there."""
+    return node.type == "text" and node.parent is not None and node.parent.type in ("program", "text_interpolation")
+
+
 # Strings that name a file rather than hold text (``#include <features.h>``).
 _READ_STRINGS = frozenset({"system_lib_string"})
 
@@ -461,7 +470,7 @@ def _quiet(node) -> tuple[int, int] | None:
         kind = node.type
         if any(part in kind for part in _INSIDE_STRING_CODE):
             return None
-        if _quiet_kind(kind) and kind not in _READ_STRINGS:
+        if (_quiet_kind(kind) and kind not in _READ_STRINGS) or _inline_text(node):
             while node.parent is not None and ("string" in node.parent.type or "heredoc" in node.parent.type):
                 node = node.parent
             return node.start_byte, node.end_byte

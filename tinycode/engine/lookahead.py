@@ -130,6 +130,40 @@ def admitted_keywords(language: str, leaf: "tree_sitter.Node", words: dict[str, 
     return found
 
 
+def _reads_on(language: str, leaf: "tree_sitter.Node", following: "tree_sitter.Node | None",
+              symbols: set[int]) -> bool:
+    """After one of ``symbols`` (a keyword put before ``leaf``) and ``leaf``, the token
+    ``following`` it is admitted too: the grammar reads two tokens on from the gap.
+    (A parser recovering from an error may have read ``following``, a keyword, as a
+    name: a keyword's text counts.)"""
+    if following is None or leaf.parse_state == NO_STATE:
+        return False
+    grammar = get_language(language)
+    text = following.text.decode("utf-8", "replace")
+    keyword = grammar.id_for_node_kind(text, False) if text in vocabulary(language)[0] else None
+    wanted = {keyword if keyword is not None else following.grammar_id}
+    for symbol in symbols:
+        after = grammar.next_state(leaf.parse_state, symbol)
+        if after == NO_STATE:  # (a reduction first: wherever the grammar reads the two)
+            admitted = _follows_pair(language, symbol, leaf.grammar_id)
+        else:
+            then = grammar.next_state(after, leaf.grammar_id)
+            admitted = frozenset(_admitted(grammar, then)) if then != NO_STATE else frozenset()
+        if wanted & admitted:
+            return True
+    return False
+
+
+@lru_cache(maxsize=None)
+def _follows_pair(language: str, first: int, second: int) -> frozenset[int]:
+    """The tokens that may come next after ``first`` then ``second`` wherever the grammar
+    reads the two in a row."""
+    grammar = get_language(language)
+    targets = {grammar.next_state(state, first) for state in range(grammar.parse_state_count)} - {NO_STATE}
+    thens = {grammar.next_state(target, second) for target in targets} - {NO_STATE}
+    return frozenset(s for then in thens for s in _admitted(grammar, then))
+
+
 def _positions(rows: _Rows, problems: tuple[Problem, ...]) -> Iterator[tuple[int, "tree_sitter.Node"]]:
     """(line, token) of the reported lines' tokens: on each line the token a problem's
     column points at (a compiler names the word it could not read as a type there),
@@ -166,5 +200,10 @@ def lost_keyword_edits(lines: list[str], problems: tuple[Problem, ...], language
         line = lines[line_no - 1]
         col = rows.column(leaf)
         admitted = [w for w in admitted_keywords(language, leaf, words) if w not in leave_out]
-        for word in sorted(admitted, key=lambda w: -used[w]):
+        following = next((t for t in rows.tokens(line_no - 1, line_no) if t.start_byte >= leaf.end_byte
+                          and not t.is_extra and t.end_byte > t.start_byte), None)
+        reads_on = {w for w in admitted if _reads_on(language, leaf, following, words[w])}
+        # (those after which the token that follows it is admitted too come first:
+        # ``class`` before ``Iterator implements``, not ``function``)
+        for word in sorted(admitted, key=lambda w: (w not in reads_on, -used[w])):
             yield replace(insert_word(line_no, line, col, word), unfounded=not used[word])
