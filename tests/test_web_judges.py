@@ -75,3 +75,32 @@ def test_without_the_packages_tree_sitter_alone_judges(monkeypatch):
     judges.configure()
     assert judges.describe(["css", "html"]) == {"css": "tree-sitter only", "html": "tree-sitter only"}
     assert check(CSS, "css").ok and not check(CSS.replace("a {", "a {{"), "css").ok
+
+
+DOC = ('<!doctype html>\n<html>\n<head>\n<title>Types</title>\n<link href="a.html" rel="up" title="Types">\n'
+       '<link href="b.html" rel="next" title="Next">\n</head>\n<body>\n<div class="box">\n'
+       '<p>The <code>float</code> and\n<code>double</code> types.\n</p>\n<p>More.</p>\n</div>\n</body>\n</html>\n')
+
+
+@needs_html_validate
+def test_an_end_tag_that_lost_its_slash_is_put_back_where_the_judge_reports_elements_left_open():
+    from tinycode.engine.candidates import suggest
+
+    broken = DOC.replace("<code>float</code>", "<code>float< code>")
+    found = check(broken, "html")
+    assert not found.ok and found.problems[0].line > 10  # reported where an enclosing element ends
+    assert DOC in [c.source_after for c in suggest(broken, "html", limit=4)]
+
+
+@needs_html_validate
+def test_what_html_validate_reports_once_its_tokenizer_reads_on_is_progress():
+    # A value closed with the other quote stops the tokenizer a line below; put right,
+    # the judge reads on to the file's next mistake and the elements it leaves open.
+    from tinycode.engine.candidates import suggest
+
+    rest = DOC.replace("<code>float</code>", "<code>float< code>")
+    broken = rest.replace('title="Types">', 'title="Types\'>')
+    assert check(broken, "html").problems[0].message.startswith("failed to tokenize")
+    assert len(check(rest, "html").problems) > 1
+    repaired = [c.source_after for c in suggest(broken, "html", limit=6) if check(c.source_after, "html").ok]
+    assert repaired and "<code>float</code>" in repaired[0] and "title=\"Types'" not in repaired[0]

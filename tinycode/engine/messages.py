@@ -28,6 +28,12 @@ STRING_TO_THE_END = re.compile(
     r"EOF while scanning", re.IGNORECASE)
 
 
+# A judge that gave up reading at its error (html-validate's tokenizer: "failed to
+# tokenize ..."): it read nothing past it, so the errors it reports there once the
+# error is repaired are the file's further mistakes, not the edit's.
+READ_NO_FURTHER = re.compile(r"^failed to tokenize ")
+
+
 # A construct reported where it opens and never closed ("unterminated #ifdef",
 # "Unclosed '{'"): its closer was due anywhere further on.
 UNCLOSED = re.compile(r"unterminated|never closed|unclosed|not closed", re.IGNORECASE)

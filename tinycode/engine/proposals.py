@@ -59,12 +59,37 @@ class EditFamily:
     lost_keywords: bool = True
 
 
+# An end tag whose '/' became another character (``<code>Rc< code>``): text to the
+# parser, so the element stays open.
+_SLASHLESS_END_TAG = re.compile(r"<[ \\|](\w+)>")
+END_TAG_LINES_BEFORE = 30  # lines above a markup problem searched for such an end tag
+
+
+@rule('end-tag-slash', "an end tag whose '/' became another character: the '/' put back", 'html')
+def _end_tag_slash_edits(lines: list[str], problems: tuple[Problem, ...], _anchors: list[int]) -> Iterator[Edit]:
+    """``<code>Rc< code>`` leaves the element open, and the judge reports it only where
+    an enclosing element ends, lines below: on the problem's line and those above it,
+    each such text of an element the file closes elsewhere is made its end tag."""
+    if not problems:
+        return
+    text = "\n".join(lines)
+    first = problems[0].line
+    for line_no in range(min(first, len(lines)), max(0, first - END_TAG_LINES_BEFORE), -1):
+        row = lines[line_no - 1]
+        for match in _SLASHLESS_END_TAG.finditer(row):
+            tag = f"</{match.group(1)}>"
+            if tag in text:
+                yield Edit(line_no, 1, [row[:match.start()] + tag + row[match.end():]],
+                           f"line {line_no}: replace {match.group()!r} with {tag!r}", 1)
+
+
 GENERAL = EditFamily()
 # The families of edits, by the name a language's record gives (one table, as the records are).
 EDIT_FAMILIES: dict[str, EditFamily] = {
     "python": EditFamily(own=python_edits, late=late_python_edits, block_indent=True,
                          alternatives=PYTHON_ALTERNATIVES, lost_keywords=False),
     "shell": EditFamily(first=shell_edits, closers=CLOSING_WORDS, openers=OPENING_WORDS | {";"}),
+    "markup": EditFamily(own=_end_tag_slash_edits),
     "end": EditFamily(first=end_blocks.lost_opener_edits, closers=end_blocks.CLOSING_WORDS,
                       openers=end_blocks.OPENING_WORDS),
 }

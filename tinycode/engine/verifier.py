@@ -40,7 +40,7 @@ from .edits import BRACKETS, Edit, changed_hunks, code_tokens, differing_span, o
 from .grammar_space import keyword_typo, vocabulary
 from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
-from .messages import (AT_THE_END, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
+from .messages import (AT_THE_END, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
                        reported_line)
 
 if TYPE_CHECKING:
@@ -397,7 +397,8 @@ class Verifier:
         if surfaced:
             # More errors from the judge is no progress, unless tree-sitter sees fewer: an
             # error that swallowed the rest of the file (a string left open) hid them all.
-            if not old_judge or len(new_judge) > len(old_judge) and not len(new_tree) < len(old_tree):
+            gave_up = bool(old_judge) and all(READ_NO_FURTHER.match(p.message) for p in old_judge)
+            if not old_judge or len(new_judge) > len(old_judge) and not len(new_tree) < len(old_tree) and not gave_up:
                 return False
             first_old = min(reported_line(p) + delta if reported_line(p) > edit_line else reported_line(p)
                        for p in old_judge)

@@ -39,4 +39,4 @@ def open_names(lines: list[str], line_no: int, before: str) -> list[str]:
 
 LANGUAGE = LanguageSpec("html", wheel("tree_sitter_html"), (".html", ".htm", ".xhtml"), comment="", block_comment=("<!--", "-->"), words=("html",),
                         open_names=open_names, judges=("html-validate",), judge_input="input.html", judge_cost=2,
-                        judge_beside_parser=True)
+                        judge_beside_parser=True, edit_family="markup")
