@@ -1232,3 +1232,29 @@ def test_a_keyword_left_out_is_put_back_though_the_file_has_it_nowhere_else():
     assert words.index("class") < min(words.index("function"), words.index("public"))
     found = [c.source_after for c in suggest(broken, "php", limit=4)]
     assert found and found[0] == PHP_ITERATOR
+
+
+KEY_SH = """#!/bin/sh
+set -e
+
+import_key() {
+    gpg --import <<KEY
+-----BEGIN PGP PUBLIC KEY BLOCK-----
+mQINBE6XR8IBEACVdDKT2HEH1IyHzXkb4nIWAY7echjRxo7MTcj4vbXAyBKOfjja
+UrBEJWHN6fjKJXOYWXHLIYg0hOGeW9qcSiaa1/rYIbOzjfGfhE4x0Y+NJHS1db0V
+G6GUj3qXaeyqIJGS2z7m0Thy4Lgr/LpZlZ78Nf1fliSzBlMo1sV7PpP/7zUO+aA4
+-----END PGP PUBLIC KEY BLOCK-----
+KEY
+}
+
+""" + "".join(f'echo "step {n}"\n' for n in range(40)) + "import_key\n"
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_stray_backquote_far_above_where_the_shell_reads_to_the_end_is_taken_out():
+    broken = KEY_SH.replace("qcSiaa1/rYIb", "qcSiaa1`/rYIb")
+    before = check(broken, "bash")
+    assert before.problems[0].line > 40  # noticed at the file's end
+    found = suggest(broken, "bash", limit=4, result=before)
+    assert found[0].source_after == KEY_SH
+    assert Verifier("bash").refused(broken, before.problems, KEY_SH, Settings()) == ""

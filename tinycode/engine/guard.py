@@ -586,7 +586,8 @@ def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, ab
     an opener may go above a closer that lost it (``(``, a shell ``then``), and a
     closing quote above the line where the string that runs on from it is noticed, with
     the closers of what it opened inside that string (``")"`` at the end of ``"$(cmd
-    "$x``). Such lines may gain those characters and words only."""
+    "$x``); or a stray quote above may go, whose string ran on to where it is noticed.
+    Such lines may gain those characters and words, or lose a quote, only."""
     closers, openers = set(BRACKETS.values()), set(BRACKETS.keys()) | set(QUOTES)
     family = edit_family(language)  # words that close or open blocks as brackets do
     closers |= family.closers
@@ -594,7 +595,8 @@ def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, ab
     return (below or above) and (_only_adds(old, new, closers) or _respells_as(old, new, family.closers)) \
         or above and (_only_adds(old, new, openers) or _respells_as(old, new, family.openers)
                       or _unmasks(old, new, family.openers - {";"})
-                      or _only_adds(old, new, closers | set(QUOTES)) or _swaps_a_quote(old, new))
+                      or _only_adds(old, new, closers | set(QUOTES)) or _swaps_a_quote(old, new)
+                      or _only_adds(new, old, set(QUOTES)))
 
 
 def _respells_as(old: list[str], new: list[str], words: Iterable[str]) -> bool:

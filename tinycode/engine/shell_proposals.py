@@ -61,6 +61,8 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
         yield from _missing_word_edits(lines, first.line)
     if re.search(r"[Uu]nterminated quoted string|matching `[\"']'|unexpected EOF", message):
         yield from _quote_edits(lines)
+    if re.search(r"backquote|matching ``'", message):
+        yield from _stray_backquote_edits(lines)
     yield from _missing_closer_edits(lines, first.line)
     yield from _lost_opener_edits(lines, first.line)
     yield from _bare_opener_edits(lines, first.line)
@@ -270,6 +272,28 @@ def _header(lines: list[str], closer: _Opener) -> int | None:
             continue
         return None if first is not None else n
     return None
+
+
+# A backquote the shell reads: not escaped, not inside a single-quoted string on its line.
+_LIVE_BACKQUOTE = re.compile(r"'[^']*'|\\.|(`)")
+
+
+@rule('sh-stray-backquote', "a backquote alone on its line taken out where the shell reads a command "
+      "substitution on to the file's end", 'shell')
+def _stray_backquote_edits(lines: list[str]) -> Iterator[Edit]:
+    """The shell reports a backquote never closed only at the file's end ("EOF in
+    backquote substitution"): on the first lines with an odd number of live backquotes
+    (a character typed into a here-document's text, or a string's), each is deleted."""
+    tried = 0
+    for n, text in enumerate(lines, 1):
+        marks = [m.start(1) for m in _LIVE_BACKQUOTE.finditer(text) if m.group(1)]
+        if len(marks) % 2 == 0 or text.lstrip().startswith("#"):
+            continue
+        for col in marks:
+            yield Edit(n, 1, [text[:col] + text[col + 1:]], f"line {n}: delete '`'", 1, col + 1, col)
+        tried += 1
+        if tried >= MAX_QUOTE_LINES:
+            return
 
 
 @rule('sh-quote', 'a closing \'"\' where a double-quoted string runs on past its line', 'shell')
