@@ -1258,3 +1258,37 @@ def test_a_stray_backquote_far_above_where_the_shell_reads_to_the_end_is_taken_o
     found = suggest(broken, "bash", limit=4, result=before)
     assert found[0].source_after == KEY_SH
     assert Verifier("bash").refused(broken, before.problems, KEY_SH, Settings()) == ""
+
+
+AWK_SH = """#!/bin/sh
+set -e
+
+awk '
+BEGIN {
+\tcount = 0
+}
+
+# count the enum values
+$1 == "enum" { inside = 1; next }
+inside && $1 == "};" { inside = 0; next }
+inside && NF == 3 { count++ }
+
+END {
+\tprint count
+}
+' values.h > count.txt
+
+echo 'done'
+"""
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_program_in_single_quotes_that_lost_its_opening_quote_gets_it_back():
+    # bash reads the awk program as shell code and stops at its first '}'; the quote
+    # that ends the program, lines below, is left open.
+    broken = AWK_SH.replace("awk '\n", "awk\n")
+    before = check(broken, "bash")
+    assert before.problems[0].line == 7
+    found = suggest(broken, "bash", limit=4, result=before)
+    assert found[0].source_after == AWK_SH
+    assert Verifier("bash").refused(broken, before.problems, AWK_SH, Settings()) == ""

@@ -91,6 +91,9 @@ NOTE_JS = """function f(config) {
 }
 """
 REPAIRS = [
+    # a program's opening quote put back: the string ends at the quote the input left open
+    ("bash", "awk\nBEGIN { n = 0 }\n{ n++ }\nEND { print n }\n' file\necho 'x'\n",
+     "awk '\nBEGIN { n = 0 }\n{ n++ }\nEND { print n }\n' file\necho 'x'\n"),
     ("c", "#define MAX\n  100\nint x;\n", "#define MAX  100\nint x;\n"),  # a definition's body joined back to it
     ("python", 'print("hello)\nfoo()\n', 'print("hello")\nfoo()\n'),  # a string closed where it ends
     ("python", 'msg = "Value: %d, %s (x)\nfoo()\n', 'msg = "Value: %d, %s (x)"\nfoo()\n'),

@@ -976,3 +976,12 @@ def test_a_repair_that_leaves_a_name_the_compiler_cannot_resolve_where_it_change
     after = check(fixed, "cpp")
     assert after.ok and after.note
     assert Verifier("cpp").unverified(missing, fixed, after) == ""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("head", ["", '#include "popcount_config.h"\n'])  # (a header not here: types unknown)
+def test_a_pragma_whose_string_is_badly_formed_is_a_problem_whatever_the_types(head):
+    clean = head + '#pragma GCC target("popcnt")\nint count(unsigned x) { return __builtin_popcount(x); }\n'
+    assert check(clean, "c").ok
+    found = check(clean.replace('target("popcnt")', 'target"popcnt")'), "c")
+    assert [p.line for p in found.problems] == [clean.count("\n", 0, clean.index("#pragma")) + 1]

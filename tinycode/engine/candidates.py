@@ -607,7 +607,7 @@ class _ReparseVerdicts:
         else:
             after = self._parse(data, tree)
         problems = self.seen[_key(edit)] = tuple(tree_problems(after, data))
-        if self.verifier.swallowed(self.tree, after, len(new) - (old_end - begin)):
+        if self.verifier.swallowed(self.tree, after, len(new) - (old_end - begin), edit):
             return None
         if self.native:
             return FIXED if edit.direct else self.verifier.tree_sitter_screen(

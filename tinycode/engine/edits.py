@@ -49,6 +49,9 @@ class Edit:
     # uses nowhere near).
     unfounded: bool = False
     rule: str = ""  # the id of the rule that made it (``rules.RULES``)
+    # The line below where the string the edit opens ends, for a quote put back at a
+    # multi-line string's start (0: the edit means to open none; ``Verifier.opens_strings``).
+    string_ends_at: int = 0
 
     @property
     def end_line(self) -> int:

@@ -26,7 +26,7 @@ from ..problems import leaves_within
 from ..languages import comment_prefix, spec
 from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
-from .layout import HEADER_SCAN, misplaced_closers
+from .layout import HEADER_SCAN, misplaced_closers, open_strings
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
 from .grammar_space import distance, vocabulary
 from .proposals import edit_family
@@ -227,6 +227,7 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
     new_tree = _tree(edited, language, thread)
     starts = [0] + [at + 1 for at, byte in enumerate(edited) if byte == 10]
     changed_after, to_before = _line_maps(before, hunks)
+    original = before.split("\n")
     code_by_line: dict[int, list] | None = None
     seen: set[tuple[int, int]] = set()
     lines = sorted(changed_after)
@@ -242,8 +243,8 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
         if last - first < 2 or not ({first, last} & changed_after):
             continue
         inside = [to_before[line] for line in range(first + 1, last) if line in to_before]
-        if not inside:
-            continue
+        if not inside or (last in to_before and _ends_at_lone_quote(edited, span, original[to_before[last] - 1])):
+            continue  # (or the string's opening quote put back: see ``_hidden_tokens``)
         if code_by_line is None:
             code_by_line = {}
             for old in _leaves(reading.root_node):
@@ -313,6 +314,7 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
             break
         if leaf.start_byte >= len(before) - suffix:
             leaves.append(leaf)
+    spans = set()
     for leaf in leaves:
         if not leaf.text.strip(QUOTES.encode() + b" \t\n") or _quiet(leaf) is not None:
             continue  # only what follows the edit, unchanged, and was not a comment, string or quote
@@ -320,6 +322,7 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
         span = _quiet(new_tree.root_node.descendant_for_byte_range(at, at + 1))
         if span is not None and after.rfind(b"\n", 0, span[0]) < prefix <= at:
             by_line.setdefault(leaf.start_point[0], []).append(leaf.text.decode("utf-8", "replace"))
+            spans.add(span)
     # Text tree-sitter could not read as code (a token of it in an ERROR, or a line it
     # read only by inventing tokens: ``way to signal the end`` as declarations, each
     # given its ``;``) that is mostly words is prose: a comment's text that lost its marker.
@@ -329,12 +332,33 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
         return []
     if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
         return []
+    # A string's opening quote put back before its text: the string ends at a quote that
+    # ``before`` left open on its line (``awk`` over the lines of a program and its
+    # ``}' file``), so only what its lost opener had left unquoted is quoted again.
+    if hidden and all(_ends_at_lone_quote(after, span, _line_at(before, span[1] - 1 - shift)) for span in spans):
+        return []
     # A block comment's closer that the original had as code, where nothing opened it
     # (``/`` at a line's end, ``* visual */,`` on the next): the edit put back the
     # comment it closes, within a few lines.
     if hidden and max(by_line) - min(by_line) < _CLOSER_REACH and _ends_with_closer(before, max(by_line), hidden):
         return []
     return hidden
+
+
+def _ends_at_lone_quote(after: bytes, span: tuple[int, int], line: str) -> bool:
+    """The string ``span`` of ``after`` spans lines and ends with a quote that stood on
+    ``line`` (its line in the text before the edit) leaving a string open there: its
+    partner was lost, and the edit put it back."""
+    quote = after[span[1] - 1:span[1]]
+    return bool(quote) and quote.decode("latin-1") in QUOTES and b"\n" in after[span[0]:span[1]] \
+        and open_strings(line) > 0
+
+
+def _line_at(text: bytes, at: int) -> str:
+    """The line of ``text`` that byte ``at`` lies on."""
+    start = text.rfind(b"\n", 0, at) + 1
+    stop = text.find(b"\n", at)
+    return text[start:len(text) if stop < 0 else stop].decode("utf-8", "replace")
 
 
 def _ends_with_closer(before: bytes, row: int, hidden: list[str]) -> bool:

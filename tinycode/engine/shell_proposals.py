@@ -64,6 +64,7 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
     if re.search(r"backquote|matching ``'", message):
         yield from _stray_backquote_edits(lines)
     yield from _missing_closer_edits(lines, first.line)
+    yield from _lost_program_quote_edits(lines, first.line)
     yield from _lost_opener_edits(lines, first.line)
     yield from _bare_opener_edits(lines, first.line)
     if "quot" not in message:
@@ -294,6 +295,34 @@ def _stray_backquote_edits(lines: list[str]) -> Iterator[Edit]:
         tried += 1
         if tried >= MAX_QUOTE_LINES:
             return
+
+
+PROGRAM_LINES = 60  # lines below the error searched for the end of a quoted program
+PROGRAM_START_LINES = 4  # lines at and above the error tried for the program's opening quote
+# A command that takes a program as its argument: its line is likeliest the program's first.
+_PROGRAM_COMMAND = re.compile(r"^\s*(?:\w+=\S*\s+)*(?:[\w./-]*/)?(?:[gmn]?awk|sed|perl|python3?|ruby|jq|node|"
+                              r"(?:ba|da|z)?sh)\b")
+
+
+@rule('sh-program-quote', "the opening quote of a program in single quotes (awk, sed, a here-string) put back "
+      "at the end of a line at or above the error, where a line below ends it", 'shell')
+def _lost_program_quote_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
+    """``awk`` over ``BEGIN {`` ... ``}' file``: a program passed in single quotes that
+    lost its opening one is read as shell code, and the shell reports its first brace or
+    keyword. Where a line below the error leaves a single quote open (the program's
+    end), the quote goes at the end of the error's line or of a few lines above it, a
+    command that takes a program (``awk``, ``sed``...) first."""
+    below = range(error_line + 1, min(len(lines), error_line + PROGRAM_LINES) + 1)
+    end = next((n for n in below if _code(lines[n - 1]).count("'") % 2), None)
+    if end is None:
+        return
+    spots = range(min(error_line, len(lines)), max(0, error_line - PROGRAM_START_LINES), -1)
+    for n in sorted(spots, key=lambda n: _PROGRAM_COMMAND.match(lines[n - 1]) is None):
+        text = lines[n - 1]
+        if text.strip() and not text.lstrip().startswith("#") and not _code(text).count("'") % 2:
+            close = len(text.rstrip())
+            yield Edit(n, 1, [text[:close] + " '" + text[close:]], f"line {n}: insert \"'\" at the end", 1, close + 2,
+                       close, string_ends_at=end)
 
 
 @rule('sh-quote', 'a closing \'"\' where a double-quoted string runs on past its line', 'shell')

@@ -568,6 +568,12 @@ class Verifier:
         (whose search judges every edit by CPython) that is never a repair, even when the
         file then parses: one quote can re-pair every quote after it (``"if [ "$#" ...``)."""
         old = lines[edit.line - 1:edit.line - 1 + edit.span]
+        if edit.string_ends_at > edit.end_line:
+            # A quote put back at a string's start: it pairs the quote left open on the
+            # line where the string ends, with every line between leaving none open.
+            end = lines[edit.string_ends_at - 1] if edit.string_ends_at <= len(lines) else ""
+            if open_strings(end) and not any(map(open_strings, lines[edit.end_line:edit.string_ends_at - 1])):
+                return False
         return sum(map(open_strings, edit.new_lines)) > sum(map(open_strings, old))
 
     def unbalances(self, lines: list[str], edit: Edit) -> bool:
@@ -610,9 +616,12 @@ class Verifier:
             sum(line.count(q) for line in old for q in "\"'`")
         return quotes_changed and any(STRING_TO_THE_END.search(p.message) for p in after if p not in before)
 
-    def swallowed(self, before: tree_sitter.Tree, after: tree_sitter.Tree, shift: int) -> bool:
-        """Did an edit that moved the file's end by ``shift`` bytes make much of the file one
-        string, comment, raw text or here-document (see ``SWALLOWED``)?"""
+    def swallowed(self, before: tree_sitter.Tree, after: tree_sitter.Tree, shift: int, edit: Edit | None = None) -> bool:
+        """Did ``edit``, which moved the file's end by ``shift`` bytes, make much of the
+        file one string, comment, raw text or here-document (see ``SWALLOWED``)? Not a
+        string's opening quote put back whose end it names (``opens_strings`` checks it)."""
+        if edit is not None and edit.string_ends_at:
+            return False
         count = before.root_node.descendant_count
         if count < SWALLOW_FROM or after.root_node.descendant_count >= SWALLOWED * count:
             return False

@@ -33,7 +33,8 @@ _GCC_SYNTAX = re.compile(
     r"a label can only be part of a statement|a function-definition is not allowed here|"
     r"invalid storage class|expected unqualified-id|expected primary-expression|invalid declarator before|"
     r"an explicit specialization must be preceded by|"
-    r"token \"[^\"]*\" is not valid in preprocessor expressions|" + PREPROCESSOR + ")")
+    r"token \"[^\"]*\" is not valid in preprocessor expressions|'#pragma [^']+' string is badly formed|"
+    + PREPROCESSOR + ")")
 # clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
 _CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")
 _MISSING_HEADER = re.compile(r"^(?:'([^']+)' file not found|([^:]+): No such file or directory)")
