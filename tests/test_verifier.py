@@ -322,3 +322,14 @@ def test_an_include_line_split_in_its_header_s_name_is_joined_without_a_blank_fi
     keywords, symbols = vocabulary("cpp")
     joins = [edit.new_lines[0] for edit in _joins(lines, 2, "cpp", keywords, symbols)]
     assert joins.index("#include <ext/pb_ds/tree_policy.hpp>") < joins.index("#include <ext /pb_ds/tree_policy.hpp>")
+
+
+def test_a_judge_that_reads_to_the_end_before_and_after_expecting_another_thing_there_moved_on():
+    # A stray backquote taken out on line 3: dash still reads to the end of the file, now
+    # expecting the 'fi' a block lost, and tree-sitter sees it missing there, near the edit.
+    before = [problem(5, "Syntax error: EOF in backquote substitution", "sh -n")]
+    after = [problem(5, 'Syntax error: end of file unexpected (expecting "fi")', "sh -n"), problem(6, "missing 'fi'")]
+    assert made_progress(before, after, 3, 3, 0)
+    # Not where the judge read to the end only after the edit.
+    placed = [problem(5, "syntax error near unexpected token `fi'", "sh -n")]
+    assert not made_progress(placed, after, 3, 3, 0)

@@ -228,6 +228,7 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
     starts = [0] + [at + 1 for at, byte in enumerate(edited) if byte == 10]
     changed_after, to_before = _line_maps(before, hunks)
     original = before.split("\n")
+    typed_quote = _quote_typed_lines(hunks)
     code_by_line: dict[int, list] | None = None
     seen: set[tuple[int, int]] = set()
     lines = sorted(changed_after)
@@ -243,7 +244,8 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
         if last - first < 2 or not ({first, last} & changed_after):
             continue
         inside = [to_before[line] for line in range(first + 1, last) if line in to_before]
-        if not inside or (last in to_before and _ends_at_lone_quote(edited, span, original[to_before[last] - 1])):
+        if not inside or (first in typed_quote and last in to_before
+                          and _ends_at_lone_quote(edited, span, original[to_before[last] - 1])):
             continue  # (or the string's opening quote put back: see ``_hidden_tokens``)
         if code_by_line is None:
             code_by_line = {}
@@ -332,10 +334,13 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
         return []
     if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
         return []
-    # A string's opening quote put back before its text: the string ends at a quote that
-    # ``before`` left open on its line (``awk`` over the lines of a program and its
-    # ``}' file``), so only what its lost opener had left unquoted is quoted again.
-    if hidden and all(_ends_at_lone_quote(after, span, _line_at(before, span[1] - 1 - shift)) for span in spans):
+    # A string's opening quote put back (the one quote the edit typed) before its text:
+    # the string ends at a quote that ``before`` left open on its line (``awk`` over the
+    # lines of a program and its ``}' file``), so only what its lost opener had left
+    # unquoted is quoted again.
+    typed = after[prefix:len(after) - suffix]
+    if hidden and not before[prefix:len(before) - suffix] and typed.strip().decode("latin-1") in QUOTES \
+            and all(_ends_at_lone_quote(after, span, _line_at(before, span[1] - 1 - shift)) for span in spans):
         return []
     # A block comment's closer that the original had as code, where nothing opened it
     # (``/`` at a line's end, ``* visual */,`` on the next): the edit put back the
@@ -346,12 +351,26 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
 
 
 def _ends_at_lone_quote(after: bytes, span: tuple[int, int], line: str) -> bool:
-    """The string ``span`` of ``after`` spans lines and ends with a quote that stood on
+    """The string ``span`` of ``after`` opens with a lone quote at its line's end (a
+    program or text on the lines below: ``awk '``), and ends with a quote that stood on
     ``line`` (its line in the text before the edit) leaving a string open there: its
     partner was lost, and the edit put it back."""
     quote = after[span[1] - 1:span[1]]
-    return bool(quote) and quote.decode("latin-1") in QUOTES and b"\n" in after[span[0]:span[1]] \
+    return bool(quote) and quote.decode("latin-1") in QUOTES and after[span[0]:span[0] + 2] == quote + b"\n" \
         and open_strings(line) > 0
+
+
+def _quote_typed_lines(hunks) -> set[int]:
+    """The lines (of the edited text) of each hunk that only typed one quote: a string's
+    opener put back (``_ends_at_lone_quote``)."""
+    lines: set[int] = set()
+    shift = 0
+    for first, old, new in hunks:
+        was, now = (list("".join("".join(text).split())) for text in (old, new))
+        if len(now) == len(was) + 1 and _grows_by(was, now, set(QUOTES)):
+            lines.update(range(first + shift, first + shift + len(new)))
+        shift += len(new) - len(old)
+    return lines
 
 
 def _line_at(text: bytes, at: int) -> str:

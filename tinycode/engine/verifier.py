@@ -387,6 +387,12 @@ class Verifier:
                                              if (read_past and line < edit_line and (line, message) in one_line)
                                              or next_lines and (line >= min(next_lines) - NEXT_ERROR_REACH
                                                                 or (line, message) in wide)}
+            # A judge that ran to the file's end before the edit and after it, expecting
+            # something else there now (a block's closer, no longer a backquote's): what
+            # tree-sitter newly sees at that end is the judge's next error, near the edit or not.
+            if old_judge and new_judge and all(AT_THE_END.search(p.message) for p in old_judge + new_judge):
+                end = min(p.line for p in new_judge) - NEXT_ERROR_REACH
+                allowed = allowed | {(line, message) for line, message in new_tree - seen if line >= end}
             if not allowed or _added(new_tree - allowed, seen, edit_line, edit_end):
                 return False
         aside = shifted(set_aside) - shifted(old_judge)
