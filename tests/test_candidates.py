@@ -1138,18 +1138,6 @@ fi
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-def test_a_stray_character_before_then_far_above_the_error_is_taken_out():
-    # bash reads "$" as a command and "then" as its argument, and says so at the "elif"
-    # thirteen lines below: the stray character goes, not the "elif".
-    broken = COMPLETION_SH.replace("/dev/null; then\n  _tool_completion () {", "/dev/null;$ then\n  _tool_completion () {")
-    before = check(broken, "bash")
-    assert before.problems[0].line == 15
-    found = suggest(broken, "bash", limit=4, result=before)
-    assert found[0].source_after == COMPLETION_SH
-    assert Verifier("bash").refused(broken, before.problems, COMPLETION_SH, Settings()) == ""
-
-
-@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_an_opening_word_alone_on_its_line_is_read_as_the_closer_it_misspells():
     broken = COMPLETION_SH.replace('completing $cword" >&2\n    fi', 'completing $cword" >&2\n    if')
     found = [c.source_after for c in suggest(broken, "bash", limit=6)]
@@ -1250,16 +1238,6 @@ KEY
 """ + "".join(f'echo "step {n}"\n' for n in range(40)) + "import_key\n"
 
 
-@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-def test_a_stray_backquote_far_above_where_the_shell_reads_to_the_end_is_taken_out():
-    broken = KEY_SH.replace("qcSiaa1/rYIb", "qcSiaa1`/rYIb")
-    before = check(broken, "bash")
-    assert before.problems[0].line > 40  # noticed at the file's end
-    found = suggest(broken, "bash", limit=4, result=before)
-    assert found[0].source_after == KEY_SH
-    assert Verifier("bash").refused(broken, before.problems, KEY_SH, Settings()) == ""
-
-
 AWK_SH = """#!/bin/sh
 set -e
 
@@ -1283,12 +1261,21 @@ echo 'done'
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
-def test_a_program_in_single_quotes_that_lost_its_opening_quote_gets_it_back():
-    # bash reads the awk program as shell code and stops at its first '}'; the quote
-    # that ends the program, lines below, is left open.
-    broken = AWK_SH.replace("awk '\n", "awk\n")
+@pytest.mark.parametrize("script, old, new, reported", [
+    # bash reads "$" as a command and "then" as its argument, and says so at the "elif"
+    # thirteen lines below: the stray character goes, not the "elif".
+    (COMPLETION_SH, "/dev/null; then\n  _tool_completion () {", "/dev/null;$ then\n  _tool_completion () {", 15),
+    # a backquote typed into a here-document: dash reads a command substitution on to the
+    # file's end, 47 lines below
+    (KEY_SH, "qcSiaa1/rYIb", "qcSiaa1`/rYIb", 54),
+    # bash reads an awk program that lost its opening quote as shell code and stops at
+    # its first '}'; the quote that ends the program, lines below, is left open
+    (AWK_SH, "awk '\n", "awk\n", 7),
+])
+def test_a_shell_slip_reported_far_from_it_is_repaired_where_it_is(script, old, new, reported):
+    broken = script.replace(old, new, 1)
     before = check(broken, "bash")
-    assert before.problems[0].line == 7
+    assert before.problems[0].line == reported
     found = suggest(broken, "bash", limit=4, result=before)
-    assert found[0].source_after == AWK_SH
-    assert Verifier("bash").refused(broken, before.problems, AWK_SH, Settings()) == ""
+    assert found[0].source_after == script
+    assert Verifier("bash").refused(broken, before.problems, script, Settings()) == ""

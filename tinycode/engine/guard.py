@@ -106,7 +106,7 @@ def hides_code(before: str, after: str, language: str) -> str:
     for hunk in hunks:
         one = _apply_hunks(original, [hunk], before.endswith("\n"))
         hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
-                                language)
+                                language, quote_typed=bool(_quote_typed_lines([hunk])))
         if hidden and not all(map(_is_word, hidden)):
             return f"it turns code into a comment or string near line {hunk[0]}: {' '.join(hidden)[:60]}"
     # Only an edit that places or takes away a delimiter can make a new string or comment.
@@ -295,7 +295,7 @@ def _tree(text: bytes, language: str, thread: int):
     return get_parser(language).parse(text)
 
 
-def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
+def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool = False) -> list[str]:
     prefix = len(os.path.commonprefix([before, after]))
     suffix = len(os.path.commonprefix([before[prefix:][::-1], after[prefix:][::-1]]))
     thread = threading.get_ident()  # a parser serves one thread (``get_parser``)
@@ -334,12 +334,11 @@ def _hidden_tokens(before: bytes, after: bytes, language: str) -> list[str]:
         return []
     if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
         return []
-    # A string's opening quote put back (the one quote the edit typed) before its text:
-    # the string ends at a quote that ``before`` left open on its line (``awk`` over the
-    # lines of a program and its ``}' file``), so only what its lost opener had left
-    # unquoted is quoted again.
-    typed = after[prefix:len(after) - suffix]
-    if hidden and not before[prefix:len(before) - suffix] and typed.strip().decode("latin-1") in QUOTES \
+    # A string's opening quote put back (``quote_typed``: the one quote the edit typed)
+    # before its text: the string ends at a quote that ``before`` left open on its line
+    # (``awk`` over the lines of a program and its ``}' file``), so only what its lost
+    # opener had left unquoted is quoted again.
+    if hidden and quote_typed \
             and all(_ends_at_lone_quote(after, span, _line_at(before, span[1] - 1 - shift)) for span in spans):
         return []
     # A block comment's closer that the original had as code, where nothing opened it

@@ -49,13 +49,16 @@ def _admitted(language: "tree_sitter.Language", state: int) -> set[int]:
 
 
 @lru_cache(maxsize=None)
-def _follows(language: str, symbol: int) -> frozenset[int]:
-    """The tokens that may come next after ``symbol`` wherever the grammar reads it: what
-    may follow a keyword where the state before it must first complete what it read (an
-    LR parser's reduction, which the table does not show) is known only this way."""
+def _follows(language: str, *run: int) -> frozenset[int]:
+    """The tokens that may come next after the symbols ``run`` in a row, wherever the
+    grammar reads them: what may follow a keyword where the state before it must first
+    complete what it read (an LR parser's reduction, which the table does not show) is
+    known only this way."""
     grammar = get_language(language)
-    targets = {grammar.next_state(state, symbol) for state in range(grammar.parse_state_count)}
-    return frozenset(s for target in targets - {NO_STATE} for s in _admitted(grammar, target))
+    states = set(range(grammar.parse_state_count))
+    for symbol in run:
+        states = {grammar.next_state(state, symbol) for state in states} - {NO_STATE}
+    return frozenset(s for state in states for s in _admitted(grammar, state))
 
 
 class _Rows:
@@ -145,23 +148,13 @@ def _reads_on(language: str, leaf: "tree_sitter.Node", following: "tree_sitter.N
     for symbol in symbols:
         after = grammar.next_state(leaf.parse_state, symbol)
         if after == NO_STATE:  # (a reduction first: wherever the grammar reads the two)
-            admitted = _follows_pair(language, symbol, leaf.grammar_id)
+            admitted = _follows(language, symbol, leaf.grammar_id)
         else:
             then = grammar.next_state(after, leaf.grammar_id)
             admitted = frozenset(_admitted(grammar, then)) if then != NO_STATE else frozenset()
         if wanted & admitted:
             return True
     return False
-
-
-@lru_cache(maxsize=None)
-def _follows_pair(language: str, first: int, second: int) -> frozenset[int]:
-    """The tokens that may come next after ``first`` then ``second`` wherever the grammar
-    reads the two in a row."""
-    grammar = get_language(language)
-    targets = {grammar.next_state(state, first) for state in range(grammar.parse_state_count)} - {NO_STATE}
-    thens = {grammar.next_state(target, second) for target in targets} - {NO_STATE}
-    return frozenset(s for then in thens for s in _admitted(grammar, then))
 
 
 def _positions(rows: _Rows, problems: tuple[Problem, ...]) -> Iterator[tuple[int, "tree_sitter.Node"]]:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from typing import Iterator
 
 from ..check import Problem
-from .edits import Edit
+from .edits import Edit, replace_token
 from .rules import rule
 
 _CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}
@@ -291,7 +291,7 @@ def _stray_backquote_edits(lines: list[str]) -> Iterator[Edit]:
         if len(marks) % 2 == 0 or text.lstrip().startswith("#"):
             continue
         for col in marks:
-            yield Edit(n, 1, [text[:col] + text[col + 1:]], f"line {n}: delete '`'", 1, col + 1, col)
+            yield replace_token(text, n, col, "`", "")
         tried += 1
         if tried >= MAX_QUOTE_LINES:
             return
@@ -320,9 +320,8 @@ def _lost_program_quote_edits(lines: list[str], error_line: int) -> Iterator[Edi
     for n in sorted(spots, key=lambda n: _PROGRAM_COMMAND.match(lines[n - 1]) is None):
         text = lines[n - 1]
         if text.strip() and not text.lstrip().startswith("#") and not _code(text).count("'") % 2:
-            close = len(text.rstrip())
-            yield Edit(n, 1, [text[:close] + " '" + text[close:]], f"line {n}: insert \"'\" at the end", 1, close + 2,
-                       close, string_ends_at=end)
+            at = _at(text, n, len(text.rstrip()), " '", f"line {n}: insert \"'\" at the end")
+            yield replace(at, string_ends_at=end)
 
 
 @rule('sh-quote', 'a closing \'"\' where a double-quoted string runs on past its line', 'shell')

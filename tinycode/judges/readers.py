@@ -20,7 +20,8 @@ _CC_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?
 PREPROCESSOR = (r"missing binary operator|operator '[^']+' has no (?:right|left) operand|"
                 r"macro \"[^\"]+\" (?:passed \d+ arguments, but takes just|requires \d+ arguments, but only) \d+|"
                 r"unterminated argument list invoking macro|#(?:el)?if with no expression|"
-                r"missing expression between '\(' and '\)'|too (?:many|few) arguments provided to function-like macro")
+                r"missing expression between '\(' and '\)'|too (?:many|few) arguments provided to function-like macro|"
+                r"'#pragma [^']+' string is badly formed")
 # gcc's messages that are about the text's grammar, not its meaning.
 _GCC_SYNTAX = re.compile(
     r"^(expected |stray |missing terminating |unterminated |.* without a previous |"
@@ -33,8 +34,7 @@ _GCC_SYNTAX = re.compile(
     r"a label can only be part of a statement|a function-definition is not allowed here|"
     r"invalid storage class|expected unqualified-id|expected primary-expression|invalid declarator before|"
     r"an explicit specialization must be preceded by|"
-    r"token \"[^\"]*\" is not valid in preprocessor expressions|'#pragma [^']+' string is badly formed|"
-    + PREPROCESSOR + ")")
+    r"token \"[^\"]*\" is not valid in preprocessor expressions|" + PREPROCESSOR + ")")
 # clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
 _CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")
 _MISSING_HEADER = re.compile(r"^(?:'([^']+)' file not found|([^:]+): No such file or directory)")

@@ -68,7 +68,7 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' afte
                       r"stray '[^']*' in program|empty character constant|"
                       r"macro names must be identifiers|no macro name given|expected ',' or '\)', found |"
                       r"expected parameter name, found |'#' is not followed by a macro parameter|"
-                      r"token \"[^\"]*\" is not valid in preprocessor expressions|'#pragma [^']+' string is badly formed|"
+                      r"token \"[^\"]*\" is not valid in preprocessor expressions|"
                       # (said of a name it knows as a namespace or class: no unknown type's doing)
                       r"found ':' in nested-name-specifier|"
                       # (said of a name it knows as a class template: ``struct X<T, true>``
