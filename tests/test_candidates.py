@@ -1279,3 +1279,10 @@ def test_a_shell_slip_reported_far_from_it_is_repaired_where_it_is(script, old, 
     found = suggest(broken, "bash", limit=4, result=before)
     assert found[0].source_after == script
     assert Verifier("bash").refused(broken, before.problems, script, Settings()) == ""
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_misspelt_then_ending_its_line_is_respelt_not_run_as_a_command():
+    script = '#!/bin/sh\nif [ -z "$1" ]; then\n  echo usage\n  exit 2\nfi\necho ok\n'
+    broken = script.replace("; then", "; thenn")
+    assert suggest(broken, "bash", limit=3)[0].source_after == script

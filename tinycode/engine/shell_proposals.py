@@ -17,6 +17,7 @@ from typing import Iterator
 
 from ..check import Problem
 from .edits import Edit, replace_token
+from .grammar_space import distance
 from .rules import rule
 
 _CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}
@@ -82,7 +83,8 @@ def _code(text: str) -> str:
 
 @rule('sh-missing-word', "'then' or 'do' put back on the nearest opener that lacks it", 'shell')
 def _missing_word_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
-    """``then``/``do`` on the nearest openers above the error that lack it."""
+    """``then``/``do`` on the nearest openers above the error that lack it, or respelt
+    where a word a slip away from it ends the line (``; thenn``, ``; Do``)."""
     low = max(1, error_line - 60)
     for n in range(min(error_line, len(lines)), low - 1, -1):
         code = _code(lines[n - 1])
@@ -103,6 +105,11 @@ def _missing_word_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
                 yield Edit(n, 1, [text[:start] + (rest.lstrip(" ") if stray.group(1) else rest)],
                            f"line {n}: delete {stray.group(2)!r}", 1, start + 1, start)
             yield _at(text, n, glued.start(), ";", f"line {n}: insert ';' before {need!r}")
+            continue
+        typo = re.search(r";\s*([A-Za-z]+)$", code)
+        if typo and (typo.group(1).lower() == need or distance(typo.group(1), need, cap=2) <= 1):
+            # "if x; thenn": the word is there, misspelt (else it becomes a command)
+            yield replace_token(text, n, typo.start(1), typo.group(1), need)
             continue
         indent = text[:len(text) - len(text.lstrip())]
         own_line = Edit(n, 1, [text, indent + need], f"line {n + 1}: insert {need!r} on its own line")
