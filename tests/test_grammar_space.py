@@ -446,6 +446,34 @@ def test_a_keyword_misspelt_far_above_where_the_block_is_noticed_open_is_respelt
     assert found and found[0].source_after == script  # not another `fi` inserted below it
 
 
+def test_where_the_file_breaks_its_lines_is_learnt_from_its_code_not_its_comments():
+    fixed = ('import contextlib\n\n\ndef run(tasks, delay):\n    """Run the tasks with a delay."""\n'
+             "    # order: first to last; each one: after the one before it\n    for task in tasks:\n"
+             "        # the event: set by the task itself, when done: see start()\n"
+             "        if task.previous is not None:\n            with contextlib.suppress(TimeoutError):\n"
+             "                task.previous.wait(delay)\n        task.start()\n    return tasks\n")
+    broken = fixed.replace("not None:\n            with", "not None: with")
+    lines = source_lines(broken)
+    problems = tuple(check(broken, "python").problems)
+    from tinycode.engine.grammar_space import lost_breaks
+
+    first = next(lost_breaks(lines, problems, "python"))
+    assert first.applied(lines) == source_lines(fixed)  # the comments' colons are no code's
+
+
+def test_a_word_of_a_comment_or_of_a_header_s_name_is_no_misspelt_keyword():
+    from tinycode.engine.grammar_space import early_edits
+
+    body = "".join(f"int f{n}(int x) {{\n  return x + {n};\n}}\n\n" for n in range(3))
+    source = ("#include <bits/sigevent-consts.h>\n/* To optimize, see\n   the notes.  */\n" + body
+              + "/* Return the sum.  */\nint g(int a, int b) {\n  retrun a + b;\n}\n" + body.replace("f", "h"))
+    lines = source_lines(source)
+    line = lines.index("  retrun a + b;") + 1
+    problem = Problem(line + 8, 1, line + 8, 1, "expected ';'", kind="compiler", source="gcc -fsyntax-only")
+    respelt = [e.description for e in early_edits(lines, (problem,), "c") if e.rule == "keyword-typo"]
+    assert respelt == [f"line {line}: respell 'retrun' as 'return'"]
+
+
 def test_the_line_that_reads_unlike_the_file_is_searched_where_the_parser_notices_late():
     from tinycode.engine.grammar_space import _odd_line
 

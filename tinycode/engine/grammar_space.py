@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Iterator, Sequence
 
 from ..check import Problem, tree_sitter_problems
-from ..languages import comment_prefix, get_language, spec
+from ..languages import comment_prefix, get_language, get_parser, spec
 from .edits import Edit, differing_span
 from .rules import rule
 from .layout import indent_of, open_strings
@@ -250,18 +250,53 @@ def _lone_typos(lines: list[str], problem: Problem, language: str, searched: set
     keywords, symbols = vocabulary(language)
     marker = comment_prefix(language)
     found = []
+    words = text_spans("\n".join(lines), language)
     for line_no, text in enumerate(lines, 1):
         if line_no in searched:
             continue
         for col, tok in _tokens(text, symbols):
             if marker and text.startswith(marker, col):
                 break
+            if in_spans(words, line_no, col):
+                continue
             if names[tok] == 1 and _WORD.fullmatch(tok) and tok not in keywords:
                 other = keyword_typo(tok, language)
                 if other:
                     found.append((abs(line_no - problem.line), line_no, col, tok, other))
     for _, line_no, col, tok, other in sorted(found)[:LONE_TYPOS]:
         yield _line_edit(line_no, lines[line_no - 1], col, tok, other, f"respell {tok!r} as {other!r}")
+
+
+@lru_cache(maxsize=8)
+def text_spans(text: str, language: str, strings_over_lines: bool = False,
+               comments: bool = True) -> dict[int, list[tuple[int, int]]]:
+    """line -> (start, end) columns of its comments (unless not ``comments``) and
+    strings as tree-sitter reads them: words there are no code (``To`` in a sentence,
+    ``consts`` in a header's name). A string over several lines only with
+    ``strings_over_lines``: it may be one a lost quote left open over code."""
+    tree = get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
+    lines = text.split("\n")
+    spans: dict[int, list[tuple[int, int]]] = {}
+
+    def column(row: int, byte: int) -> int:
+        return len(lines[row].encode("utf-8", "surrogatepass")[:byte].decode("utf-8", "ignore"))
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        kind = node.type
+        (first, start), (last, end) = node.start_point, node.end_point
+        if ("comment" in kind and comments) or ("string" in kind and (first == last or strings_over_lines)):
+            for row in range(first, min(last, len(lines) - 1) + 1):
+                spans.setdefault(row + 1, []).append((column(row, start) if row == first else 0,
+                                                      column(row, end) if row == last else len(lines[row])))
+        else:
+            stack.extend(node.children)
+    return spans
+
+
+def in_spans(spans: dict[int, list[tuple[int, int]]], line_no: int, col: int) -> bool:
+    """Column ``col`` of line ``line_no`` lies in one of ``spans`` (``text_spans``)."""
+    return any(start <= col < end for start, end in spans.get(line_no, ()))
 
 
 @lru_cache(maxsize=4096)
@@ -447,34 +482,44 @@ class _LineBreaks:
         self.flush: dict[str, int] = {}
         steps: Counter = Counter()
         line_tokens = [_tokens(text, symbols) for text in lines]
+        # The habits are code's: a comment's or a docstring's words (``with``, ``for``)
+        # say nothing of where the file breaks its lines (its lines still place the
+        # next one's indentation).
+        prose_spans = text_spans("\n".join(lines), language, strings_over_lines=True)
         previous: tuple[str, str] | None = None  # the last code line's indentation and last token
-        for text, toks in zip(lines, line_tokens):
+        for line_no, (text, toks) in enumerate(zip(lines, line_tokens), 1):
             if not toks:
                 continue
+            code = [not in_spans(prose_spans, line_no, col) for col, _ in toks]
             indent = indent_of(text)
             if previous is not None:
                 way = _SAME if indent == previous[0] else _DEEPER if len(indent) > len(previous[0]) else _SHALLOWER
-                first = toks[0][1]
-                if self.flush.get(first, 0) >= 0:
+                first = toks[0][1] if code[0] else ""
+                if first and self.flush.get(first, 0) >= 0:
                     self.flush[first] = self.flush.get(first, 0) + 1 if not indent else -1
                 for side, tok in ((_BEFORE, first), (_AFTER, previous[1])):
-                    if _break_mark(tok, keywords, symbols):
+                    if tok and _break_mark(tok, keywords, symbols):
                         counts[side][tok] += 1
                         self.shift.setdefault((side, tok), Counter())[way] += 1
                 if indent.startswith(previous[0]) and indent != previous[0]:
                     steps[indent[len(previous[0]):]] += 1
-            elsewhere[_BEFORE].update(t for _, t in toks[1:])
-            elsewhere[_AFTER].update(t for _, t in toks[:-1])
-            previous = indent, toks[-1][1]
+            elsewhere[_BEFORE].update(t for (_, t), is_code in zip(toks[1:], code[1:]) if is_code)
+            elsewhere[_AFTER].update(t for (_, t), is_code in zip(toks[:-1], code[:-1]) if is_code)
+            previous = indent, toks[-1][1] if code[-1] else ""
         self.step = steps.most_common(1)[0][0] if steps else "    "
         # Mostly at a line's edge; a token seen there once and nowhere else (the
         # script's one ``done``) too.
         marks = {side: {t for t, n in found.items() if 3 * (elsewhere[side][t] - 1) <= n}
                  for side, found in counts.items()}
         self.places: list[tuple[int, int, str, str]] = []  # (line, column of the split, token, side)
+        # A line split inside a string changes no code (nor closes a string a lost quote
+        # left open); a comment's line may have code typed onto its end.
+        strings = text_spans("\n".join(lines), language, strings_over_lines=True, comments=False)
         for line_no, (text, toks) in enumerate(zip(lines, line_tokens), 1):
             comment = _comment_column(text, toks, marker)
             for i, (col, tok) in enumerate(toks[1:], 1):
+                if in_spans(strings, line_no, col):
+                    continue
                 if _code_after_sentence(text, toks, i, comment, marks[_AFTER], keywords, symbols):
                     side, rest, after = _BEFORE, text[col:], text[col:]
                 elif tok in marks[_BEFORE]:
