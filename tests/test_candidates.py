@@ -580,6 +580,22 @@ def test_a_separator_before_the_closer_a_compiler_points_at_is_deleted():
     assert ["    return f(1, 2);"] in first
 
 
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_an_edit_tree_sitter_sees_only_as_progress_is_still_shown_to_the_judge():
+    # tree-sitter reads `# aiocb` as a directive and its macros as errors: taking the `#`
+    # out is progress to it, while the edits it calls complete spend the judge's runs.
+    fixed = ("#include <stddef.h>\n#define __THROW\n"
+             "#define __nonnull(params) __attribute__ ((__nonnull__ params))\n\n"
+             "/* The control block of one request.  */\nstruct aiocb\n{\n  int aio_fildes;\n  size_t aio_nbytes;\n};\n\n"
+             "/* Return status associated with AIOCBP.  */\n"
+             "extern int aio_return (struct aiocb *__aiocbp) __THROW __nonnull ((1));\n\n"
+             "/* Cancel the request.  */\nextern int aio_cancel (int __fildes, struct aiocb *__aiocbp) __THROW;\n")
+    broken = fixed.replace("(struct aiocb *__aiocbp) __THROW __nonnull", "(struct# aiocb *__aiocbp) __THROW __nonnull")
+    with judges.account(), judges.baseline(broken, "c"):
+        found = suggest(broken, "c")
+    assert found and found[0].source_after == fixed
+
+
 def test_a_lost_mark_the_file_always_spaces_comes_back_with_its_blanks():
     body = "".join(f"    $v{n} = \"s{n}\" . $a;\n" for n in range(12))
     fixed = "<?php\nfunction f($a) {\n" + body + "    return $v1;\n}\n"

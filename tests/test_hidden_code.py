@@ -42,6 +42,9 @@ HIDING = [
           "    const struct stat *__status, int __flag);\n/* More.  */\nint x;\n",
      "/* Types.  /*\ntypedef int (*__ftw_func_t,) (const char *__filename,\n"
      "    const struct stat *__status, int __flag);\n/* More.  */\nint x;\n"),
+    # The same where the broken declaration reads as mostly words: its keywords are no prose.
+    ("c", "/* Return status.  */\nextern int aio_return (struct# aiocb *__aiocbp) __THROW;\n\n/* More.  */\nint x;\n",
+     "/* Return status.  /*\nextern int aio_return (struct# aiocb *__aiocbp) __THROW;\n\n/* More.  */\nint x;\n"),
     # A declaration made the body of a macro named after its first word.
     ("c", "#include <stddef.h>\nextern Void release(struct item *it)  __THROW;\nint x;\n",
      "#include <stddef.h>\n#define extern Void release(struct item *it)  __THROW;\nint x;\n"),

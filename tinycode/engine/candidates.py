@@ -368,6 +368,12 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     # Whole-file checks cost the most on long files: partial repairs are checked
     # only when no complete one survives.
     for group in (fixing, progressing):
+        if group is progressing and isinstance(verdicts, _ReparseVerdicts):
+            # The partial repairs kept get a run of the judge each, beyond the budget too:
+            # where tree-sitter is blind to the judge's error (a stray ``#`` in a header full
+            # of macros), its "fixed" edits may spend every run, and the edit that repairs
+            # the error, which it sees only as progress, would never be shown to the judge.
+            verdicts.allow_runs(len(progressing))
         for rank, edit in group:
             child = _Node(edit.applied(node.lines), node.trailing_newline, (), node.edits + (edit,), node.proposal_rank + rank)
             budget.take()
@@ -674,6 +680,10 @@ class _ReparseVerdicts:
             return None
         self.judged_problems[_key(edit)] = problems
         return PROGRESS if problems else FIXED
+
+    def allow_runs(self, runs: int) -> None:
+        """At least ``runs`` more runs of the judge for this search."""
+        self.judge_limit = max(self.judge_limit, judges.calls() + runs * registry.run_cost(self.language))
 
     def found_complete(self) -> None:
         """A complete fix the judge passed is kept: a few more runs to find alternatives,

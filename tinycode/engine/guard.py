@@ -257,7 +257,7 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
         if not hidden or all(map(_is_word, hidden)):
             continue
         rows = [[leaf.text.decode("utf-8", "replace") for leaf in code_by_line.get(line, [])] for line in inside]
-        if any(map(_in_error, found)) and _mostly_prose(rows):
+        if any(map(_in_error, found)) and _mostly_prose(rows, language):
             continue  # prose, as in ``_hidden_tokens``
         return f"it turns code into a string or comment from line {inside[0]}: {' '.join(hidden)[:60]}"
     return ""
@@ -330,7 +330,7 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
     # given its ``;``) that is mostly words is prose: a comment's text that lost its marker.
     hidden = [token for _, tokens in sorted(by_line.items()) for token in tokens]
     unread = {leaf.start_point[0] for leaf in leaves if _in_error(leaf) or leaf.is_missing}
-    if unread & set(by_line) and _mostly_prose(list(by_line.values())):
+    if unread & set(by_line) and _mostly_prose(list(by_line.values()), language):
         return []
     if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
         return []
@@ -428,20 +428,22 @@ def _is_word(token: str) -> bool:
     return _WORDS_ONLY.fullmatch(token) is not None
 
 
-def _mostly_prose(rows: list[list[str]]) -> bool:
+def _mostly_prose(rows: list[list[str]], language: str) -> bool:
     """At least half the tokens of the ``rows`` (each a line's) are a prose's words:
     letters, or a number; a name joined with ``_`` or with digits in it (``__ftw_func_t``,
-    ``x2``) is code's. A line that ends as a statement or a block does (``;``, ``{``,
-    ``}``) is code."""
+    ``x2``) is code's. The grammar's keywords count for neither: prose has ``for`` and
+    ``long``, and a declaration is no sentence for being ``extern int f (struct``. A
+    line that ends as a statement or a block does (``;``, ``{``, ``}``) is code."""
     if any(row and row[-1] in _CODE_ENDS for row in rows):
         return False
+    keywords = set(vocabulary(language)[0])
     # A token with blanks in it is text read as one (a slash read as a regular expression's
     # start takes the rest of the line): its words count one by one. A comment's rules and
     # boxes (``*! *****``, ``=====``) are neither words nor code.
     tokens = [word for row in rows for token in row
               for word in (_SPLIT_TEXT.findall(token) if any(c.isspace() for c in token.strip()) else [token])
-              if not _RULE.fullmatch(word)]
-    return 2 * sum(_PROSE_WORD.fullmatch(token) is not None for token in tokens) >= len(tokens)
+              if not _RULE.fullmatch(word) and word not in keywords]
+    return bool(tokens) and 2 * sum(_PROSE_WORD.fullmatch(token) is not None for token in tokens) >= len(tokens)
 
 
 def _leaves(root, from_byte: int = 0) -> Iterable:
