@@ -333,3 +333,15 @@ def test_a_judge_that_reads_to_the_end_before_and_after_expecting_another_thing_
     # Not where the judge read to the end only after the edit.
     placed = [problem(5, "syntax error near unexpected token `fi'", "sh -n")]
     assert not made_progress(placed, after, 3, 3, 0)
+
+
+def test_what_a_judge_says_on_running_out_of_file_is_one_mistake_however_many_lines_it_takes():
+    # 'case' put back on line 36: bash now reads on to a string left open at line 56,
+    # which it reports twice, where the string's text ends and at the file's end.
+    before = [problem(39, "syntax error near unexpected token `)'", "bash -n")]
+    after = [problem(61, "unexpected EOF while looking for matching `\"'", "bash -n"),
+             problem(76, "syntax error: unexpected end of file", "bash -n")]
+    assert made_progress(before, after, 36, 36, 0)
+    # Two mistakes past the edit are still more than the one it repaired.
+    more = [problem(45, "syntax error near unexpected token `;;'", "bash -n"), *after]
+    assert not made_progress(before, more, 36, 36, 0)

@@ -117,6 +117,14 @@ def _closed_too_early(old_judge: Sequence[Problem], surfaced: Sequence[Problem])
         and any(UNOPENED_DIRECTIVE.search(p.message) for p in surfaced)
 
 
+def _errors(problems: Sequence[Problem]) -> int:
+    """The mistakes a judge's ``problems`` tell of: what it says on running out of file
+    is one, however many lines it takes (bash's "unexpected EOF while looking for
+    matching" and "unexpected end of file")."""
+    ends = sum(bool(AT_THE_END.search(p.message)) for p in problems)
+    return len(problems) - ends + min(ends, 1)
+
+
 def too_wide(problem: Problem) -> bool:
     """A tree-sitter error spanning more than WIDE lines: it says where nothing went wrong."""
     return problem.source == TREE_SITTER and problem.end_line - problem.line > WIDE
@@ -404,7 +412,8 @@ class Verifier:
             # More errors from the judge is no progress, unless tree-sitter sees fewer: an
             # error that swallowed the rest of the file (a string left open) hid them all.
             gave_up = bool(old_judge) and all(READ_NO_FURTHER.match(p.message) for p in old_judge)
-            if not old_judge or len(new_judge) > len(old_judge) and not len(new_tree) < len(old_tree) and not gave_up:
+            if not old_judge or _errors(new_judge) > _errors(old_judge) and not len(new_tree) < len(old_tree) \
+                    and not gave_up:
                 return False
             first_old = min(reported_line(p) + delta if reported_line(p) > edit_line else reported_line(p)
                        for p in old_judge)
