@@ -596,6 +596,22 @@ def test_an_edit_tree_sitter_sees_only_as_progress_is_still_shown_to_the_judge()
     assert found and found[0].source_after == fixed
 
 
+@pytest.mark.skipif(shutil.which("php") is None, reason="php not installed")
+def test_a_string_closed_with_the_other_quote_far_above_the_judge_s_report_is_repaired_with_what_it_hid():
+    # The string opened on line 3 runs on to the quote before 'mail', where php -l reports;
+    # once it is closed, php reads the lines it held and reports 'public send()' among
+    # them: an error of the file's own, not one the edit made.
+    methods = "".join(f"  public function get{n}() {{\n    return $this->values[{n}];\n  }}\n\n" for n in range(6))
+    fixed = ("<?php\nclass Mailer {\n  private static $blocked = array('addTo', 'addCc', 'addBcc');\n\n" + methods
+             + "  public function send() {\n    $this->check($this->message);\n"
+             + "    return $this->transport->deliver('mail', $this->message);\n  }\n}\n")
+    broken = fixed.replace("'addBcc');", "'addBcc\");").replace("public function send()", "public send()")
+    with judges.account(), judges.baseline(broken, "php"):
+        assert check(broken, "php").problems[0].line == 31
+        found = suggest(broken, "php")
+    assert found and found[0].source_after == fixed
+
+
 def test_a_lost_mark_the_file_always_spaces_comes_back_with_its_blanks():
     body = "".join(f"    $v{n} = \"s{n}\" . $a;\n" for n in range(12))
     fixed = "<?php\nfunction f($a) {\n" + body + "    return $v1;\n}\n"

@@ -345,3 +345,15 @@ def test_what_a_judge_says_on_running_out_of_file_is_one_mistake_however_many_li
     # Two mistakes past the edit are still more than the one it repaired.
     more = [problem(45, "syntax error near unexpected token `;;'", "bash -n"), *after]
     assert not made_progress(before, more, 36, 36, 0)
+
+
+def test_an_error_the_judge_reports_inside_a_string_the_edit_closed_it_never_read_as_code():
+    # A string opened on line 3 ran on to line 31, where php -l reported; the edit closed
+    # it on line 3, and php now reports line 29, which it had read as the string's text.
+    made = Verifier("php").progress
+    before = [problem(31, 'syntax error, unexpected identifier "mail", expecting ")"', "php -l")]
+    after = [problem(29, 'syntax error, unexpected token "(", expecting variable', "php -l")]
+    assert made(before, after, 3, 3, 0, unread=(3, 31))
+    assert not made(before, after, 3, 3, 0)
+    # Not an error on the edit's own line.
+    assert not made(before, [problem(3, "syntax error, unexpected token \"'\"", "php -l")], 3, 3, 0, unread=(3, 31))

@@ -33,7 +33,7 @@ from .proposals import proposals
 from .. import judges
 from ..judges import grammar_gaps, judge_name, registry
 from ..languages import comment_prefix, get_parser, spec
-from .grammar_space import contexts_of, habits
+from .grammar_space import contexts_of, habits, strings_over_lines
 from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to,
                        nodes_starting, only_indentation, reported_line, too_wide, unmatched)
 
@@ -654,8 +654,10 @@ class _ReparseVerdicts:
         return tree
 
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
+        unread = next((span for span in strings_over_lines(self.node.text, self.language)
+                       if span[0] == edit.line and edit.span == 1), None)
         return self.verifier.progress(self.node.problems, problems, edit.line, edit.last_written,
-                                      edit.shift, self.shadowed, set_aside=self.set_aside,
+                                      edit.shift, self.shadowed, set_aside=self.set_aside, unread=unread,
                                       swallowed_below=self.swallowed_below.get(_key(edit), False),
                                       structure_kept=all(map(too_wide, problems)) and self.verifier.keeps_structure(
                                           self.node.lines, edit))

@@ -274,7 +274,7 @@ def text_spans(text: str, language: str, strings_over_lines: bool = False,
     strings as tree-sitter reads them: words there are no code (``To`` in a sentence,
     ``consts`` in a header's name). A string over several lines only with
     ``strings_over_lines``: it may be one a lost quote left open over code."""
-    tree = get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
+    tree = _tree(text, language)
     lines = text.split("\n")
     spans: dict[int, list[tuple[int, int]]] = {}
 
@@ -292,6 +292,27 @@ def text_spans(text: str, language: str, strings_over_lines: bool = False,
         else:
             stack.extend(node.children)
     return spans
+
+
+@lru_cache(maxsize=4)
+def _tree(text: str, language: str):
+    """tree-sitter's tree of ``text`` (read once for the proposals that ask)."""
+    return get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
+
+
+@lru_cache(maxsize=4)
+def strings_over_lines(text: str, language: str) -> tuple[tuple[int, int], ...]:
+    """(first, last) lines of each string tree-sitter reads over several lines."""
+    found = []
+    stack = [_tree(text, language).root_node]
+    while stack:
+        node = stack.pop()
+        if "string" in node.type and "comment" not in node.type:
+            if node.end_point[0] > node.start_point[0]:
+                found.append((node.start_point[0] + 1, node.end_point[0] + 1))
+        else:
+            stack.extend(node.children)
+    return tuple(sorted(found))
 
 
 def in_spans(spans: dict[int, list[tuple[int, int]]], line_no: int, col: int) -> bool:

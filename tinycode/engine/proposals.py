@@ -16,7 +16,8 @@ from ..check import Problem
 from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
 from .rules import rule
-from .grammar_space import Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks, prose, vocabulary
+from .grammar_space import (Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks, prose,
+                            strings_over_lines, vocabulary)
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
@@ -118,6 +119,10 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     for edit in chain(_endif_at_the_end(lines, problems), _endif_remnants(lines, problems),
                       _directives_joined_edits(lines, problems), _directive_swapped_edits(lines, problems),
                       _guard_name_edits(lines, problems)):
+        yield replace(edit, direct=True)
+    # A string closed with the other quote runs on to the next quote of its kind, maybe
+    # far below, where the judge reports: the judge decides at once.
+    for edit in _string_run_on_edits(lines, problems, language):
         yield replace(edit, direct=True)
     if record is not None and not record.comment and not record.block_comment[0]:
         yield from _foreign_comment_edits(lines, problems)
@@ -749,6 +754,19 @@ def _other_quote_edits(text: str, line_no: int) -> Iterator[Edit]:
         for col, char in enumerate(text):
             if char == quote and not (col and text[col - 1] == "\\"):
                 yield replace_token(text, line_no, col, quote, other)
+
+
+def _string_run_on_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """``'addBcc");`` forty lines above ``'mail', ...`` where the judge reports: tree-sitter
+    reads one string from the first line to the second, ending on (or just above) the
+    line of the judge's report. On the line the string begins, with two kinds of quote
+    left open, one made the other (``quote-of-the-other-kind``)."""
+    judged = [p for p in problems[:3] if p.kind == "compiler"]
+    if not judged:
+        return
+    for first, last in strings_over_lines("\n".join(lines), language):
+        if first < last and any(last <= p.line <= last + 1 for p in judged):
+            yield from _other_quote_edits(lines[first - 1], first)
 
 
 _NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")

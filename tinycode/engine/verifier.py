@@ -333,7 +333,7 @@ class Verifier:
     def progress(self, before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
                  edit_end: int, delta: int, shadowed: Sequence[Problem] = (), *,
                  swallowed_below: bool = False, structure_kept: bool = False,
-                 set_aside: Sequence[Problem] = ()) -> bool:
+                 set_aside: Sequence[Problem] = (), unread: tuple[int, int] | None = None) -> bool:
         """``after`` (the problems once lines from ``edit_line`` on were edited, ending at
         ``edit_end`` in the new text and shifting later lines by ``delta``) is progress
         over ``before``. ``shadowed``: tree-sitter's problems of the text before that its
@@ -346,7 +346,9 @@ class Verifier:
         all it leaves was hidden by the one it repaired (a misspelt ``end`` far off).
         ``set_aside``: the compiler's messages on the text before that its check set aside,
         the file's types being unknown: where the edit lets it know them, they are the
-        file's other mistakes, not the edit's."""
+        file's other mistakes, not the edit's. ``unread``: the (first, last) lines of a
+        string the edit ended on its first line, which ran on to where the judge reported
+        before: what the judge reports inside it now, it never read as code."""
         after = self.read_by_the_judge(after)
         if not after:
             return True
@@ -408,6 +410,11 @@ class Verifier:
         surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge) and p not in resurfaced]
         if _closed_too_early(old_judge, surfaced):
             return False
+        if surfaced and unread is not None and old_judge:
+            first, last = unread[0], unread[1] + delta
+            if all(abs(p.line + delta - last) <= 1 for p in old_judge) \
+                    and all(first < p.line <= last + 1 for p in surfaced):
+                return True
         if surfaced:
             # More errors from the judge is no progress, unless tree-sitter sees fewer: an
             # error that swallowed the rest of the file (a string left open) hid them all.
