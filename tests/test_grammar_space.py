@@ -461,6 +461,17 @@ def test_where_the_file_breaks_its_lines_is_learnt_from_its_code_not_its_comment
     assert first.applied(lines) == source_lines(fixed)  # the comments' colons are no code's
 
 
+def test_a_keyword_in_another_case_is_respelt_though_the_file_has_the_word_as_a_name():
+    from tinycode.engine.grammar_space import early_edits
+
+    source = ("package p\n\nfunc Func(fn *Node) {\n\tVisit(fn.Body, Func(n Node) {\n\t\tn.Walk()\n\t})\n}\n\n"
+              "func Other() {\n\tFunc(nil)\n}\n")
+    lines = source_lines(source)
+    problem = Problem(4, 23, 4, 23, "missing ',' in argument list", kind="compiler", source="gofmt -e")
+    found = [e.new_lines for e in early_edits(lines, (problem,), "go")]
+    assert ["\tVisit(fn.Body, func(n Node) {"] in found
+
+
 def test_a_word_of_a_comment_or_of_a_header_s_name_is_no_misspelt_keyword():
     from tinycode.engine.grammar_space import early_edits
 

@@ -426,12 +426,18 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     # A misspelt word where any of the parsers reports (tree-sitter often nearer the
     # typo than a judge that notices at the block's end) or on the lines around.
     spelt = rows + [n for p in problems[1:3] for n in _error_lines(lines, p) if n not in rows]
+    lowered = {k.lower(): k for k in keywords}
     for line_no in dict.fromkeys(spelt):
         text = lines[line_no - 1]
         for col, tok in _tokens(text, symbols):
             if _WORD.fullmatch(tok) and tok not in keywords and names[tok] <= 1:
                 for other in spelling_neighbours(tok, keywords, names):
                     yield _line_edit(line_no, text, col, tok, other, f"respell {tok!r} as {other!r}")
+            elif tok.lower() in lowered and tok not in keywords:
+                # A keyword in another case, though the file has the word as a name too
+                # (``Func(n ir.Node) {`` in a file with a function ``Func``).
+                other = lowered[tok.lower()]
+                yield _line_edit(line_no, text, col, tok, other, f"respell {tok!r} as {other!r}")
     yield from _lone_typos(lines, problem, language, set(spelt), names)
     for line_no in rows:
         text = lines[line_no - 1]
