@@ -472,6 +472,15 @@ def test_a_keyword_in_another_case_is_respelt_though_the_file_has_the_word_as_a_
     assert ["\tVisit(fn.Body, func(n Node) {"] in found
 
 
+def test_a_comment_s_line_split_inside_a_quoted_span_is_joined_back():
+    from tinycode.engine.grammar_space import early_edits
+
+    lines = source_lines("let c = 1\n// `\n${c} === undefined` +\n// done\nlet d = 2\n")
+    problem = Problem(3, 1, 3, 1, "Unexpected keyword or identifier.", kind="compiler", source="typescript parser")
+    found = [e.new_lines for e in early_edits(lines, (problem,), "typescript")]
+    assert ["// `${c} === undefined` +"] in found
+
+
 def test_a_word_of_a_comment_or_of_a_header_s_name_is_no_misspelt_keyword():
     from tinycode.engine.grammar_space import early_edits
 

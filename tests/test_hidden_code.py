@@ -94,6 +94,9 @@ NOTE_JS = """function f(config) {
 }
 """
 REPAIRS = [
+    # a comment's line split inside a quoted span joined back: its rest was the comment's
+    ("typescript", "let c = 1\n// `\n${c} === undefined` +\n// done\nlet d = 2\n",
+     "let c = 1\n// `${c} === undefined` +\n// done\nlet d = 2\n"),
     # a program's opening quote put back: the string ends at the quote the input left open
     ("bash", "awk\nBEGIN { n = 0 }\n{ n++ }\nEND { print n }\n' file\necho 'x'\n",
      "awk '\nBEGIN { n = 0 }\n{ n++ }\nEND { print n }\n' file\necho 'x'\n"),

@@ -654,7 +654,8 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
         address = first < len(lines) and _PATH.fullmatch(lines[first].strip()) is not None
         if marker and marker in lines[first - 1 if 1 <= first else 0] and not (
                 first < len(lines) and (address or prose(lines[first], keywords, symbols)
-                                        or _sentence_goes_on(lines[first - 1], lines[first], keywords, symbols))):
+                                        or _sentence_goes_on(lines[first - 1], lines[first], keywords, symbols)
+                                        or quote_split(lines[first - 1], lines[first], marker))):
             continue  # joined to a comment, the code would be commented out (prose, or an address's rest, is no code)
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
             left, right = lines[first - 1].rstrip(), lines[first].lstrip()
@@ -667,6 +668,14 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
             close = Edit(first, 2, [left + right], f"line {first}: join line {first + 1} to it, no space", 1)
             split_name = (address and left.endswith(("/", "-", "."))) or _OPEN_HEADER_NAME.search(left) is not None
             yield from (close, spaced) if split_name else (spaced, close)
+
+
+def quote_split(comment: str, below: str, marker: str) -> bool:
+    """A comment's line split inside a quoted span: its text leaves a quote open that
+    ``below``, a line with one quote of that kind, closes (``// `` and a backquote over
+    ``${childData} === undefined` +``)."""
+    text = comment[comment.index(marker) + len(marker):] if marker in comment else ""
+    return any(text.count(q) % 2 and below.count(q) == 1 for q in "\"'`")
 
 
 FAMILIAR_EDITS = 12  # one-token edits the file's own token contexts put first

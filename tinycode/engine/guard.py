@@ -28,7 +28,7 @@ from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers, open_strings
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
-from .grammar_space import distance, vocabulary
+from .grammar_space import distance, quote_split, vocabulary
 from .proposals import edit_family
 
 QUOTES = "\"'`"
@@ -104,6 +104,8 @@ def hides_code(before: str, after: str, language: str) -> str:
     if not hunks:
         return ""
     for hunk in hunks:
+        if _rejoins_a_quote(hunk, comment_prefix(language)):
+            continue
         one = _apply_hunks(original, [hunk], before.endswith("\n"))
         hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
                                 language, quote_typed=bool(_quote_typed_lines([hunk])))
@@ -113,6 +115,17 @@ def hides_code(before: str, after: str, language: str) -> str:
     if all("".join(old).count(mark) == "".join(new).count(mark) for _, old, new in hunks for mark in marks):
         return ""
     return _encloses_code(before, after, language, every)
+
+
+def _rejoins_a_quote(hunk: tuple[int, list[str], list[str]], marker: str) -> bool:
+    """The hunk joins a line to the comment above it, inside a quoted span the comment
+    left open and the line closes (``quote_split``): the comment's line was split there,
+    and what the join hides was the comment's own text."""
+    _, old, new = hunk
+    if not marker or len(old) != 2 or len(new) != 1 or not quote_split(old[0], old[1], marker):
+        return False
+    left, right = old[0].rstrip(), old[1].lstrip()
+    return new[0] in (left + right, left + " " + right)
 
 
 def _flips_a_conditional(before: str, after: str, language: str) -> str:
