@@ -268,12 +268,12 @@ def _lone_typos(lines: list[str], problem: Problem, language: str, searched: set
 
 
 @lru_cache(maxsize=8)
-def text_spans(text: str, language: str, strings_over_lines: bool = False,
+def text_spans(text: str, language: str, strings: str = "one-line",
                comments: bool = True) -> dict[int, list[tuple[int, int]]]:
     """line -> (start, end) columns of its comments (unless not ``comments``) and
     strings as tree-sitter reads them: words there are no code (``To`` in a sentence,
-    ``consts`` in a header's name). A string over several lines only with
-    ``strings_over_lines``: it may be one a lost quote left open over code."""
+    ``consts`` in a header's name). ``strings``: "one-line" (a string over several
+    lines may be one a lost quote left open over code), "all" or "none"."""
     tree = _tree(text, language)
     lines = text.split("\n")
     spans: dict[int, list[tuple[int, int]]] = {}
@@ -285,7 +285,8 @@ def text_spans(text: str, language: str, strings_over_lines: bool = False,
         node = stack.pop()
         kind = node.type
         (first, start), (last, end) = node.start_point, node.end_point
-        if ("comment" in kind and comments) or ("string" in kind and (first == last or strings_over_lines)):
+        if ("comment" in kind and comments) or (
+                "string" in kind and (strings == "all" or (strings == "one-line" and first == last))):
             for row in range(first, min(last, len(lines) - 1) + 1):
                 spans.setdefault(row + 1, []).append((column(row, start) if row == first else 0,
                                                       column(row, end) if row == last else len(lines[row])))
@@ -512,7 +513,7 @@ class _LineBreaks:
         # The habits are code's: a comment's or a docstring's words (``with``, ``for``)
         # say nothing of where the file breaks its lines (its lines still place the
         # next one's indentation).
-        prose_spans = text_spans("\n".join(lines), language, strings_over_lines=True)
+        prose_spans = text_spans("\n".join(lines), language, strings="all")
         previous: tuple[str, str] | None = None  # the last code line's indentation and last token
         for line_no, (text, toks) in enumerate(zip(lines, line_tokens), 1):
             if not toks:
@@ -539,13 +540,13 @@ class _LineBreaks:
         marks = {side: {t for t, n in found.items() if 3 * (elsewhere[side][t] - 1) <= n}
                  for side, found in counts.items()}
         self.places: list[tuple[int, int, str, str]] = []  # (line, column of the split, token, side)
-        # A line split inside a string changes no code (nor closes a string a lost quote
-        # left open); a comment's line may have code typed onto its end.
-        strings = text_spans("\n".join(lines), language, strings_over_lines=True, comments=False)
+        # A line split inside a string or a block comment changes no code (nor closes a
+        # string a lost quote left open); a line comment may have code typed onto its end.
+        quiet = text_spans("\n".join(lines), language, strings="all")
         for line_no, (text, toks) in enumerate(zip(lines, line_tokens), 1):
             comment = _comment_column(text, toks, marker)
             for i, (col, tok) in enumerate(toks[1:], 1):
-                if in_spans(strings, line_no, col):
+                if (comment is None or col < comment) and in_spans(quiet, line_no, col):
                     continue
                 if _code_after_sentence(text, toks, i, comment, marks[_AFTER], keywords, symbols):
                     side, rest, after = _BEFORE, text[col:], text[col:]
