@@ -492,6 +492,10 @@ def test_a_word_of_a_comment_or_of_a_header_s_name_is_no_misspelt_keyword():
     problem = Problem(line + 8, 1, line + 8, 1, "expected ';'", kind="compiler", source="gcc -fsyntax-only")
     respelt = [e.description for e in early_edits(lines, (problem,), "c") if e.rule == "keyword-typo"]
     assert respelt == [f"line {line}: respell 'retrun' as 'return'"]
+    # nor on the error's own lines (``If`` is ``if`` in another case)
+    lines = source_lines("/* If not, print an error.  */\nint f(void) {\n  return 1\n}\n")
+    problem = Problem(2, 1, 2, 1, "expected ';'", kind="compiler", source="gcc -fsyntax-only")
+    assert not any(e.line == 1 and "respell" in e.description for e in early_edits(lines, (problem,), "c"))
 
 
 def test_the_line_that_reads_unlike_the_file_is_searched_where_the_parser_notices_late():

@@ -428,9 +428,12 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     # typo than a judge that notices at the block's end) or on the lines around.
     spelt = rows + [n for p in problems[1:3] for n in _error_lines(lines, p) if n not in rows]
     lowered = {k.lower(): k for k in keywords}
+    words = text_spans("\n".join(lines), language)
     for line_no in dict.fromkeys(spelt):
         text = lines[line_no - 1]
         for col, tok in _tokens(text, symbols):
+            if in_spans(words, line_no, col):
+                continue  # a comment's or a string's word
             if _WORD.fullmatch(tok) and tok not in keywords and names[tok] <= 1:
                 for other in spelling_neighbours(tok, keywords, names):
                     yield _line_edit(line_no, text, col, tok, other, f"respell {tok!r} as {other!r}")
