@@ -479,6 +479,10 @@ def test_a_comment_s_line_split_inside_a_quoted_span_is_joined_back():
     problem = Problem(3, 1, 3, 1, "Unexpected keyword or identifier.", kind="compiler", source="typescript parser")
     found = [e.new_lines for e in early_edits(lines, (problem,), "typescript")]
     assert ["// `${c} === undefined` +"] in found
+    # not a line that opens a string below a comment with an apostrophe
+    lines = source_lines("let c = 1\n// don't\nx = 'abc\nlet d = 2\n")
+    problem = Problem(3, 5, 3, 5, "Unterminated string literal.", kind="compiler", source="typescript parser")
+    assert not any(e.new_lines[0].startswith("// don't x") for e in early_edits(lines, (problem,), "typescript"))
 
 
 def test_a_word_of_a_comment_or_of_a_header_s_name_is_no_misspelt_keyword():

@@ -675,11 +675,17 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
 
 
 def quote_split(comment: str, below: str, marker: str) -> bool:
-    """A comment's line split inside a quoted span: its text leaves a quote open that
-    ``below``, a line with one quote of that kind, closes (``// `` and a backquote over
-    ``${childData} === undefined` +``)."""
-    text = comment[comment.index(marker) + len(marker):] if marker in comment else ""
-    return any(text.count(q) % 2 and below.count(q) == 1 for q in "\"'`")
+    """A comment's line split inside a quoted span: its text leaves a quote open (not an
+    apostrophe in a word: ``don't``) that ``below``, a line with one quote of that kind,
+    closes (``// `` and a backquote over ``${childData} === undefined` +``): the quote
+    there ends a word, and no word follows it (``x = 'abc`` opens a string instead)."""
+    text = _APOSTROPHE.sub("", comment[comment.index(marker) + len(marker):]) if marker in comment else ""
+    for quote in "\"'`":
+        if text.count(quote) % 2 and below.count(quote) == 1:
+            at = below.index(quote)
+            if at and not below[at - 1].isspace() and not (below[at + 1:at + 2].isalnum() or below[at + 1:at + 2] in "_$"):
+                return True
+    return False
 
 
 FAMILIAR_EDITS = 12  # one-token edits the file's own token contexts put first
