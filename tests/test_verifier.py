@@ -357,3 +357,15 @@ def test_an_error_the_judge_reports_inside_a_string_the_edit_closed_it_never_rea
     assert not made(before, after, 3, 3, 0)
     # Not an error on the edit's own line.
     assert not made(before, [problem(3, "syntax error, unexpected token \"'\"", "php -l")], 3, 3, 0, unread=(3, 31))
+
+
+def test_what_the_judge_reports_inside_a_construct_it_read_as_left_open_is_the_file_s_own():
+    # '#' put back as '#endif' on line 60: g++ had reported only the '#ifndef' of line 41
+    # left open, and now reports a mistake on line 48, inside it.
+    made = Verifier("cpp").progress
+    before = [problem(41, "unterminated #ifndef", "g++ -fsyntax-only")]
+    after = [problem(48, "'Namespace' does not name a type", "g++ -fsyntax-only")]
+    assert made(before, after, 60, 60, 0)
+    # Not another construct left open, nor above the one that was.
+    assert not made(before, [problem(48, "unterminated #ifdef", "g++ -fsyntax-only")], 60, 60, 0)
+    assert not made(before, [problem(30, "'Namespace' does not name a type", "g++ -fsyntax-only")], 60, 60, 0)

@@ -415,6 +415,15 @@ class Verifier:
             if all(abs(p.line + delta - last) <= 1 for p in old_judge) \
                     and all(first < p.line <= last + 1 for p in surfaced):
                 return True
+        if surfaced and old_judge and all(UNCLOSED.search(p.message) and not AT_THE_END.search(p.message)
+                                          for p in old_judge) \
+                and not any((p.line, p.message) in shifted(old_judge) for p in new_judge):
+            # A construct left open (``unterminated #ifndef``), reported where it opens and
+            # now closed: the judge had read nothing inside it, and what it reports there
+            # now, unless another construct left open, is the file's other mistake.
+            opened = min(reported_line(p) for p in old_judge)
+            if all(opened < p.line and not UNCLOSED.search(p.message) for p in surfaced):
+                return True
         if surfaced:
             # More errors from the judge is no progress, unless tree-sitter sees fewer: an
             # error that swallowed the rest of the file (a string left open) hid them all.
