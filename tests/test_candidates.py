@@ -1176,12 +1176,13 @@ def test_an_opening_word_alone_on_its_line_is_read_as_the_closer_it_misspells():
     assert COMPLETION_SH in found
 
 
-@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
-def test_an_include_guard_s_define_that_lost_its_name_gets_the_name_its_ifndef_tests():
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+@pytest.mark.parametrize("lost", ["#define POINT_H\n", "#ifndef POINT_H\n"])
+def test_an_include_guard_s_directive_that_lost_its_name_gets_the_name_the_other_has(lost):
     header = "#ifndef POINT_H\n#define POINT_H\n\nstruct point { int x, y; };\n\n#endif\n"
-    broken = header.replace("#define POINT_H\n", "#define\n")
-    found = suggest(broken, "c")
-    assert found and found[0].source_after == header
+    broken = header.replace(lost, lost.split()[0] + "\n")
+    found = suggest(broken, "cpp")
+    assert found and found[0].source_after == header  # not '#ifndef or', nor '#ifndef typename'
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")

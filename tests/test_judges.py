@@ -978,3 +978,18 @@ def test_a_pragma_whose_string_is_badly_formed_is_a_problem_whatever_the_types(h
     assert check(clean, "c").ok
     found = check(clean.replace('target("popcnt")', 'target"popcnt")'), "c")
     assert [p.line for p in found.problems] == [clean.count("\n", 0, clean.index("#pragma")) + 1]
+
+
+@needs_gxx
+def test_a_repair_the_compiler_rejects_where_it_changed_a_line_is_not_verified_though_the_syntax_is_right():
+    # Every header found, the types known: g++ says the vector the repair returned is
+    # no 'int', an error of meaning, not of syntax, that the input did not have.
+    from tinycode.engine.verifier import Verifier
+
+    broken = "#include <vector>\n\nint sum(const std::vector<int>& v) {\n    int s = 0;\n    return\n}\n"
+    after = broken.replace("    return\n", "    return v;\n")
+    checked = check(after, "cpp")
+    assert checked.ok and not checked.note
+    assert "the compiler rejects line 5" in Verifier("cpp").unverified(broken, after, checked)
+    assert Verifier("cpp").unverified(broken, broken.replace("    return\n", "    return s;\n"),
+                                      check(broken.replace("    return\n", "    return s;\n"), "cpp")) == ""

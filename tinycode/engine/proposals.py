@@ -297,25 +297,30 @@ def _endif_remnants(lines: list[str], problems: tuple[Problem, ...]) -> Iterator
 
 
 _GUARD_TEST = re.compile(r"^\s*#\s*ifndef\s+(\w+)\s*$")
+_GUARD_DEFINE = re.compile(r"^\s*#\s*define\s+(\w+)(?:\s+1)?\s*$")
 _NAMELESS_DEFINE = re.compile(r"^(\s*#\s*define)\s*$")
+_NAMELESS_TEST = re.compile(r"^(\s*#\s*ifndef)\s*$")
 
 
-@rule('guard-name', "an include guard's '#define' that lost its name given the name its '#ifndef' tests",
+@rule('guard-name', "an include guard's '#define' or '#ifndef' that lost its name given the name the other has",
       'c, cpp')
 def _guard_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     """``#define`` with no name (the compiler: "no macro name given") right under
-    ``#ifndef NAME``, blank lines or comments between: a header's guard, which defines
-    the name it tests."""
+    ``#ifndef NAME``, blank lines or comments between, or ``#ifndef`` with none right
+    over ``#define NAME``: a header's guard, which defines the name it tests."""
     for p in problems:
         if p.kind != "compiler" or "no macro name given" not in p.message or not 1 <= p.line <= len(lines):
             continue
-        nameless = _NAMELESS_DEFINE.match(lines[p.line - 1])
-        above = next((lines[n - 1] for n in range(p.line - 1, 0, -1)
-                      if lines[n - 1].strip() and not lines[n - 1].lstrip().startswith(("//", "/*", "*"))), "")
-        tested = _GUARD_TEST.match(above)
-        if nameless and tested:
-            yield Edit(p.line, 1, [f"{nameless.group(1)} {tested.group(1)}"],
-                       f"line {p.line}: define {tested.group(1)!r}")
+        text = lines[p.line - 1]
+        code = [n for n in range(1, len(lines) + 1)
+                if lines[n - 1].strip() and not lines[n - 1].lstrip().startswith(("//", "/*", "*"))]
+        above = next((lines[n - 1] for n in reversed(code) if n < p.line), "")
+        below = next((lines[n - 1] for n in code if n > p.line), "")
+        for nameless, partner in ((_NAMELESS_DEFINE.match(text), _GUARD_TEST.match(above)),
+                                  (_NAMELESS_TEST.match(text), _GUARD_DEFINE.match(below))):
+            if nameless and partner:
+                yield Edit(p.line, 1, [f"{nameless.group(1)} {partner.group(1)}"],
+                           f"line {p.line}: name it {partner.group(1)!r}")
 
 
 # What a compiler says when a conditional directive lost its partner (an ``#else`` that

@@ -792,11 +792,18 @@ class Verifier:
         return record is not None and record.declare_type is not None
 
     def unverified(self, original: str, after: str, checked: CheckResult) -> str:
-        """Why a clean ``after`` is not verified, or '': the compiler did not know the
-        file's types, so its syntax messages were set aside, and a line the repair changed
+        """Why a clean ``after`` is not verified, or '': the compiler rejects a line the
+        repair changed (``judges.errors_at_repair``); or it did not know the file's types,
+        so its syntax messages were set aside, and a line the repair changed
         names a header it cannot find (``judges.headers_lost``), or asked again with those
         names declared it still rejects the change (``judges.unverified_changes``)."""
         if not checked.note:
+            # The types known, the compiler's other errors count too where the repair
+            # changed a line: its syntax accepted, it may still mean nothing there.
+            rejected = judges.errors_at_repair(original, after, self.language)
+            if rejected:
+                return (f"not verified: the compiler rejects line {rejected[0].line}, which the repair changed "
+                        f"({rejected[0].message})")
             return ""
         lost = judges.headers_lost(original, after, self.language)
         if lost:

@@ -35,7 +35,8 @@ from ..languages import LanguageSpec, get_parser, read_as, spec
 from . import grammar_gaps, headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
-           "calls", "configure_from", "judge_name", "in_process_only", "located", "unverified_changes"]
+           "calls", "configure_from", "errors_at_repair", "judge_name", "in_process_only", "located",
+           "unverified_changes"]
 
 _CACHE_SIZE = 256
 _MAX_HEADER_RETRIES = 4  # headers blanked out one by one when the compiler cannot find them
@@ -608,6 +609,20 @@ def names_unresolved_at_repair(original: str, result: str, language: str) -> lis
         if typed or (every_header and uses == 1):
             out.append((min(where & changed), name))
     return sorted(out)
+
+
+def errors_at_repair(original: str, result: str, language: str) -> list[Diagnostic]:
+    """The compiler's errors on lines ``result`` changed from ``original`` that it did not
+    report on ``original``, with the file's types known: a name the repair typed that
+    means nothing there, an operator made a macro's name (``#ifndef or``). Remembered
+    from the checks: no new run."""
+    found = verdict(result, language)
+    if found is None or found.note:
+        return []
+    before = verdict(original, language)
+    said = Counter(d.message for d in before.diagnostics) if before is not None else Counter()
+    changed = _changed_lines(original, result)
+    return [d for d in found.diagnostics if d.line in changed and not said[d.message]]
 
 
 def _changed_lines(original: str, result: str) -> set[int]:

@@ -21,7 +21,7 @@ PREPROCESSOR = (r"missing binary operator|operator '[^']+' has no (?:right|left)
                 r"macro \"[^\"]+\" (?:passed \d+ arguments, but takes just|requires \d+ arguments, but only) \d+|"
                 r"unterminated argument list invoking macro|#(?:el)?if with no expression|"
                 r"missing expression between '\(' and '\)'|too (?:many|few) arguments provided to function-like macro|"
-                r"'#pragma [^']+' string is badly formed")
+                r"'#pragma [^']+' string is badly formed|\"[^\"]+\" cannot be used as a macro name")
 # gcc's messages that are about the text's grammar, not its meaning.
 _GCC_SYNTAX = re.compile(
     r"^(expected |stray |missing terminating |unterminated |.* without a previous |"
