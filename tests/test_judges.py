@@ -981,7 +981,7 @@ def test_a_pragma_whose_string_is_badly_formed_is_a_problem_whatever_the_types(h
 
 
 @needs_gxx
-def test_a_repair_the_compiler_rejects_where_it_changed_a_line_is_not_verified_though_the_syntax_is_right():
+def test_a_repair_the_compiler_rejects_is_not_verified_though_the_syntax_is_right():
     # Every header found, the types known: g++ says the vector the repair returned is
     # no 'int', an error of meaning, not of syntax, that the input did not have.
     from tinycode.engine.verifier import Verifier
@@ -991,5 +991,12 @@ def test_a_repair_the_compiler_rejects_where_it_changed_a_line_is_not_verified_t
     checked = check(after, "cpp")
     assert checked.ok and not checked.note
     assert "the compiler rejects line 5" in Verifier("cpp").unverified(broken, after, checked)
+    # Nor one whose syntax error had kept the compiler from reading a mistake elsewhere:
+    # the parameter's name lost in a struct it did not read before.
+    header = ("#include <utility>\n\nStruct holder\n{\n  int v;\n  void\n  swap(holder&)\n"
+              "  { std::swap(v, other.v); }\n};\n")
+    repaired = header.replace("Struct holder", "struct holder")
+    assert check(repaired, "cpp").ok
+    assert "the compiler rejects line 8" in Verifier("cpp").unverified(header, repaired, check(repaired, "cpp"))
     assert Verifier("cpp").unverified(broken, broken.replace("    return\n", "    return s;\n"),
                                       check(broken.replace("    return\n", "    return s;\n"), "cpp")) == ""

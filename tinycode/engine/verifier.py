@@ -792,19 +792,13 @@ class Verifier:
         return record is not None and record.declare_type is not None
 
     def unverified(self, original: str, after: str, checked: CheckResult) -> str:
-        """Why a clean ``after`` is not verified, or '': the compiler rejects a line the
-        repair changed (``judges.errors_at_repair``); or it did not know the file's types,
+        """Why a clean ``after`` is not verified, or '': the compiler reports an error the
+        input did not have (``judges.errors_after_repair``); or it did not know the file's types,
         so its syntax messages were set aside, and a line the repair changed
         names a header it cannot find (``judges.headers_lost``), or asked again with those
         names declared it still rejects the change (``judges.unverified_changes``)."""
         if not checked.note:
-            # The types known, the compiler's other errors count too where the repair
-            # changed a line: its syntax accepted, it may still mean nothing there.
-            rejected = judges.errors_at_repair(original, after, self.language)
-            if rejected:
-                return (f"not verified: the compiler rejects line {rejected[0].line}, which the repair changed "
-                        f"({rejected[0].message})")
-            return ""
+            return self._rejected(original, after)
         lost = judges.headers_lost(original, after, self.language)
         if lost:
             return f"not verified: the file's types are unknown, and line {lost[0].line} names a header the compiler cannot find"
@@ -820,6 +814,15 @@ class Verifier:
         typo = self.misspelt_keyword(after)
         if typo:
             return f"not verified: the file's types are unknown, and {typo}"
+        return self._rejected(original, after)
+
+    def _rejected(self, original: str, after: str) -> str:
+        """Every header found, the compiler's other errors count too: the syntax accepted,
+        what the repair typed may still mean nothing, or the compiler may now read a
+        mistake the input's syntax error had kept it from (``judges.errors_after_repair``)."""
+        rejected = judges.errors_after_repair(original, after, self.language)
+        if rejected:
+            return f"not verified: the compiler rejects line {rejected[0].line} ({rejected[0].message})"
         return ""
 
     def misspelt_keyword(self, text: str) -> str:

@@ -35,7 +35,7 @@ from ..languages import LanguageSpec, get_parser, read_as, spec
 from . import grammar_gaps, headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
-           "calls", "configure_from", "errors_at_repair", "judge_name", "in_process_only", "located",
+           "calls", "configure_from", "errors_after_repair", "judge_name", "in_process_only", "located",
            "unverified_changes"]
 
 _CACHE_SIZE = 256
@@ -611,18 +611,30 @@ def names_unresolved_at_repair(original: str, result: str, language: str) -> lis
     return sorted(out)
 
 
-def errors_at_repair(original: str, result: str, language: str) -> list[Diagnostic]:
-    """The compiler's errors on lines ``result`` changed from ``original`` that it did not
-    report on ``original``, with the file's types known: a name the repair typed that
-    means nothing there, an operator made a macro's name (``#ifndef or``). Remembered
-    from the checks: no new run."""
+_INCLUDE = re.compile(r"^\s*#\s*include\b", re.MULTILINE)
+
+
+def errors_after_repair(original: str, result: str, language: str) -> list[Diagnostic]:
+    """The compiler's errors on ``result`` that it did not report on ``original``, with
+    every header the file names found (a file that names its headers, all found, is a
+    whole unit: a name none of them declares is unknown for good): a name the repair
+    typed that means nothing there, an operator made a macro's name (``#ifndef or``), or
+    a mistake the input's syntax error kept the compiler from reading (a parameter's name
+    lost in a struct it did not read). Remembered from the checks: no new run."""
     found = verdict(result, language)
-    if found is None or found.note:
+    if found is None or any(readers.missing_header(d.message) for d in found.diagnostics):
         return []
+    if found.note and not _INCLUDE.search(result):
+        return []  # a fragment, without the headers of the file it was taken from
     before = verdict(original, language)
     said = Counter(d.message for d in before.diagnostics) if before is not None else Counter()
-    changed = _changed_lines(original, result)
-    return [d for d in found.diagnostics if d.line in changed and not said[d.message]]
+    new = []
+    for d in found.diagnostics:
+        if said[d.message]:
+            said[d.message] -= 1
+        else:
+            new.append(d)
+    return new
 
 
 def _changed_lines(original: str, result: str) -> set[int]:
