@@ -817,9 +817,11 @@ class Verifier:
         return self._rejected(original, after)
 
     def _rejected(self, original: str, after: str) -> str:
-        """Every header found, the compiler's other errors count too: the syntax accepted,
+        """Every header found, a compiler's other errors count too: the syntax accepted,
         what the repair typed may still mean nothing, or the compiler may now read a
         mistake the input's syntax error had kept it from (``judges.errors_after_repair``)."""
+        if not self.types_may_be_unknown:
+            return ""  # (another judge's messages beside its syntax are no compiler's errors)
         rejected = judges.errors_after_repair(original, after, self.language)
         if rejected:
             return f"not verified: the compiler rejects line {rejected[0].line} ({rejected[0].message})"
