@@ -13,6 +13,7 @@ the language's own judge gives the verdict and the model ranks the survivors.
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from functools import lru_cache
 from typing import Iterator, Sequence
@@ -295,9 +296,14 @@ def text_spans(text: str, language: str, strings: str = "one-line",
     return spans
 
 
-@lru_cache(maxsize=4)
 def _tree(text: str, language: str):
-    """tree-sitter's tree of ``text`` (read once for the proposals that ask)."""
+    """tree-sitter's tree of ``text``, read once for the proposals that ask (in each
+    thread: a tree, like a parser, serves one)."""
+    return _tree_in(text, language, threading.get_ident())
+
+
+@lru_cache(maxsize=4)
+def _tree_in(text: str, language: str, thread: int):
     return get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
 
 
