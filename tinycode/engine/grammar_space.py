@@ -275,7 +275,7 @@ def text_spans(text: str, language: str, strings: str = "one-line",
     strings as tree-sitter reads them: words there are no code (``To`` in a sentence,
     ``consts`` in a header's name). ``strings``: "one-line" (a string over several
     lines may be one a lost quote left open over code), "all" or "none"."""
-    tree = _tree(text, language)
+    tree = tree_of(text.encode("utf-8", "surrogatepass"), language)
     lines = text.split("\n")
     spans: dict[int, list[tuple[int, int]]] = {}
 
@@ -296,22 +296,23 @@ def text_spans(text: str, language: str, strings: str = "one-line",
     return spans
 
 
-def _tree(text: str, language: str):
-    """tree-sitter's tree of ``text``, read once for the proposals that ask (in each
-    thread: a tree, like a parser, serves one)."""
-    return _tree_in(text, language, threading.get_ident())
+def tree_of(data: bytes, language: str):
+    """tree-sitter's tree of ``data``, read once for all that ask of the same text (a
+    file's proposals, the guard's look at each candidate) in each thread: a tree, like a
+    parser, serves one."""
+    return _tree_in(data, language, threading.get_ident())
 
 
-@lru_cache(maxsize=4)
-def _tree_in(text: str, language: str, thread: int):
-    return get_parser(language).parse(text.encode("utf-8", "surrogatepass"))
+@lru_cache(maxsize=8)
+def _tree_in(data: bytes, language: str, thread: int):
+    return get_parser(language).parse(data)
 
 
 @lru_cache(maxsize=4)
 def strings_over_lines(text: str, language: str) -> tuple[tuple[int, int], ...]:
     """(first, last) lines of each string tree-sitter reads over several lines."""
     found = []
-    stack = [_tree(text, language).root_node]
+    stack = [tree_of(text.encode("utf-8", "surrogatepass"), language).root_node]
     while stack:
         node = stack.pop()
         if "string" in node.type and "comment" not in node.type:

@@ -14,10 +14,8 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-import functools
 import os
 import re
-import threading
 from typing import Iterable, Sequence
 
 from ..check import Problem, source_lines
@@ -28,7 +26,7 @@ from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers, open_strings
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
-from .grammar_space import distance, quote_split, vocabulary
+from .grammar_space import distance, quote_split, tree_of, vocabulary
 from .proposals import edit_family
 
 QUOTES = "\"'`"
@@ -234,10 +232,9 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
     closed, its parser read the rest of the file as that string (or not at all), so
     ``before`` is read as the code it is without that quote. ``hunks``: the edit's."""
     encoded = before.encode("utf-8", "surrogatepass")
-    thread = threading.get_ident()
-    reading = _as_code(encoded, language, thread)
+    reading = _as_code(encoded, language)
     edited = after.encode("utf-8", "surrogatepass")
-    new_tree = _tree(edited, language, thread)
+    new_tree = tree_of(edited, language)
     starts = [0] + [at + 1 for at, byte in enumerate(edited) if byte == 10]
     changed_after, to_before = _line_maps(before, hunks)
     original = before.split("\n")
@@ -276,11 +273,11 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
     return ""
 
 
-def _as_code(text: bytes, language: str, thread: int):
+def _as_code(text: bytes, language: str):
     """tree-sitter's reading of ``text`` with a quote it never saw closed made a space
     (the parser read all that follows as that string, or gave up on it); its reading
     of ``text`` itself where no quote ran to the end."""
-    tree = _tree(text, language, thread)
+    tree = tree_of(text, language)
     leaves = list(_leaves(tree.root_node))
     end = len(text.rstrip())
     if not leaves:
@@ -297,22 +294,13 @@ def _as_code(text: bytes, language: str, thread: int):
             quote = (opener.start_byte, opener.end_byte if opener.child_count == 0 else span[0] + 1)
     if quote is None:
         return tree
-    return _tree(text[:quote[0]] + b" " * (quote[1] - quote[0]) + text[quote[1]:], language, thread)
-
-
-@functools.lru_cache(maxsize=8)
-def _tree(text: bytes, language: str, thread: int):
-    """tree-sitter's tree of ``text`` (the original is read once for all its candidates)."""
-    from ..languages import get_parser
-
-    return get_parser(language).parse(text)
+    return tree_of(text[:quote[0]] + b" " * (quote[1] - quote[0]) + text[quote[1]:], language)
 
 
 def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool = False) -> list[str]:
     prefix = len(os.path.commonprefix([before, after]))
     suffix = len(os.path.commonprefix([before[prefix:][::-1], after[prefix:][::-1]]))
-    thread = threading.get_ident()  # a parser serves one thread (``get_parser``)
-    old_tree, new_tree = _tree(before, language, thread), _tree(after, language, thread)
+    old_tree, new_tree = tree_of(before, language), tree_of(after, language)
     shift = len(after) - len(before)
     # A token after the edit is hidden only inside a comment or string of ``after`` that
     # begins on the edit's line or above it: none lies past where the last such ends,
