@@ -1319,3 +1319,21 @@ def test_a_misspelt_then_ending_its_line_is_respelt_not_run_as_a_command():
     script = '#!/bin/sh\nif [ -z "$1" ]; then\n  echo usage\n  exit 2\nfi\necho ok\n'
     broken = script.replace("; then", "; thenn")
     assert suggest(broken, "bash", limit=3)[0].source_after == script
+
+
+@pytest.mark.skipif(shutil.which("php") is None, reason="php not installed")
+def test_a_compile_error_the_syntax_error_kept_the_judge_from_reading_is_the_file_s_own():
+    # php -l stops at a parse error; once the ')' typed onto a comment is code again, it
+    # compiles the table and finds a call among its constants, far above the edit: the
+    # file's other mistake, which the search repairs next.
+    rows = "".join(f"    'k{n}' => array('v{n}', 'w{n}'),\n" for n in range(6))
+    fixed = ("<?php\nclass Table {\n  protected static $names = array(\n    'a',\n    'b'\n  );\n\n"
+             + "  protected static $rows = array(\n" + rows
+             + "    # the last one is special-cased\n    # with its own message.\n  );\n\n"
+             + "  public function get($k) {\n    return self::$rows[$k];\n  }\n}\n")
+    broken = fixed.replace("message.\n  );", "message. );").replace("'k2' => array(", "'k2' => rray(")
+    with judges.account(), judges.baseline(broken, "php"):
+        found = suggest(broken, "php")
+        assert found and found[0].source_after == fixed.replace("'k2' => array(", "'k2' => rray(")
+        assert "new: the original did not have it" in check(found[0].source_after, "php").problems[0].message
+        assert suggest(found[0].source_after, "php")[0].source_after == fixed

@@ -523,3 +523,29 @@ def test_a_string_closed_with_the_other_quote_is_found_under_an_error_over_the_w
     broken = fixed.replace('("closed");', "(\"closed');")
     found = suggest(broken, "java")
     assert found and found[0].source_after == fixed
+
+
+def test_code_typed_onto_a_comment_of_the_language_s_other_marker_is_split_off():
+    from tinycode.engine.grammar_space import lost_breaks
+
+    rows = "".join(f"    'k{n}' => array('v{n}', 'w{n}'),\n" for n in range(6))
+    fixed = ("<?php\nclass Table {\n  protected static $rows = array(\n" + rows
+             + "    # the last one is special-cased\n    # with its own message.\n  );\n\n"
+             + "  public function get($k) {\n    return self::$rows[$k];\n  }\n}\n")
+    broken = fixed.replace("message.\n  );", "message. );")
+    lines = source_lines(broken)
+    problem = Problem(14, 1, 14, 1, 'syntax error, unexpected token "public", expecting ")"',
+                      kind="compiler", source="php -l")
+    splits = [[line.strip() for line in e.applied(lines)] for e in lost_breaks(lines, (problem,), "php")]
+    assert [line.strip() for line in source_lines(fixed)] in splits  # PHP's '#' marks a comment as its '//' does
+
+
+def test_a_line_below_a_comment_marker_with_nothing_after_it_is_joined_to_it():
+    from tinycode.engine.grammar_space import _joins, vocabulary
+
+    lines = ["exports.run = run;", "//", "# sourceMappingURL=run.js.map"]
+    joined = [e.applied(lines) for e in _joins(lines, 3, "javascript", *vocabulary("javascript"))]
+    assert ["exports.run = run;", "//# sourceMappingURL=run.js.map"] in joined \
+        or ["exports.run = run;", "// # sourceMappingURL=run.js.map"] in joined
+    lines = ["exports.run = run;", "// the map", "# sourceMappingURL=run.js.map"]
+    assert not list(_joins(lines, 3, "javascript", *vocabulary("javascript")))  # code, not the comment's rest

@@ -16,7 +16,7 @@ import re
 import threading
 from collections import Counter
 from functools import lru_cache
-from typing import Iterator, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language, get_parser, spec
@@ -553,8 +553,10 @@ class _LineBreaks:
         # A line split inside a string or a block comment changes no code (nor closes a
         # string a lost quote left open); a line comment may have code typed onto its end.
         quiet = text_spans("\n".join(lines), language, strings="all")
+        comments = text_spans("\n".join(lines), language, strings="none")
+        block_opener = record.block_comment[0] if (record := spec(language)) is not None else ""
         for line_no, (text, toks) in enumerate(zip(lines, line_tokens), 1):
-            comment = _comment_column(text, toks, marker)
+            comment = _comment_column(text, toks, marker, comments.get(line_no, ()), block_opener)
             for i, (col, tok) in enumerate(toks[1:], 1):
                 if (comment is None or col < comment) and in_spans(quiet, line_no, col):
                     continue
@@ -630,9 +632,16 @@ def lost_breaks(lines: list[str], problems: tuple[Problem, ...], language: str) 
             yield _split(line_no, lines[line_no - 1], col, indent, f"split {side} {tok!r}")
 
 
-def _comment_column(text: str, toks: list[tuple[int, str]], marker: str) -> int | None:
-    """Where the line's comment begins (a token that starts with the comment marker), or None."""
-    return next((col for col, tok in toks if marker and tok[0] not in "\"'`" and text.startswith(marker, col)), None)
+def _comment_column(text: str, toks: list[tuple[int, str]], marker: str,
+                    comments: Iterable[tuple[int, int]] = (), block_opener: str = "") -> int | None:
+    """Where the line's comment begins, or None: a token that starts with the comment
+    marker, or else a comment tree-sitter reads from it to the line's end that no block
+    comment's opener begins (PHP's ``#`` beside its ``//``)."""
+    marked = next((col for col, tok in toks if marker and tok[0] not in "\"'`" and text.startswith(marker, col)), None)
+    if marked is not None:
+        return marked
+    return next((col for col, tok in toks for start, end in comments
+                 if col == start and end >= len(text.rstrip()) and not (block_opener and text.startswith(block_opener, col))), None)
 
 
 def _split(line_no: int, text: str, col: int, indent: str, what: str) -> Edit:
@@ -664,10 +673,12 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
     for first in (line - 1, line):
         address = first < len(lines) and _PATH.fullmatch(lines[first].strip()) is not None
         if marker and marker in lines[first - 1 if 1 <= first else 0] and not (
-                first < len(lines) and (address or prose(lines[first], keywords, symbols)
+                first < len(lines) and (address or lines[first - 1].strip() == marker
+                                        or prose(lines[first], keywords, symbols)
                                         or _sentence_goes_on(lines[first - 1], lines[first], keywords, symbols)
                                         or quote_split(lines[first - 1], lines[first], marker))):
-            continue  # joined to a comment, the code would be commented out (prose, or an address's rest, is no code)
+            continue  # joined to a comment, the code would be commented out (prose, or an address's rest,
+            # is no code; a marker with nothing after it is a comment's line split right after it)
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
             left, right = lines[first - 1].rstrip(), lines[first].lstrip()
             spaced = Edit(first, 2, [left + " " + right], f"line {first}: join line {first + 1} to it", 1)

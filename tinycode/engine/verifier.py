@@ -424,6 +424,14 @@ class Verifier:
             opened = min(reported_line(p) for p in old_judge)
             if all(opened < p.line and not UNCLOSED.search(p.message) for p in surfaced):
                 return True
+        if surfaced and old_judge and all(p.message.endswith(judges.NEW_MARK) for p in new_judge) \
+                and not any(p.message.endswith(judges.NEW_MARK) for p in old_judge) \
+                and not any(near(p.line, edit_line, edit_end) for p in surfaced):
+            # The judge's every message now is one that is not the grammar's, where before
+            # it had only syntax errors: it reads the file through now, and what it says
+            # away from the edit (a function's call in a constant's value, once the ``);``
+            # typed onto a comment is code again) its syntax error had kept it from reading.
+            return True
         if surfaced:
             # More errors from the judge is no progress, unless tree-sitter sees fewer: an
             # error that swallowed the rest of the file (a string left open) hid them all.

@@ -709,6 +709,9 @@ def _declarations(diagnostics: Sequence[Diagnostic], text: str, declare, known: 
 
 # --- what counts as a problem during a repair ----------------------------------------
 
+# The end of a message, not of the grammar's, that the original did not have (``problems``).
+NEW_MARK = " (new: the original did not have it)"
+
 def _key(diagnostic: Diagnostic) -> str:
     return re.sub(r"\s*\(first use in this function\)", "", diagnostic.message)
 
@@ -776,6 +779,6 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
                       or (current.names_unresolved and not diagnostic.doubtful
                           and current.hidden_by_syntax(diagnostic.line, source.count("\n") + 1))):
                 out.append(Diagnostic(diagnostic.line, diagnostic.column,
-                                      f"{diagnostic.message} (new: the original did not have it)", True))
+                                      diagnostic.message + NEW_MARK, True))
     out.sort(key=lambda d: (d.line, d.column))
     return found.judge, out
