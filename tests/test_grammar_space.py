@@ -549,3 +549,18 @@ def test_a_line_below_a_comment_marker_with_nothing_after_it_is_joined_to_it():
         or ["exports.run = run;", "// # sourceMappingURL=run.js.map"] in joined
     lines = ["exports.run = run;", "// the map", "# sourceMappingURL=run.js.map"]
     assert not list(_joins(lines, 3, "javascript", *vocabulary("javascript")))  # code, not the comment's rest
+
+
+def test_a_keyword_in_another_case_is_respelt_as_the_one_fewest_letters_away():
+    from tinycode.engine.grammar_space import keyword_typo
+
+    assert keyword_typo("End", "ruby") == "end"  # not Ruby's END
+    assert keyword_typo("BEGIn", "ruby") == "BEGIN"
+
+
+def test_a_comment_s_markup_around_its_words_is_prose():
+    from tinycode.engine.grammar_space import prose
+
+    keywords, symbols = vocabulary("ruby")
+    assert prose("realm+ with +user+ and +password+", keywords, symbols)
+    assert not prose("total = realm + user", keywords, symbols)

@@ -61,6 +61,10 @@ HIDING = [
     # An attribute's value closed with the other quote: the tags after it became its text.
     ("html", '<p><span id="nav"><a class="s" href="#idxA\'>A</a></span></p>\n<p>"x"</p>\n',
      '<p><span id=\'nav"><a class="s" href="#idxA\'>A</a></span></p>\n<p>"x"</p>\n'),
+    # A quote made the other kind, or taken away, in a line of strings: the code between
+    # two of them became one.
+    ("javascript", "x = f(\"a\", b, 'c');\n", "x = f(\"a', b, 'c');\n"),
+    ("javascript", 'x = "abc" + y + "def";\n', 'x = "abc + y + "def";\n'),
     # A conditional directive made another: the broken include is no longer compiled.
     ("c", "#ifndef STRUCT_ONLY\n# include <X11/Xfuncproto..h>\n#endif\nint x;\n",
      "#ifdef STRUCT_ONLY\n# include <X11/Xfuncproto..h>\n#endif\nint x;\n"),
@@ -129,6 +133,16 @@ REPAIRS = [
     # A line comment that lost one '/': tree-sitter reads the rest of the line as one
     # regular expression, whose words are prose.
     ("javascript", NOTE_JS.replace("  // it might", "  / it might"), NOTE_JS),
+    # A value closed with the other quote, an attribute's '=' lost: the strings after
+    # the edit, between quotes the line had, are the author's.
+    ("html", '<body link="#00F" vlink="#804\' alink="#00F">\n<p>x</p>\n</body>\n',
+     '<body link="#00F" vlink="#804" alink="#00F">\n<p>x</p>\n</body>\n'),
+    ("html", '<table>\n<tr><th width "100%" align="center">Manual</th></tr>\n</table>\n',
+     '<table>\n<tr><th width="100%" align="center">Manual</th></tr>\n</table>\n'),
+    # A comment's line split inside its markup (RDoc's '+name+'): words, which Ruby
+    # would read as a sum.
+    ("ruby", "class A\n  # Creates a password in +\n  realm+ with +user+ and +password+\n  def f\n  end\nend\n",
+     "class A\n  # Creates a password in +realm+ with +user+ and +password+\n  def f\n  end\nend\n"),
     # A docstring closed after its prose: words, not code.
     ("python", 'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more.\n    return 1\n',
      'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),

@@ -330,14 +330,18 @@ def in_spans(spans: dict[int, list[tuple[int, int]]], line_no: int, col: int) ->
 
 @lru_cache(maxsize=4096)
 def keyword_typo(word: str, language: str) -> str:
-    """The keyword ``word`` is one typo away from (or spelt in another case), or ''."""
+    """The keyword ``word`` is one typo away from (or spelt in another case), or ''.
+    Of keywords in another case, the one fewest letters away (``End``: ``end``, not Ruby's
+    ``END``)."""
     if len(word) < MIN_SPELLING_WORD:
         return ""
-    for keyword in vocabulary(language)[0]:
-        if len(keyword) >= MIN_SPELLING_WORD and abs(len(keyword) - len(word)) <= 1 \
-                and (keyword.lower() == word.lower() or distance(word, keyword, cap=2) <= 1):
-            return keyword
-    return ""
+    found = [keyword for keyword in vocabulary(language)[0]
+             if len(keyword) >= MIN_SPELLING_WORD and abs(len(keyword) - len(word)) <= 1
+             and (keyword.lower() == word.lower() or distance(word, keyword, cap=2) <= 1)]
+    cased = [keyword for keyword in found if keyword.lower() == word.lower()]
+    if cased:
+        return min(cased, key=lambda keyword: sum(a != b for a, b in zip(word, keyword)))
+    return found[0] if found else ""
 
 
 ODD_ABOVE, ODD_BELOW = 6, 2  # lines around an error where the file's oddest line is looked for
@@ -909,6 +913,7 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
     run = longest = 0
     end = -1  # where the token before ends
     text = _APOSTROPHE.sub("", text)  # (``TSAN's``, ``don't``: one word, no quote opened)
+    text = _MARKUP.sub("", text)  # (RDoc's ``+user+``, a ``*word*`` stressed: the word)
     for col, tok in _tokens(text, symbols):
         if tok == "(" and col == end and longest < run_of:
             # A call (``getch()``): a sentence puts a blank before its parenthesis, unless
@@ -927,6 +932,9 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
 
 
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
+# A comment's markup: a ``+``, ``*`` or backquote that touches a word on one side and a
+# blank or the line's edge on the other.
+_MARKUP = re.compile(r"(?:(?<=\s)|^)[+*`](?=\w)|(?<=\w)[+*`](?=\s|$)")
 _SENTENCE_MARKS = (",", ".", "'", "-", ":", ";", "(", ")", "!", "?")
 _SENTENCE_ENDS = (".", ":", ";", "!", "?")
 

@@ -30,6 +30,7 @@ from .grammar_space import distance, quote_split, tree_of, vocabulary
 from .proposals import edit_family
 
 QUOTES = "\"'`"
+_MARKUP = ("+", "*", "`")  # a comment's markup around a word (``_prose_tokens``)
 _WORD = re.compile(r"\w+|\S")
 
 # The limits' defaults are the settings' (tinycode.config), defined there once.
@@ -106,7 +107,7 @@ def hides_code(before: str, after: str, language: str) -> str:
             continue
         one = _apply_hunks(original, [hunk], before.endswith("\n"))
         hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
-                                language, quote_typed=bool(_quote_typed_lines([hunk])))
+                                language, quote_typed=bool(_quote_typed_lines([hunk])), pairs_quotes=_pairs_quotes(hunk))
         if hidden and not all(map(_is_word, hidden)):
             return f"it turns code into a comment or string near line {hunk[0]}: {' '.join(hidden)[:60]}"
     # Only an edit that places or takes away a delimiter can make a new string or comment.
@@ -266,7 +267,7 @@ def _encloses_code(before: str, after: str, language: str, hunks: list) -> str:
         hidden = [leaf.text.decode("utf-8", "replace") for leaf in found]
         if not hidden or all(map(_is_word, hidden)):
             continue
-        rows = [[leaf.text.decode("utf-8", "replace") for leaf in code_by_line.get(line, [])] for line in inside]
+        rows = [_prose_tokens(code_by_line.get(line, []), encoded) for line in inside]
         if any(map(_in_error, found)) and _mostly_prose(rows, language):
             continue  # prose, as in ``_hidden_tokens``
         return f"it turns code into a string or comment from line {inside[0]}: {' '.join(hidden)[:60]}"
@@ -297,7 +298,16 @@ def _as_code(text: bytes, language: str):
     return tree_of(text[:quote[0]] + b" " * (quote[1] - quote[0]) + text[quote[1]:], language)
 
 
-def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool = False) -> list[str]:
+def _pairs_quotes(hunk: tuple[int, list[str], list[str]]) -> bool:
+    """The hunk edits one line into one whose quotes all pair up, no string left open
+    (``vlink="#840084' alink="#0000FF">`` made ``vlink="#840084" ...``; ``<th width
+    "100%">`` given its ``=``)."""
+    _, old, new = hunk
+    return len(old) == len(new) == 1 and open_strings(new[0]) == 0
+
+
+def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool = False,
+                   pairs_quotes: bool = False) -> list[str]:
     prefix = len(os.path.commonprefix([before, after]))
     suffix = len(os.path.commonprefix([before[prefix:][::-1], after[prefix:][::-1]]))
     old_tree, new_tree = tree_of(before, language), tree_of(after, language)
@@ -310,7 +320,7 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
     if reach < 0:
         return []
     last_row = before.count(b"\n", 0, max(0, reach - shift))
-    by_line: dict[int, list[str]] = {}
+    by_line: dict[int, list] = {}  # row -> the hidden leaves on it
     leaves = []
     for leaf in _leaves(old_tree.root_node, len(before) - suffix):
         if leaf.start_point[0] > last_row:
@@ -323,15 +333,22 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
             continue  # only what follows the edit, unchanged, and was not a comment, string or quote
         at = leaf.start_byte + shift
         span = _quiet(new_tree.root_node.descendant_for_byte_range(at, at + 1))
+        if span is not None and pairs_quotes and after[span[0]:span[0] + 1].decode("latin-1") in QUOTES \
+                and not span[0] <= prefix <= len(after) - suffix <= span[1]:
+            # The edit leaves its line's quotes paired: a string there that it neither
+            # opened nor lies in is one between quotes the line had, the author's
+            # (``alink="#0000FF"``, read as code while a quote before it had no partner;
+            # ``width "100%"``, an attribute's name until its ``=`` came back).
+            continue
         if span is not None and after.rfind(b"\n", 0, span[0]) < prefix <= at:
-            by_line.setdefault(leaf.start_point[0], []).append(leaf.text.decode("utf-8", "replace"))
+            by_line.setdefault(leaf.start_point[0], []).append(leaf)
             spans.add(span)
     # Text tree-sitter could not read as code (a token of it in an ERROR, or a line it
     # read only by inventing tokens: ``way to signal the end`` as declarations, each
     # given its ``;``) that is mostly words is prose: a comment's text that lost its marker.
-    hidden = [token for _, tokens in sorted(by_line.items()) for token in tokens]
+    hidden = [token for _, row in sorted(by_line.items()) for token in _prose_tokens(row, before)]
     unread = {leaf.start_point[0] for leaf in leaves if _in_error(leaf) or leaf.is_missing}
-    if unread & set(by_line) and _mostly_prose(list(by_line.values()), language):
+    if unread & set(by_line) and _mostly_prose([_prose_tokens(row, before) for row in by_line.values()], language):
         return []
     if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
         return []
@@ -423,6 +440,26 @@ def _line_maps(before: str, hunks) -> tuple[set[int], dict[int, int]]:
     for line in range(at, len(source_lines(before)) + 2):
         to_before[line + shift] = line
     return changed, to_before
+
+
+def _prose_tokens(leaves: list, text: bytes) -> list[str]:
+    """The texts of ``leaves`` (of ``text``), without a comment's markup: a ``+``, ``*``
+    or backquote that touches a word on one side and a blank or the line's edge on the
+    other (RDoc's ``+user+``, a ``*word*`` stressed)."""
+    tokens = []
+    for leaf in leaves:
+        token = leaf.text.decode("utf-8", "replace")
+        if token in _MARKUP:
+            left, right = text[leaf.start_byte - 1:leaf.start_byte] if leaf.start_byte else b"", \
+                text[leaf.end_byte:leaf.end_byte + 1]
+            if _touches_word(left) != _touches_word(right) and min(left.strip(), right.strip(), key=len) == b"":
+                continue
+        tokens.append(token)
+    return tokens
+
+
+def _touches_word(char: bytes) -> bool:
+    return char.isalnum() or char == b"_"
 
 
 def _is_word(token: str) -> bool:
