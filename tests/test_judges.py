@@ -926,6 +926,8 @@ _OPCODES = ('#include "opcodes_config.h"\n\ntypedef enum opcode {\n\tOP_NULL = 0
             "\tOP_MODULO = 59,\n\tOP_I_MODULO = 60,\n\tOP_MAX = 61\n} opcode;\n")
 _WM_REQUEST = ('#include "wmproto_missing.h"\n\ntypedef struct {\n    CARD8\treqType;\t/* always */\n'
                "    CARD16\tlength;\n} xReq;\n")
+_INITTAB = ('#include "Python_missing.h"\n\nextern PyObject* PyInit__io(void);\nextern PyObject* PyInit_math(void);\n\n'
+            'struct _inittab tab[] = {\n    {"_io", PyInit__io},\n    {"math", PyInit_math},\n    {0, 0}\n};\n')
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs gcc and g++")
@@ -937,6 +939,8 @@ _WM_REQUEST = ('#include "wmproto_missing.h"\n\ntypedef struct {\n    CARD8\treq
     # ``CARD8`` (a header's type, the header not here) may explain an error in ``CARD8
     # reqType`` but not a '/' after the ';': a comment's opener split from its '*'
     ("c", _WM_REQUEST, "\t/* always */", "\t/\n    * always */", (4,)),
+    # a function the file declares is no macro that makes one string with the one before it
+    ("c", _INITTAB, '{"_io", PyInit__io}', '{"_io" PyInit__io}', (7,)),
 ])
 def test_a_name_that_looks_like_a_header_s_macro_does_not_explain_an_error_it_cannot_have_caused(
         language, clean, old, new, lines):
@@ -969,6 +973,21 @@ def test_a_repair_that_leaves_a_name_the_compiler_cannot_resolve_where_it_change
     after = check(fixed, "cpp")
     assert after.ok and after.note
     assert Verifier("cpp").unverified(missing, fixed, after) == ""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_function_definition_nested_in_another_is_a_problem_though_its_name_looks_like_a_macro():
+    # A body lost its '}': gcc reads each definition below it as nested, "declared
+    # 'extern'", and stops at its fiftieth error before the file's end. The names in
+    # capitals are the file's own functions, not macros a header might define.
+    clean = ("extern int _mm_getcsr (void);\nextern void _mm_setcsr (int);\n\n"
+             "extern __inline int __attribute__((__always_inline__))\n_MM_GET_ROUNDING_MODE (void)\n{\n"
+             "  return _mm_getcsr () & 3;\n}\n\n"
+             + "".join(f"extern __inline void __attribute__((__always_inline__))\n_MM_SET_MODE_{n} (int __mode)\n{{\n"
+                       f"  _mm_setcsr (__mode + {n});\n}}\n\n" for n in range(60)))
+    assert check(clean, "c").ok
+    found = check(clean.replace("& 3;\n}\n", "& 3;\n\n", 1), "c")
+    assert not found.note and found.problems and found.problems[0].line == 11  # the first nested name
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")

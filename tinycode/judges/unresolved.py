@@ -195,6 +195,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str,
         return any(start <= line <= end for start, end in spans)
 
     unpaired_marks = functools.cache(lambda: _unpaired(text))  # counted once, when a message names a bracket
+    functions = functools.cache(lambda: _functions(_COMMENT.sub(" ", text)))
     stopped = _stopped_at(diagnostics) or len(lines) + 1
     skipped = _skipped_bodies(diagnostics, lines)
     out: list[Diagnostic] = []
@@ -218,7 +219,8 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str,
             said.append(d.line)
         named = _NAMED_BRACKET.findall(d.message) if d.syntax and not name else []
         unpaired = bool(named) and bool(set(named) & unpaired_marks())
-        if d.syntax and not (lexical or unpaired or (grammar and seen_by_parser(d.line))):
+        if d.syntax and not (lexical or unpaired or (grammar and (seen_by_parser(d.line)
+                                                                 or _string_before_function(d, lines, functions)))):
             d = Diagnostic(d.line, d.column, d.message, False, doubtful=True)
         out.append(d)
     covered = {d.line for d in out if d.syntax}
@@ -230,6 +232,21 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str,
             covered.add(p.line)
     out.sort(key=lambda d: (d.line, d.column))
     return out
+
+
+# gcc names the word it met where it expected something else.
+_BEFORE_NAME = re.compile(r"^expected .* before '([A-Za-z_]\w*)'")
+_STRING_END = re.compile(r"\"\s*$")
+
+
+def _string_before_function(d: Diagnostic, lines: list[str], functions: Callable[[], set[str]]) -> bool:
+    """gcc expected something before a name right after a string literal, and the file
+    declares that name a function (``{"_io" PyInit__io}``, a ',' lost): tree-sitter reads
+    the two as one string, the name a macro that brings more of it, which it is not."""
+    named = _BEFORE_NAME.match(d.message)
+    row = lines[d.line - 1] if 0 < d.line <= len(lines) else ""
+    return named is not None and row[max(d.column - 1, 0):].startswith(named.group(1)) \
+        and _STRING_END.search(row[:max(d.column - 1, 0)]) is not None and named.group(1) in functions()
 
 
 def _skipped_bodies(diagnostics: list[Diagnostic], lines: list[str]) -> list[tuple[int, int]]:
@@ -305,17 +322,29 @@ _ENUM_BODY = re.compile(r"\benum\b[^;{}()]*\{([^{}]*)\}")
 _ENUMERATOR = re.compile(r"(?:^|,)\s*([A-Za-z_]\w*)\s*(?=[=,]|$)", re.MULTILINE)
 _TEMPLATE_PARAMETER = re.compile(r"\b(?:class|typename)\s+([A-Za-z_]\w*)\s*(?=[,>=])")
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.DOTALL)
+# A name, its parenthesised list, then a body's brace or a ';': a function's definition or
+# declaration when each of the list's parts is a type and a name (``_MM_GET_EXCEPTION_STATE
+# (void)``, ``PyObject* PyInit__io(void);``), not a macro's arguments (``FOREACH(item, list) {``).
+_FUNCTION_HEAD = re.compile(r"\b([A-Za-z_]\w*)\s*\(([^(){};]*)\)\s*[;{]")
+_PARAMETER = re.compile(r"^(?:void|\.\.\.|(?:const\s+|struct\s+|unsigned\s+)*[A-Za-z_][\w:<>]*[\s*&]+[A-Za-z_]\w*(?:\[\w*\])*)$")
 
 
 def _declared_here(text: str) -> set[str]:
     """The names the text itself gives a meaning that no header need supply: its macros
-    (``#define``), its enumerators (``OP_MODULO = 59,``) and its templates' parameters
-    (``template<class _E>``), which look like macros' names and are none."""
+    (``#define``), its enumerators (``OP_MODULO = 59,``), its templates' parameters
+    (``template<class _E>``) and its functions (``_MM_GET_ROUNDING_MODE (void) {``),
+    which look like macros' names and are none."""
     code = _COMMENT.sub(" ", text)
     names = set(_DEFINE.findall(text)) | set(_TEMPLATE_PARAMETER.findall(code))
     for body in _ENUM_BODY.finditer(code):
         names.update(_ENUMERATOR.findall(body.group(1)))
-    return names
+    return names | _functions(code)
+
+
+def _functions(code: str) -> set[str]:
+    """The functions the text (without its comments) defines or declares (``_FUNCTION_HEAD``)."""
+    return {name for name, parameters in _FUNCTION_HEAD.findall(code)
+            if name not in KEYWORDS and all(_PARAMETER.match(part.strip()) for part in parameters.split(","))}
 _MACRO_NAME = re.compile(r"^[A-Z_][A-Z0-9_]*[A-Z][A-Z0-9_]*$")  # GGML_API, G_BEGIN_DECLS, FOREACH
 # A macro-like name that ends a declaration (``int f(void) G_GNUC_CONST;``): not an
 # argument (``f(g2 NULL, NULL)``).
