@@ -96,6 +96,7 @@ class Candidate:
     # Trigrams of its new lines that the file has nowhere else (``Contexts``); None
     # when the file is too short to have habits.
     unfamiliar: int | None = None
+    types_unknown: bool = False  # the compiler did not know the file's types after it (``_Node.order``)
 
     @property
     def fixes_all(self) -> bool:
@@ -162,7 +163,7 @@ def _familiar_first(nodes: list[_Node], root: _Node, language: str) -> list[_Nod
 
     def key(node: _Node) -> tuple[int, ...]:
         order = node.order()
-        return (*order[:4], contexts.unseen(node.lines), *order[4:])
+        return (*order[:5], contexts.unseen(node.lines), *order[5:])
     return sorted(nodes, key=key)
 
 
@@ -253,6 +254,7 @@ class _Node:
     echoes: int = 0  # edits after which the same error turned up further on
     unconfirmed: int = 0  # edits whose progress only tree-sitter saw: the judge still reports the same first error
     reach: int = 0  # the line the judge read to: its first error (READ_TO_THE_END when it has none)
+    types_unknown: bool = False  # the compiler did not know the types: its problems are tree-sitter's count
 
     @property
     def fixed(self) -> bool:
@@ -263,11 +265,14 @@ class _Node:
         return "\n".join(self.lines) + ("\n" if self.trailing_newline else "")
 
     def order(self) -> tuple[int, ...]:
-        """Progress the language's own judge saw; fewer problems, fewer edits; the judge
-        reading further (a wrong repair's cascade stops it on the next lines); a mistake
-        repaired where it repeats; then the likelier kind of edit."""
-        return (self.unconfirmed, self.places, len(self.edits), -self.reach, -self.echoes, self.proposal_rank,
-                sum(e.size for e in self.edits))
+        """Progress the language's own judge saw; the compiler knowing the file's types
+        (where it does not, its problems are counted only where tree-sitter agrees: a
+        comment's words left as code, ``see the files``, read as a declaration of a type
+        it does not know, hide the mistakes it would report); fewer problems, fewer
+        edits; the judge reading further (a wrong repair's cascade stops it on the next
+        lines); a mistake repaired where it repeats; then the likelier kind of edit."""
+        return (self.unconfirmed, self.types_unknown, self.places, len(self.edits), -self.reach, -self.echoes,
+                self.proposal_rank, sum(e.size for e in self.edits))
 
     @property
     def places(self) -> int:
@@ -384,7 +389,9 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
                 found.append(replace(child, problems=problems,
                                      echoes=node.echoes + _error_repeats(node, problems, language, edit),
                                      unconfirmed=node.unconfirmed + unconfirmed,
-                                     reach=_reach(problems) if reads else 0))
+                                     reach=_reach(problems) if reads else 0,
+                                     types_unknown=isinstance(verdicts, _ReparseVerdicts)
+                                     and _key(edit) in verdicts.types_unknown))
         if any(n.fixed for n in found):
             break
     return found
@@ -562,6 +569,9 @@ class _ReparseVerdicts:
         # that adds a problem tree-sitter sees is dropped, the rest go to the judge.
         self.native = native_judge(language, node.text)
         self.judged_problems: dict[tuple, tuple[Problem, ...]] = {}  # _key(edit) -> the judge's problems
+        # _key(edit) of the edits after which the compiler did not know the file's types
+        # (its check's note): its syntax messages counted only where tree-sitter agreed.
+        self.types_unknown: set[tuple] = set()
         self.shadowed: tuple[Problem, ...] = ()  # tree-sitter's, left out of the check where the judge speaks
         # The compiler's messages set aside because the file's types are unknown: once an
         # edit lets it know them (a header's name repaired), they are no new problems.
@@ -765,7 +775,10 @@ class _ReparseVerdicts:
         if self.native and judges.calls() >= self.judge_limit:
             return None  # the judge's budget for this search is spent
         if self.native or _own_judge(self.language) or _key(edit) not in self.seen:
-            problems = check(text, self.language).problems
+            result = check(text, self.language)
+            problems = result.problems
+            if result.note:
+                self.types_unknown.add(_key(edit))
             if self.budget is not None:
                 self.budget.take(self.run_cost)
         else:  # the incremental re-parse already saw the whole file
@@ -939,7 +952,8 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
                       "; ".join(e.description for e in node.edits), max(size, 1),
                       rule=combined(e.rule for e in node.edits))
         unfamiliar = contexts.unseen(node.lines) if contexts.enough else None
-        out[key], offbeat[key] = Candidate(change, _count(node, text, language), text, unfamiliar), unusual
+        out[key], offbeat[key] = Candidate(change, _count(node, text, language), text, unfamiliar,
+                                           node.types_unknown), unusual
     return list(out.values())[:limit]
 
 

@@ -68,6 +68,9 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
     complete = [c for c in found if c.fixes_all and (keep is None or keep(c))]
     if not complete and partial:
         progress = [c for c in found if keep is None or keep(c)]
+        # Where the compiler knows the file's types after some, their problems are its
+        # own count; the others' only tree-sitter's (``_Node.order``).
+        progress = [c for c in progress if not c.types_unknown] or progress
         fewest = min((c.problems_after for c in progress), default=0)
         complete = [c for c in progress if c.problems_after == fewest]
     if not complete:
