@@ -1019,3 +1019,24 @@ def test_a_repair_the_compiler_rejects_is_not_verified_though_the_syntax_is_righ
     assert "the compiler rejects line 8" in Verifier("cpp").unverified(header, repaired, check(repaired, "cpp"))
     assert Verifier("cpp").unverified(broken, broken.replace("    return\n", "    return s;\n"),
                                       check(broken.replace("    return\n", "    return s;\n"), "cpp")) == ""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_header_a_library_installed_in_a_folder_of_its_own_is_found_there(tmp_path, monkeypatch):
+    # As /usr/include/python3.11 holds Python.h: a build that uses the library adds the
+    # folder (pkg-config --cflags); a file checked alone is read with it, its types known.
+    from tinycode.judges import headers
+
+    library = tmp_path / "include" / "boxes-2.0"
+    library.mkdir(parents=True)
+    (library / "boxes.h").write_text("typedef struct { int n; } box_t;\n#define BOXES_API extern\n")
+    (tmp_path / "include" / "other-1.0").mkdir()
+    monkeypatch.setattr(headers, "system_folders", lambda *args: (str(tmp_path / "include"),))
+    clean = ('#include <boxes.h>\n\nBOXES_API box_t make_box(int n);\nstruct entry { const char *name; box_t box; };\n'
+             'struct entry boxes_table[] = {\n    {"a", {1}},\n    {"b", {2}},\n};\n')
+    assert check(clean, "c").ok and not check(clean, "c").note
+    found = check(clean.replace('{"a", {1}}', '{"a" {1}}'), "c")
+    assert not found.note and [p.line for p in found.problems][:1] == [6]
+    (tmp_path / "include" / "other-1.0" / "boxes.h").write_text("typedef int box_t;\n")
+    headers._library_folders.cache_clear()
+    assert check("/* again */\n" + clean, "c").note  # two libraries have a boxes.h: which one is not known

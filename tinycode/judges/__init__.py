@@ -335,7 +335,7 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
     record: LanguageSpec | None = spec(language)
     node = registry.family(tool.executable) == "node"
     if _project(language) and registry.family(tool.executable) in ("gcc", "clang"):
-        text, extra = _without_unreachable_headers(text, flags, tool.executable, language)
+        text, extra, flags = _without_unreachable_headers(text, flags, tool.executable, language)
     if record is not None and record.judge_filename is not None:
         filename = record.judge_filename(source, filename)
     wrap = record.snippet(source) if record is not None and record.snippet is not None and not whole else None
@@ -407,18 +407,27 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
 
 
 def _without_unreachable_headers(text: str, flags: tuple[str, ...], executable: str,
-                                 language: str) -> tuple[str, list[Diagnostic]]:
+                                 language: str) -> tuple[str, list[Diagnostic], tuple[str, ...]]:
     """``text`` with the ``#include`` lines blanked whose header the compiler would not
-    find (the numbering stays), and a note of each: one run then reads the whole file."""
-    missing = headers.unreachable(text, flags, executable, language, min(_timeout(), remaining()))
+    find (the numbering stays), and a note of each: one run then reads the whole file.
+    A header a library installed in a folder of its own (``headers.installed``) is
+    found there instead: the flags come back with that folder."""
+    timeout = min(_timeout(), remaining())
+    missing = headers.unreachable(text, flags, executable, language, timeout)
     if not missing:
-        return text, []
+        return text, [], flags
+    folders = {name: headers.installed(name, executable, language, timeout) for _, name in missing}
+    added = tuple(dict.fromkeys(folder for folder in folders.values() if folder))
+    flags = flags + tuple(part for folder in added for part in ("-I", folder))
+    missing = [(line, name) for line, name in missing if not folders[name]]
+    if not missing:
+        return text, [], flags
     lines = text.split("\n")
     notes = [_mistyped_header(line, name, lines[line - 1], flags, executable, language)
              or Diagnostic(line, 1, f"{name}: No such file or directory", False) for line, name in missing]
     for line, _ in missing:
         lines[line - 1] = ""
-    return "\n".join(lines), notes
+    return "\n".join(lines), notes, flags
 
 
 def _mistyped_header(line: int, name: str, text: str, flags: tuple[str, ...], executable: str,

@@ -69,6 +69,23 @@ def unreachable(text: str, flags: Sequence[str], executable: str, language: str,
     return out
 
 
+def installed(name: str, executable: str, language: str, timeout: float) -> str | None:
+    """The one folder directly below a folder the compiler searches that holds the
+    header ``name`` (``/usr/include/python3.11`` for ``Python.h``): where a library
+    installs its headers, which a build that uses it adds with ``-I`` (as ``pkg-config
+    --cflags`` says). None where no such folder has it, or several do."""
+    system = system_folders(executable, language, timeout)
+    found = [folder for folder in _library_folders(system) if os.path.isfile(os.path.join(folder, name))]
+    return found[0] if len(found) == 1 else None
+
+
+@functools.lru_cache(maxsize=8)
+def _library_folders(system: tuple[str, ...]) -> tuple[str, ...]:
+    """The folders directly below the ``system`` ones (read once per process)."""
+    return tuple(os.path.join(root, entry) for root in system for entry in sorted(_entries(root))
+                 if os.path.isdir(os.path.join(root, entry)))
+
+
 def meant_by(line: str, flags: Sequence[str], executable: str, language: str, timeout: float) -> str | None:
     """``meant`` in the folders the compiler (``executable`` with ``flags``) searches for
     <angled> names."""
