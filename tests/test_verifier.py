@@ -347,6 +347,18 @@ def test_what_a_judge_says_on_running_out_of_file_is_one_mistake_however_many_li
     assert not made_progress(before, more, 36, 36, 0)
 
 
+def test_what_a_judge_says_of_lines_one_after_another_is_one_mistake():
+    # 'Type' respelt 'type' on line 31: gofmt now reads on to a line split in two below,
+    # which it reports on both of its lines.
+    before = [problem(31, "expected declaration, found Type", "gofmt -e")]
+    after = [problem(56, "expected 1 expression", "gofmt -e"),
+             problem(57, "expected statement, found ':='", "gofmt -e")]
+    assert made_progress(before, after, 31, 31, 0)
+    # Two mistakes apart are still more than the one it repaired.
+    apart = [problem(56, "expected 1 expression", "gofmt -e"), problem(70, "expected ';', found x", "gofmt -e")]
+    assert not made_progress(before, apart, 31, 31, 0)
+
+
 def test_an_error_the_judge_reports_inside_a_string_the_edit_closed_it_never_read_as_code():
     # A string opened on line 3 ran on to line 31, where php -l reported; the edit closed
     # it on line 3, and php now reports line 29, which it had read as the string's text.

@@ -118,11 +118,15 @@ def _closed_too_early(old_judge: Sequence[Problem], surfaced: Sequence[Problem])
 
 
 def _errors(problems: Sequence[Problem]) -> int:
-    """The mistakes a judge's ``problems`` tell of: what it says on running out of file
-    is one, however many lines it takes (bash's "unexpected EOF while looking for
-    matching" and "unexpected end of file")."""
+    """The mistakes a judge's ``problems`` tell of: what it says of a run of lines one
+    after another is one (a line split in two: gofmt's "expected 1 expression" on the
+    first, "expected statement, found ':='" on the next), and so is what it says on
+    running out of file, however many lines it takes (bash's "unexpected EOF while
+    looking for matching" and "unexpected end of file")."""
     ends = sum(bool(AT_THE_END.search(p.message)) for p in problems)
-    return len(problems) - ends + min(ends, 1)
+    lines = sorted({p.line for p in problems if not AT_THE_END.search(p.message)})
+    runs = sum(1 for i, line in enumerate(lines) if i == 0 or line - lines[i - 1] > 1)
+    return runs + min(ends, 1)
 
 
 def too_wide(problem: Problem) -> bool:
