@@ -1040,3 +1040,13 @@ def test_a_header_a_library_installed_in_a_folder_of_its_own_is_found_there(tmp_
     (tmp_path / "include" / "other-1.0" / "boxes.h").write_text("typedef int box_t;\n")
     headers._library_folders.cache_clear()
     assert check("/* again */\n" + clean, "c").note  # two libraries have a boxes.h: which one is not known
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_bracket_typed_twice_where_no_attribute_can_be_is_a_problem():
+    # (g++ says nothing else of the line: that message is the only sign)
+    clean = ('static char const table[] = "abc";\n\nint main(int argc, char* argv[]) {\n    int require = 0;\n'
+             "    require += table[argc];\n    return require;\n}\n")
+    assert check(clean, "cpp").ok
+    found = check(clean.replace("table[argc]", "table[[argc]"), "cpp")
+    assert not found.note and [p.line for p in found.problems][:1] == [5]

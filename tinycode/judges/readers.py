@@ -32,7 +32,7 @@ _GCC_SYNTAX = re.compile(
     r"missing '\)' |parameter name omitted|two or more data types|multiple types in one declaration|"
     r"macro names must be identifiers|no macro name given|unknown type name|version control conflict marker|"
     r"a label can only be part of a statement|a function-definition is not allowed here|"
-    r"nested function '[^']+' declared '\w+'|"
+    r"nested function '[^']+' declared '\w+'|two consecutive '\[' shall only introduce an attribute|"
     r"invalid storage class|expected unqualified-id|expected primary-expression|invalid declarator before|"
     r"an explicit specialization must be preceded by|"
     r"token \"[^\"]*\" is not valid in preprocessor expressions|" + PREPROCESSOR + ")")
