@@ -564,3 +564,11 @@ def test_a_comment_s_markup_around_its_words_is_prose():
     keywords, symbols = vocabulary("ruby")
     assert prose("realm+ with +user+ and +password+", keywords, symbols)
     assert not prose("total = realm + user", keywords, symbols)
+
+
+def test_an_address_split_before_its_dot_is_joined_back_without_a_blank():
+    from tinycode.engine.grammar_space import _joins
+
+    lines = ["// If not, see", "// <http://www.gnu", ".org/licenses/>.", "", "#ifndef X"]
+    first = next(_joins(lines, 3, "cpp", *vocabulary("cpp")))
+    assert first.applied(lines)[:2] == ["// If not, see", "// <http://www.gnu.org/licenses/>."]

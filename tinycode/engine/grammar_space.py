@@ -665,8 +665,9 @@ def _sentence_goes_on(comment: str, below: str, keywords: Sequence[str], symbols
 # An ``#include`` line whose header's name is not closed on it.
 _OPEN_HEADER_NAME = re.compile(r'^\s*#\s*(?:include|import)\s*(?:<[^>]*|"[^"]*)$')
 # The rest of an address or a path that a comment's line was split inside
-# (``en-us/visualstudio/install/workload-and-component-ids``): no blank, at least one ``/``.
-_PATH = re.compile(r"[\w.~%-]+(?:/[\w.~%#?=&+-]*)+")
+# (``en-us/visualstudio/install/workload-and-component-ids``): no blank, at least one ``/``,
+# perhaps the bracket that encloses it and a sentence's mark after (``.org/licenses/>.``).
+_PATH = re.compile(r"[\w.~%-]+(?:/[\w.~%#?=&+-]*)+[>)\]]?[.,;:]?")
 
 
 @rule('line-join', 'a line joined to the line above or below')
@@ -692,7 +693,8 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
             # A mark split in two (``/`` ``/``), or an address or a header's name split
             # (``#include <ext`` over ``/pb_ds/tree_policy.hpp>``): no blank between.
             close = Edit(first, 2, [left + right], f"line {first}: join line {first + 1} to it, no space", 1)
-            split_name = (address and left.endswith(("/", "-", "."))) or _OPEN_HEADER_NAME.search(left) is not None
+            split_name = (address and (left.endswith(("/", "-", ".")) or right.startswith(("/", "-", ".")))) \
+                or _OPEN_HEADER_NAME.search(left) is not None
             yield from (close, spaced) if split_name else (spaced, close)
 
 
