@@ -65,6 +65,9 @@ HIDING = [
     # two of them became one.
     ("javascript", "x = f(\"a\", b, 'c');\n", "x = f(\"a', b, 'c');\n"),
     ("javascript", 'x = "abc" + y + "def";\n', 'x = "abc + y + "def";\n'),
+    # A division joined to the comment above it is code, however like a path it looks.
+    ("c", "int f(int a, int b) {\n    // ratio\n    a/b;\n    return a b;\n}\n",
+     "int f(int a, int b) {\n    // ratio a/b;\n    return a b;\n}\n"),
     # A conditional directive made another: the broken include is no longer compiled.
     ("c", "#ifndef STRUCT_ONLY\n# include <X11/Xfuncproto..h>\n#endif\nint x;\n",
      "#ifdef STRUCT_ONLY\n# include <X11/Xfuncproto..h>\n#endif\nint x;\n"),
@@ -143,6 +146,9 @@ REPAIRS = [
     # would read as a sum.
     ("ruby", "class A\n  # Creates a password in +\n  realm+ with +user+ and +password+\n  def f\n  end\nend\n",
      "class A\n  # Creates a password in +realm+ with +user+ and +password+\n  def f\n  end\nend\n"),
+    # A comment's line split inside its address: the rest, joined back, was no code.
+    ("cpp", "// If not, see\n// <http://www.gnu\n.org/licenses/>.\n\nint x;\n",
+     "// If not, see\n// <http://www.gnu.org/licenses/>.\n\nint x;\n"),
     # A docstring closed after its prose: words, not code.
     ("python", 'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more.\n    return 1\n',
      'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),

@@ -667,7 +667,7 @@ _OPEN_HEADER_NAME = re.compile(r'^\s*#\s*(?:include|import)\s*(?:<[^>]*|"[^"]*)$
 # The rest of an address or a path that a comment's line was split inside
 # (``en-us/visualstudio/install/workload-and-component-ids``): no blank, at least one ``/``,
 # perhaps the bracket that encloses it and a sentence's mark after (``.org/licenses/>.``).
-_PATH = re.compile(r"[\w.~%-]+(?:/[\w.~%#?=&+-]*)+[>)\]]?[.,;:]?")
+_PATH = re.compile(r"[\w.~%-]+(?:/[\w.~%#?=&+-]*)+[>)\]]?[.,]?")
 
 
 @rule('line-join', 'a line joined to the line above or below')
@@ -676,7 +676,7 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
     """``line`` joined to the line above, and the line below joined to it."""
     marker = comment_prefix(language)
     for first in (line - 1, line):
-        address = first < len(lines) and _PATH.fullmatch(lines[first].strip()) is not None
+        address = first < len(lines) and address_rest(lines[first])
         if marker and marker in lines[first - 1 if 1 <= first else 0] and not (
                 first < len(lines) and (address or lines[first - 1].strip() == marker
                                         or prose(lines[first], keywords, symbols)
@@ -696,6 +696,12 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
             split_name = (address and (left.endswith(("/", "-", ".")) or right.startswith(("/", "-", ".")))) \
                 or _OPEN_HEADER_NAME.search(left) is not None
             yield from (close, spaced) if split_name else (spaced, close)
+
+
+def address_rest(line: str) -> bool:
+    """The line is all one address or path (``_PATH``): the rest of a comment's line
+    split inside it."""
+    return _PATH.fullmatch(line.strip()) is not None
 
 
 def quote_split(comment: str, below: str, marker: str) -> bool:

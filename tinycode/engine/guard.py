@@ -26,7 +26,7 @@ from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers, open_strings
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
-from .grammar_space import distance, quote_split, tree_of, vocabulary
+from .grammar_space import address_rest, distance, quote_split, tree_of, vocabulary
 from .proposals import edit_family
 
 QUOTES = "\"'`"
@@ -349,6 +349,11 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
     hidden = [token for _, row in sorted(by_line.items()) for token in _prose_tokens(row, before)]
     unread = {leaf.start_point[0] for leaf in leaves if _in_error(leaf) or leaf.is_missing}
     if unread & set(by_line) and _mostly_prose([_prose_tokens(row, before) for row in by_line.values()], language):
+        return []
+    # A line that is all one address (``.org/licenses/>.``) is a comment's, split from it.
+    text_lines = before.split(b"\n")
+    if by_line and all(row < len(text_lines) and address_rest(text_lines[row].decode("utf-8", "replace"))
+                       for row in by_line):
         return []
     if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
         return []
