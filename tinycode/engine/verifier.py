@@ -118,15 +118,16 @@ def _closed_too_early(old_judge: Sequence[Problem], surfaced: Sequence[Problem])
 
 
 def _errors(problems: Sequence[Problem]) -> int:
-    """The mistakes a judge's ``problems`` tell of: what it says of a run of lines one
-    after another is one (a line split in two: gofmt's "expected 1 expression" on the
-    first, "expected statement, found ':='" on the next), and so is what it says on
-    running out of file, however many lines it takes (bash's "unexpected EOF while
-    looking for matching" and "unexpected end of file")."""
+    """The mistakes a judge's ``problems`` tell of: one message on a line and one on the
+    next, and none on the lines around them, are one (a line split in two: gofmt's
+    "expected 1 expression" on the first, "expected statement, found ':='" on the
+    next); so is what it says on running out of file, however many lines it takes
+    (bash's "unexpected EOF while looking for matching" and "unexpected end of file")."""
     ends = sum(bool(AT_THE_END.search(p.message)) for p in problems)
-    lines = sorted({p.line for p in problems if not AT_THE_END.search(p.message)})
-    runs = sum(1 for i, line in enumerate(lines) if i == 0 or line - lines[i - 1] > 1)
-    return runs + min(ends, 1)
+    per_line = Counter(p.line for p in problems if not AT_THE_END.search(p.message))
+    pairs = sum(1 for line, count in per_line.items()
+                if count == 1 and per_line.get(line + 1) == 1 and line - 1 not in per_line and line + 2 not in per_line)
+    return sum(per_line.values()) - pairs + min(ends, 1)
 
 
 def too_wide(problem: Problem) -> bool:
