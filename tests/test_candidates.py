@@ -1358,3 +1358,10 @@ def test_a_partial_repair_after_which_the_compiler_knows_the_types_comes_first()
         found = suggest(broken, "cpp")
     assert found and not check(found[0].source_after, "cpp").note
     assert "see the files" not in [line.strip()[:13] for line in found[0].source_after.split("\n")]
+
+
+def test_a_file_s_first_line_over_line_comments_gets_its_lost_marker_back():
+    lines = ["/ -*- C++ -*-", "", "// Copyright (C) 2005 Free Software Foundation, Inc.", "//", "int x;"]
+    problem = Problem(1, 1, 1, 1, "expected unqualified-id before '/' token", kind="compiler", source="g++")
+    found = [e.new_lines for e in proposals(lines, (problem,), "cpp") if e.rule == "lost-comment-marker"]
+    assert ["// -*- C++ -*-"] in found

@@ -146,6 +146,9 @@ REPAIRS = [
     # would read as a sum.
     ("ruby", "class A\n  # Creates a password in +\n  realm+ with +user+ and +password+\n  def f\n  end\nend\n",
      "class A\n  # Creates a password in +realm+ with +user+ and +password+\n  def f\n  end\nend\n"),
+    # A file's first line, over a licence's comments, that lost a '/' of its marker.
+    ("cpp", "/ -*- C++ -*-\n\n// Copyright (C) 2005 Free Software Foundation, Inc.\n//\nint x;\n",
+     "// -*- C++ -*-\n\n// Copyright (C) 2005 Free Software Foundation, Inc.\n//\nint x;\n"),
     # A comment's line split inside its address: the rest, joined back, was no code.
     ("cpp", "// If not, see\n// <http://www.gnu\n.org/licenses/>.\n\nint x;\n",
      "// If not, see\n// <http://www.gnu.org/licenses/>.\n\nint x;\n"),

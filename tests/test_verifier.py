@@ -359,6 +359,17 @@ def test_what_a_judge_says_of_lines_one_after_another_is_one_mistake():
     assert not made_progress(before, apart, 31, 31, 0)
 
 
+def test_the_same_words_from_the_judge_further_on_are_the_same_slip_made_again():
+    # A line comment's lost '/' put back on line 1: g++ now says the same of line 14.
+    before = [problem(1, "expected unqualified-id before '/' token", "g++ -fsyntax-only")]
+    again = [problem(14, "expected unqualified-id before '/' token", "g++ -fsyntax-only"),
+             problem(29, "expected unqualified-id before '/' token", "g++ -fsyntax-only")]
+    assert made_progress(before, again, 1, 1, 0)
+    other = [problem(14, "expected unqualified-id before '/' token", "g++ -fsyntax-only"),
+             problem(29, "expected ';' before '}' token", "g++ -fsyntax-only")]
+    assert not made_progress(before, other, 1, 1, 0)  # another mistake besides: more than before
+
+
 def test_an_error_the_judge_reports_inside_a_string_the_edit_closed_it_never_read_as_code():
     # A string opened on line 3 ran on to line 31, where php -l reported; the edit closed
     # it on line 3, and php now reports line 29, which it had read as the string's text.

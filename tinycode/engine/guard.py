@@ -31,6 +31,7 @@ from .proposals import edit_family
 
 QUOTES = "\"'`"
 _MARKUP = ("+", "*", "`")  # a comment's markup around a word (``_prose_tokens``)
+_COMMENT_GAP = 3  # lines from a file's first line to the comment below it (``_in_comment_block``)
 _WORD = re.compile(r"\w+|\S")
 
 # The limits' defaults are the settings' (tinycode.config), defined there once.
@@ -414,7 +415,8 @@ def _in_comment_block(before: bytes, rows: set[int], marker: str) -> bool:
     """Each of the 0-based ``rows`` of ``before`` begins with the first character of the
     line-comment ``marker`` and lies below such a comment, and above another or at the
     end of their block (a blank line, the file's end): ``/< /http://...`` among ``//``
-    lines, a comment whose marker was mistyped."""
+    lines, a comment whose marker was mistyped. Or it is the file's first line of text,
+    the next a comment (``/ -*- C++ -*-`` over a licence)."""
     if not marker:
         return False
     lines = before.decode("utf-8", "replace").split("\n")
@@ -425,8 +427,13 @@ def _in_comment_block(before: bytes, rows: set[int], marker: str) -> bool:
     def block_ends(row: int) -> bool:
         return row >= len(lines) or not lines[row].strip()
 
+    def heads_the_file(row: int) -> bool:
+        below = next((n for n in range(row + 1, min(row + 1 + _COMMENT_GAP, len(lines))) if lines[n].strip()), None)
+        return not any(line.strip() for line in lines[:row]) and below is not None and comment(below)
+
     return all(0 <= row < len(lines) and lines[row].lstrip().startswith(marker[0]) and not comment(row)
-               and comment(row - 1) and (comment(row + 1) or block_ends(row + 1)) for row in rows)
+               and ((comment(row - 1) and (comment(row + 1) or block_ends(row + 1))) or heads_the_file(row))
+               for row in rows)
 
 
 def _line_maps(before: str, hunks) -> tuple[set[int], dict[int, int]]:

@@ -598,9 +598,12 @@ def _lost_comment_marker_edits(lines: list[str], problems: tuple[Problem, ...], 
 
 def _among_line_comments(lines: list[str], number: int, marker: str) -> bool:
     """The nearest line with text above line ``number`` (within ``COMMENT_NEIGHBOURS``)
-    is a line comment."""
+    is a line comment; at the file's start, with no text above, the nearest below
+    (``/ -*- C++ -*-`` over a licence's ``//`` lines)."""
     def nearest(numbers: range) -> str:
         return next((lines[n - 1].strip() for n in numbers if 1 <= n <= len(lines) and lines[n - 1].strip()), "")
+    if not any(line.strip() for line in lines[:number - 1]):
+        return nearest(range(number + 1, number + 1 + COMMENT_NEIGHBOURS)).startswith(marker)
     above = nearest(range(number - 1, number - 1 - COMMENT_NEIGHBOURS, -1))
     return above.startswith(marker)
 

@@ -429,6 +429,13 @@ class Verifier:
             opened = min(reported_line(p) for p in old_judge)
             if all(opened < p.line and not UNCLOSED.search(p.message) for p in surfaced):
                 return True
+        if surfaced and old_judge and not any((p.line, p.message) in shifted(old_judge) for p in new_judge) \
+                and all(not near(p.line, edit_line, edit_end) and p.line > edit_end
+                        and any(p.message == old.message for old in old_judge) for p in surfaced):
+            # The judge's error is gone from the edit's place, and what it reports now,
+            # further on, it says in the same words: the same slip made again (a line
+            # comment's '/' lost on three lines), which its recovery from the first had hidden.
+            return True
         if surfaced and old_judge and all(p.message.endswith(judges.NEW_MARK) for p in new_judge) \
                 and not any(p.message.endswith(judges.NEW_MARK) for p in old_judge) \
                 and not any(near(p.line, edit_line, edit_end) for p in surfaced):
