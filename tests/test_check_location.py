@@ -60,13 +60,3 @@ def test_a_string_run_on_past_its_line_is_where_an_error_wrapping_the_file_went_
     broken_line = source.splitlines().index("        key = new Spec(data, \"HmacSHA1');") + 1
     problems = check(source, "java").problems
     assert problems and problems[0].line == broken_line
-
-
-def test_a_statement_far_inside_an_error_wrapping_a_namespace_is_where_it_went_wrong(tree_sitter_only):
-    # tree-sitter-c-sharp wraps the namespace in one error from its keyword on; the
-    # statement that lost its 'foreach' is an error of its own, lines below it.
-    source = ("namespace Tools\n{\n    public class Printer\n    {\n        public static void PrintJson()\n"
-              "        {\n            IQuery query = new Query();\n"
-              "            (IPackage package in query.GetPackages())\n}\n")
-    problems = check(source, "csharp").problems
-    assert problems and problems[0].line == 8

@@ -96,9 +96,6 @@ def _error_problem(node, data: bytes, lines: list[bytes]) -> Problem:
                    char_column(lines, end_row, end_col), message, text, "error")
 
 
-_STATEMENT_REACH = 2  # lines below a statement's start where its body's first token may be
-
-
 def _where_it_went_wrong(error, data: bytes):
     """The part of a many-line ERROR node where parsing actually failed.
 
@@ -115,12 +112,9 @@ def _where_it_went_wrong(error, data: bytes):
     while stack:  # the first nested ERROR/MISSING in document order
         node = stack.pop()
         if node.is_error or node.is_missing:
-            if starts_loose and _first_on_its_line(node, data) \
-                    and node.start_point.row - error.start_point.row <= _STATEMENT_REACH:
+            if starts_loose and _first_on_its_line(node, data):
                 # `for x := range xs` + newline + `body`: the body's first token is where
                 # the parser gave up, but the statement the ERROR starts with is at fault.
-                # (Not a nested error far down: a C# `namespace` the recovery could not
-                # close holds the statement that lost its `foreach`, lines below.)
                 return error
             return node
         if node.has_error:
