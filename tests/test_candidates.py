@@ -1365,3 +1365,28 @@ def test_a_file_s_first_line_over_line_comments_gets_its_lost_marker_back():
     problem = Problem(1, 1, 1, 1, "expected unqualified-id before '/' token", kind="compiler", source="g++")
     found = [e.new_lines for e in proposals(lines, (problem,), "cpp") if e.rule == "lost-comment-marker"]
     assert ["// -*- C++ -*-"] in found
+
+
+
+@pytest.mark.skipif(not Path("/usr/include/assert.h").is_file(), reason="needs the C library's assert.h")
+def test_no_edit_only_changes_a_comment_s_words():
+    # gcc reports the conditional a long comment lies in: the words of the comment are
+    # no code, and no edit of them alone (an 'abort' typed again) is proposed.
+    text = Path("/usr/include/assert.h").read_text()
+    broken = text.replace("# endif\n", "# endif$\n", 1)
+    problems = check(broken, "c").problems
+    lines = broken.split("\n")
+    from tinycode.engine.grammar_space import closed_comments
+
+    comments = closed_comments(broken, "c")
+
+    def in_a_comment(edit) -> bool:  # words typed or taken away there, no mark
+        old, new = lines[edit.line - 1], edit.new_lines[0]
+        start = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+        end = next((i for i, (a, b) in enumerate(zip(old[::-1], new[::-1])) if a != b), 0)
+        typed = old[start:len(old) - end] + new[start:len(new) - end]
+        return typed.replace(" ", "").isalnum() and any(first < start < last - 2
+                                                        for first, last in comments.get(edit.line, ()))
+    inside = [edit.description for edit in proposals(lines, problems, "c")
+              if edit.span == 1 and len(edit.new_lines) == 1 and in_a_comment(edit)]
+    assert not inside

@@ -296,6 +296,34 @@ def text_spans(text: str, language: str, strings: str = "one-line",
     return spans
 
 
+@lru_cache(maxsize=8)
+def closed_comments(text: str, language: str) -> dict[int, list[tuple[int, int]]]:
+    """line -> (start, end) columns of the comments tree-sitter reads in ``text`` that
+    end where a comment ends: a line comment, or a block comment with its closer (not one
+    left open, which may hold the code after it)."""
+    record = spec(language)
+    closer = record.block_comment[1] if record is not None and record.block_comment[1] else None
+    tree = tree_of(text.encode("utf-8", "surrogatepass"), language)
+    lines = text.split("\n")
+    spans: dict[int, list[tuple[int, int]]] = {}
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if "comment" not in node.type:
+            stack.extend(node.children)
+            continue
+        body = node.text.decode("utf-8", "replace").rstrip()
+        if node.has_error or (closer and "\n" in body and not body.endswith(closer)):
+            continue
+        (first, start), (last, end) = node.start_point, node.end_point
+        for row in range(first, min(last, len(lines) - 1) + 1):
+            line = lines[row].encode("utf-8", "surrogatepass")
+            spans.setdefault(row + 1, []).append(
+                (len(line[:start].decode("utf-8", "ignore")) if row == first else 0,
+                 len(line[:end].decode("utf-8", "ignore")) if row == last else len(lines[row])))
+    return spans
+
+
 def tree_of(data: bytes, language: str):
     """tree-sitter's tree of ``data``, read once for all that ask of the same text (a
     file's proposals, the guard's look at each candidate) in each thread: a tree, like a

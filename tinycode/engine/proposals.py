@@ -16,8 +16,8 @@ from ..check import Problem
 from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
 from .rules import rule
-from .grammar_space import (Spacing, early_edits, familiar_edits, habits, late_edits, lost_breaks, prose,
-                            strings_over_lines, vocabulary)
+from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edits, habits, late_edits, lost_breaks,
+                            prose, strings_over_lines, vocabulary)
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
@@ -103,7 +103,38 @@ def edit_family(language: str) -> EditFamily:
 
 
 def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
-    """Edits to try for ``problems`` (the first, and the two nearest it), likeliest first."""
+    """Edits to try for ``problems`` (the first, and the two nearest it), likeliest first;
+    none that only changes a comment's words, which no parser reads."""
+    comments: dict[int, list[tuple[int, int]]] | None = None
+    for edit in _proposals(lines, problems, language):
+        if edit.span == 1 and len(edit.new_lines) == 1 and 1 <= edit.line <= len(lines):
+            if comments is None:
+                comments = closed_comments("\n".join(lines), language)
+            if _only_a_comment_s_words(lines[edit.line - 1], edit.new_lines[0], comments.get(edit.line, ()), language):
+                continue
+        yield edit
+
+
+def _only_a_comment_s_words(old: str, new: str, spans: Sequence[tuple[int, int]], language: str) -> bool:
+    """``old`` made ``new`` only inside one of the comment ``spans`` of its line, with no
+    comment mark or quote typed or taken away (``abort.`` made ``abort abort.``)."""
+    if not spans or old == new:
+        return False
+    start = 0
+    while start < min(len(old), len(new)) and old[start] == new[start]:
+        start += 1
+    end = 0
+    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
+        end += 1
+    changed = old[start:len(old) - end] + new[start:len(new) - end]
+    record = spec(language)
+    marks = [m for m in (comment_prefix(language), *(record.block_comment if record is not None else ())) if m]
+    if any(m in changed or m[:1] in changed for m in marks) or any(q in changed for q in "\"'`"):
+        return False
+    return any(first < start and len(old) - end < last for first, last in spans)
+
+
+def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     total = len(lines)
     if not total:
         return
