@@ -1037,6 +1037,8 @@ def test_a_header_a_library_installed_in_a_folder_of_its_own_is_found_there(tmp_
     assert check(clean, "c").ok and not check(clean, "c").note
     found = check(clean.replace('{"a", {1}}', '{"a" {1}}'), "c")
     assert not found.note and [p.line for p in found.problems][:1] == [6]
+    mistyped = check(clean.replace("<boxes.h>", "<boxes..h>"), "c").problems
+    assert mistyped and "did you mean <boxes.h>" in mistyped[0].message  # the one a character away
     (tmp_path / "include" / "other-1.0" / "boxes.h").write_text("typedef int box_t;\n")
     headers._library_folders.cache_clear()
     assert check("/* again */\n" + clean, "c").note  # two libraries have a boxes.h: which one is not known

@@ -91,7 +91,10 @@ def meant_by(line: str, flags: Sequence[str], executable: str, language: str, ti
     <angled> names."""
     _, angle, last = _folders(flags)
     system = system_folders(executable, language, timeout)
-    return meant(line, (*angle, *system, *last)) if system else None
+    if not system:
+        return None
+    # (then the folders libraries install their headers in, ``installed``: ``<Python..h>``)
+    return meant(line, (*angle, *system, *last)) or meant(line, _library_folders(system))
 
 
 # Remembered: a repair judges a file's versions hundreds of times, each with the same lines.
