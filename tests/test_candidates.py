@@ -1390,3 +1390,14 @@ def test_no_edit_only_changes_a_comment_s_words():
     inside = [edit.description for edit in proposals(lines, problems, "c")
               if edit.span == 1 and len(edit.new_lines) == 1 and in_a_comment(edit)]
     assert not inside
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_case_that_lost_its_in_gets_it_back():
+    fixed = ('#!/bin/bash\nset -e\n\ncase $(uname -s -m) in\n  "Darwin x86_64") ;;\n  "Linux x86_64") ;;\n'
+             '  *)\n    echo "unsupported" >&2\n    exit 1\n    ;;\nesac\necho done\n')
+    broken = fixed.replace("case $(uname -s -m) in", "case $(uname -s -m)")
+    with judges.account(), judges.baseline(broken, "bash"):
+        assert "near unexpected token" in check(broken, "bash").problems[0].message
+        found = suggest(broken, "bash")
+    assert found and found[0].source_after == fixed

@@ -25,7 +25,7 @@ _CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}
 # pattern) or another keyword.
 _KEYWORD = re.compile(r"(?:^|(?<=[;&|()])|(?<=\bthen\s)|(?<=\bdo\s)|(?<=\belse\s))\s*"
                       r"(if|then|elif|else|fi|case|esac|for|while|until|select|do|done|\{|\})(?=\s|;|$)")
-_NEEDS = {"if": "then", "elif": "then", "while": "do", "until": "do", "for": "do", "select": "do"}
+_NEEDS = {"if": "then", "elif": "then", "while": "do", "until": "do", "for": "do", "select": "do", "case": "in"}
 # The shell's brackets, as the guard sees them: a block's closing word may be put back
 # far below where the shell reports it missing, its opening word far above.
 CLOSING_WORDS = frozenset(_CLOSER.values())
@@ -60,6 +60,8 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
     if re.search(r"expecting \"(then|do)\"|unexpected token `(fi|else|elif|done)'|unexpected end of file"
                  r"|end of file unexpected|\"(fi|else|elif|done)\" unexpected", message):
         yield from _missing_word_edits(lines, first.line)
+    elif "near unexpected token" in message:  # a case's first pattern, where its 'in' was expected
+        yield from _missing_word_edits(lines, first.line, only="in")
     if re.search(r"[Uu]nterminated quoted string|matching `[\"']'|unexpected EOF", message):
         yield from _quote_edits(lines)
     if re.search(r"backquote|matching ``'", message):
@@ -81,10 +83,11 @@ def _code(text: str) -> str:
     return re.sub(r"(^|\s)#.*$", "", text).rstrip()
 
 
-@rule('sh-missing-word', "'then' or 'do' put back on the nearest opener that lacks it", 'shell')
-def _missing_word_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
+@rule('sh-missing-word', "'then', 'do' or a case's 'in' put back on the nearest opener that lacks it", 'shell')
+def _missing_word_edits(lines: list[str], error_line: int, only: str | None = None) -> Iterator[Edit]:
     """``then``/``do`` on the nearest openers above the error that lack it, or respelt
-    where a word a slip away from it ends the line (``; thenn``, ``; Do``)."""
+    where a word a slip away from it ends the line (``; thenn``, ``; Do``); a ``case``'s
+    ``in``. ``only``: that word alone."""
     low = max(1, error_line - 60)
     for n in range(min(error_line, len(lines)), low - 1, -1):
         code = _code(lines[n - 1])
@@ -92,10 +95,13 @@ def _missing_word_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
         if not words or words[0] not in _NEEDS:
             continue
         need = _NEEDS[words[0]]
-        if need in words:
+        if need in words or (only is not None and need != only):
             continue
         text = lines[n - 1]
         end = len(code) if code else len(text.rstrip())
+        if need == "in":  # ``case $(uname -s -m)``: the word follows, no ';' before it
+            yield _at(text, n, end, " in", f"line {n}: insert 'in'")
+            continue
         glued = re.search(rf"\s({need})$", code)
         if glued:  # "while : do": the word is there, the ";" before it is not
             stray = re.search(rf";(\s*)([^\w\s;\"'`]+)\s+{need}$", code)
