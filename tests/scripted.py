@@ -1,16 +1,25 @@
-"""What the tests share: a file only the (scripted) model can repair, a CLI runner, and
-a free port for a local server."""
+"""What the tests share: a file only the (scripted) model can repair, a CLI runner, a
+search run as a repair runs it, and a free port for a local server."""
 
 from __future__ import annotations
 
 import socket
 
+from tinycode import judges
 from tinycode.cli import main
+from tinycode.engine.candidates import Candidate, suggest
 
 NEEDS_AGENT = "def (x)):\n    return x\n"  # no one-token edit repairs this: the model must act
 FIXED = "def double(x):\n    return x\n"
 AGENT_FIX = ('Thought: name the function\nAction: replace_lines\nAction Input: {"start": 1, "end": 1, '
              '"text": "def double(x):"}')
+
+
+def suggested(source: str, language: str, **options) -> list[Candidate]:  # noqa: ANN003
+    """``suggest`` as a repair asks it: the judge's runs accounted, and the input's own
+    messages its baseline (any other message a candidate draws is new, a problem)."""
+    with judges.account(), judges.baseline(source, language):
+        return suggest(source, language, **options)
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:  # noqa: ANN001 - pytest's capsys

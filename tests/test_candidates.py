@@ -5,6 +5,7 @@ from pathlib import Path
 
 import pytest
 
+from scripted import suggested
 from tinycode import judges
 from tinycode.check import Problem
 from tinycode.engine.candidates import suggest
@@ -523,8 +524,7 @@ def test_the_problems_near_the_first_locate_its_edits():
     result = check(source, "python")
     assert result.problems[0].message == "SyntaxError: unmatched ')'"
     assert [p.line for p in result.problems[1:4]] == [1, 5, 9]
-    with judges.account(), judges.baseline(source, "python"):
-        found = suggest(source, "python", result=result)
+    found = suggested(source, "python", result=result)
     assert any("line 26: delete '#'" in c.edit.description for c in found)
 
 
@@ -591,8 +591,7 @@ def test_an_edit_tree_sitter_sees_only_as_progress_is_still_shown_to_the_judge()
              "extern int aio_return (struct aiocb *__aiocbp) __THROW __nonnull ((1));\n\n"
              "/* Cancel the request.  */\nextern int aio_cancel (int __fildes, struct aiocb *__aiocbp) __THROW;\n")
     broken = fixed.replace("(struct aiocb *__aiocbp) __THROW __nonnull", "(struct# aiocb *__aiocbp) __THROW __nonnull")
-    with judges.account(), judges.baseline(broken, "c"):
-        found = suggest(broken, "c")
+    found = suggested(broken, "c")
     assert found and found[0].source_after == fixed
 
 
@@ -606,9 +605,8 @@ def test_a_string_closed_with_the_other_quote_far_above_the_judge_s_report_is_re
              + "  public function send() {\n    $this->check($this->message);\n"
              + "    return $this->transport->deliver('mail', $this->message);\n  }\n}\n")
     broken = fixed.replace("'addBcc');", "'addBcc\");").replace("public function send()", "public send()")
-    with judges.account(), judges.baseline(broken, "php"):
-        assert check(broken, "php").problems[0].line == 31
-        found = suggest(broken, "php")
+    assert check(broken, "php").problems[0].line == 31
+    found = suggested(broken, "php")
     assert found and found[0].source_after == fixed
 
 
@@ -616,8 +614,7 @@ def test_a_lost_mark_the_file_always_spaces_comes_back_with_its_blanks():
     body = "".join(f"    $v{n} = \"s{n}\" . $a;\n" for n in range(12))
     fixed = "<?php\nfunction f($a) {\n" + body + "    return $v1;\n}\n"
     broken = fixed.replace('$v5 = "s5"', '$v5 "s5"')
-    with judges.account(), judges.baseline(broken, "php"):
-        found = suggest(broken, "php")
+    found = suggested(broken, "php")
     assert any(c.source_after == fixed for c in found)  # "$v5 = ", not "$v5= "
 
 
@@ -692,8 +689,7 @@ def test_a_directive_typed_onto_a_line_is_split_back_to_where_the_file_puts_dire
     # tree-sitter's error only moves with the split; the compiler tells. The file puts
     # its directives at column 0, however deep the code around them.
     broken = CONDITIONAL_STRUCT.replace("    char *mark;\n  }\n#endif", "    char *mark;\n  } #endif")
-    with judges.account(), judges.baseline(broken, "c"):
-        found = suggest(broken, "c")
+    found = suggested(broken, "c")
     assert found and found[0].source_after == CONDITIONAL_STRUCT
 
 
@@ -1353,9 +1349,8 @@ def test_a_partial_repair_after_which_the_compiler_knows_the_types_comes_first()
              "    protected:\n      ~base() { }\n    };\n  } // namespace detail\n} // namespace outer\n\n#endif\n")
     broken = fixed.replace("// see the files", "//\nsee the files").replace("  namespace detail", "  Namespace detail")
     broken = broken.replace("\n#endif\n", "\n# \n")
-    with judges.account(), judges.baseline(broken, "cpp"):
-        assert check(broken, "cpp").note  # the words read as code: types unknown
-        found = suggest(broken, "cpp")
+    assert check(broken, "cpp").note  # the words read as code: types unknown
+    found = suggested(broken, "cpp")
     assert found and not check(found[0].source_after, "cpp").note
     assert "see the files" not in [line.strip()[:13] for line in found[0].source_after.split("\n")]
 
@@ -1397,7 +1392,6 @@ def test_a_case_that_lost_its_in_gets_it_back():
     fixed = ('#!/bin/bash\nset -e\n\ncase $(uname -s -m) in\n  "Darwin x86_64") ;;\n  "Linux x86_64") ;;\n'
              '  *)\n    echo "unsupported" >&2\n    exit 1\n    ;;\nesac\necho done\n')
     broken = fixed.replace("case $(uname -s -m) in", "case $(uname -s -m)")
-    with judges.account(), judges.baseline(broken, "bash"):
-        assert "near unexpected token" in check(broken, "bash").problems[0].message
-        found = suggest(broken, "bash")
+    assert "near unexpected token" in check(broken, "bash").problems[0].message
+    found = suggested(broken, "bash")
     assert found and found[0].source_after == fixed

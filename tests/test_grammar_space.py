@@ -9,7 +9,7 @@ from collections import Counter
 import pytest
 
 from fake_llm import FakeLLM
-from scripted import run
+from scripted import run, suggested
 from tinycode import judges, repair
 from tinycode.check import Problem, check, source_lines
 from tinycode.engine.candidates import suggest
@@ -405,8 +405,7 @@ def _long_script() -> str:
 def test_a_closer_typed_onto_the_line_before_goes_back_to_a_line_of_its_own():
     script = _long_script()
     broken = script.replace("unset OLD_B\nfi", "unset OLD_B fi", 1)
-    with judges.account(), judges.baseline(broken, "bash"):
-        found = suggest(broken, "bash")
+    found = suggested(broken, "bash")
     assert found and found[0].source_after == script  # not another `fi` inserted
 
 
@@ -440,9 +439,8 @@ def test_line_breaks_come_from_the_files_own_habits_not_from_names():
 def test_a_keyword_misspelt_far_above_where_the_block_is_noticed_open_is_respelt(typo):
     script = _long_script()
     broken = script.replace("    echo a\nfi", f"    echo a\n{typo}", 1)  # noticed at the end of the file
-    with judges.account(), judges.baseline(broken, "bash"):
-        assert check(broken, "bash").problems[0].line > 60
-        found = suggest(broken, "bash")
+    assert check(broken, "bash").problems[0].line > 60
+    found = suggested(broken, "bash")
     assert found and found[0].source_after == script  # not another `fi` inserted below it
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tinycode.check import Problem
 from tinycode.engine.verifier import Verifier
 
@@ -335,39 +337,30 @@ def test_a_judge_that_reads_to_the_end_before_and_after_expecting_another_thing_
     assert not made_progress(placed, after, 3, 3, 0)
 
 
-def test_what_a_judge_says_on_running_out_of_file_is_one_mistake_however_many_lines_it_takes():
+_SPLIT_GO = [problem(56, "expected 1 expression", "gofmt -e"), problem(57, "expected statement, found ':='", "gofmt -e")]
+_EOF_BASH = [problem(61, "unexpected EOF while looking for matching `\"'", "bash -n"),
+             problem(76, "syntax error: unexpected end of file", "bash -n")]
+_SLASH = "expected unqualified-id before '/' token"
+
+
+@pytest.mark.parametrize("edit_line, before, one, more", [
     # 'case' put back on line 36: bash now reads on to a string left open at line 56,
     # which it reports twice, where the string's text ends and at the file's end.
-    before = [problem(39, "syntax error near unexpected token `)'", "bash -n")]
-    after = [problem(61, "unexpected EOF while looking for matching `\"'", "bash -n"),
-             problem(76, "syntax error: unexpected end of file", "bash -n")]
-    assert made_progress(before, after, 36, 36, 0)
-    # Two mistakes past the edit are still more than the one it repaired.
-    more = [problem(45, "syntax error near unexpected token `;;'", "bash -n"), *after]
-    assert not made_progress(before, more, 36, 36, 0)
-
-
-def test_what_a_judge_says_of_lines_one_after_another_is_one_mistake():
+    (36, [problem(39, "syntax error near unexpected token `)'", "bash -n")], _EOF_BASH,
+     [problem(45, "syntax error near unexpected token `;;'", "bash -n"), *_EOF_BASH]),
     # 'Type' respelt 'type' on line 31: gofmt now reads on to a line split in two below,
     # which it reports on both of its lines.
-    before = [problem(31, "expected declaration, found Type", "gofmt -e")]
-    after = [problem(56, "expected 1 expression", "gofmt -e"),
-             problem(57, "expected statement, found ':='", "gofmt -e")]
-    assert made_progress(before, after, 31, 31, 0)
-    # Two mistakes apart are still more than the one it repaired.
-    apart = [problem(56, "expected 1 expression", "gofmt -e"), problem(70, "expected ';', found x", "gofmt -e")]
-    assert not made_progress(before, apart, 31, 31, 0)
-
-
-def test_the_same_words_from_the_judge_further_on_are_the_same_slip_made_again():
-    # A line comment's lost '/' put back on line 1: g++ now says the same of line 14.
-    before = [problem(1, "expected unqualified-id before '/' token", "g++ -fsyntax-only")]
-    again = [problem(14, "expected unqualified-id before '/' token", "g++ -fsyntax-only"),
-             problem(29, "expected unqualified-id before '/' token", "g++ -fsyntax-only")]
-    assert made_progress(before, again, 1, 1, 0)
-    other = [problem(14, "expected unqualified-id before '/' token", "g++ -fsyntax-only"),
-             problem(29, "expected ';' before '}' token", "g++ -fsyntax-only")]
-    assert not made_progress(before, other, 1, 1, 0)  # another mistake besides: more than before
+    (31, [problem(31, "expected declaration, found Type", "gofmt -e")], _SPLIT_GO,
+     [problem(56, "expected 1 expression", "gofmt -e"), problem(70, "expected ';', found x", "gofmt -e")]),
+    # A line comment's lost '/' put back on line 1: g++ now says the same of lines 14 and 29.
+    (1, [problem(1, _SLASH, "g++ -fsyntax-only")],
+     [problem(14, _SLASH, "g++ -fsyntax-only"), problem(29, _SLASH, "g++ -fsyntax-only")],
+     [problem(14, _SLASH, "g++ -fsyntax-only"), problem(29, "expected ';' before '}' token", "g++ -fsyntax-only")]),
+], ids=["running out of file", "a line and the next", "the same words further on"])
+def test_what_a_judge_says_of_one_mistake_is_one_mistake(edit_line, before, one, more):
+    assert made_progress(before, one, edit_line, edit_line, 0)
+    # Two mistakes past the edit are still more than the one it repaired.
+    assert not made_progress(before, more, edit_line, edit_line, 0)
 
 
 def test_an_error_the_judge_reports_inside_a_string_the_edit_closed_it_never_read_as_code():
