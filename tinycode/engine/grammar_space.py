@@ -16,7 +16,7 @@ import re
 import threading
 from collections import Counter
 from functools import lru_cache
-from typing import Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language, get_parser, spec
@@ -275,25 +275,13 @@ def text_spans(text: str, language: str, strings: str = "one-line",
     strings as tree-sitter reads them: words there are no code (``To`` in a sentence,
     ``consts`` in a header's name). ``strings``: "one-line" (a string over several
     lines may be one a lost quote left open over code), "all" or "none"."""
-    tree = tree_of(text.encode("utf-8", "surrogatepass"), language)
-    lines = text.split("\n")
-    spans: dict[int, list[tuple[int, int]]] = {}
-
-    def column(row: int, byte: int) -> int:
-        return len(lines[row].encode("utf-8", "surrogatepass")[:byte].decode("utf-8", "ignore"))
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
+    def wanted(node) -> bool | None:
         kind = node.type
-        (first, start), (last, end) = node.start_point, node.end_point
-        if ("comment" in kind and comments) or (
-                "string" in kind and (strings == "all" or (strings == "one-line" and first == last))):
-            for row in range(first, min(last, len(lines) - 1) + 1):
-                spans.setdefault(row + 1, []).append((column(row, start) if row == first else 0,
-                                                      column(row, end) if row == last else len(lines[row])))
-        else:
-            stack.extend(node.children)
-    return spans
+        if ("comment" in kind and comments) or ("string" in kind and (
+                strings == "all" or (strings == "one-line" and node.start_point[0] == node.end_point[0]))):
+            return True
+        return None
+    return _spans(text, language, wanted)
 
 
 @lru_cache(maxsize=8)
@@ -303,24 +291,36 @@ def closed_comments(text: str, language: str) -> dict[int, list[tuple[int, int]]
     left open, which may hold the code after it)."""
     record = spec(language)
     closer = record.block_comment[1] if record is not None and record.block_comment[1] else None
+
+    def wanted(node) -> bool | None:
+        if "comment" not in node.type:
+            return None
+        body = node.text.decode("utf-8", "replace").rstrip()
+        return not (node.has_error or (closer and "\n" in body and not body.endswith(closer)))
+    return _spans(text, language, wanted)
+
+
+def _spans(text: str, language: str, wanted: Callable[..., bool | None]) -> dict[int, list[tuple[int, int]]]:
+    """line -> (start, end) columns of the nodes of tree-sitter's reading of ``text``
+    that ``wanted`` takes (True); it passes over those it answers False, and looks
+    inside the others (None)."""
     tree = tree_of(text.encode("utf-8", "surrogatepass"), language)
     lines = text.split("\n")
     spans: dict[int, list[tuple[int, int]]] = {}
+
+    def column(row: int, byte: int) -> int:
+        return len(lines[row].encode("utf-8", "surrogatepass")[:byte].decode("utf-8", "ignore"))
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
-        if "comment" not in node.type:
+        verdict = wanted(node)
+        if verdict is None:
             stack.extend(node.children)
-            continue
-        body = node.text.decode("utf-8", "replace").rstrip()
-        if node.has_error or (closer and "\n" in body and not body.endswith(closer)):
-            continue
-        (first, start), (last, end) = node.start_point, node.end_point
-        for row in range(first, min(last, len(lines) - 1) + 1):
-            line = lines[row].encode("utf-8", "surrogatepass")
-            spans.setdefault(row + 1, []).append(
-                (len(line[:start].decode("utf-8", "ignore")) if row == first else 0,
-                 len(line[:end].decode("utf-8", "ignore")) if row == last else len(lines[row])))
+        elif verdict:
+            (first, start), (last, end) = node.start_point, node.end_point
+            for row in range(first, min(last, len(lines) - 1) + 1):
+                spans.setdefault(row + 1, []).append((column(row, start) if row == first else 0,
+                                                      column(row, end) if row == last else len(lines[row])))
     return spans
 
 
@@ -672,8 +672,8 @@ def _comment_column(text: str, toks: list[tuple[int, str]], marker: str,
     marked = next((col for col, tok in toks if marker and tok[0] not in "\"'`" and text.startswith(marker, col)), None)
     if marked is not None:
         return marked
-    return next((col for col, tok in toks for start, end in comments
-                 if col == start and end >= len(text.rstrip()) and not (block_opener and text.startswith(block_opener, col))), None)
+    return next((col for col, tok in toks for start, end in comments if col == start and end >= len(text.rstrip())
+                 and not (block_opener and text.startswith(block_opener, col))), None)
 
 
 def _split(line_no: int, text: str, col: int, indent: str, what: str) -> Edit:
@@ -970,7 +970,9 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
 # A comment's markup: a ``+``, ``*`` or backquote that touches a word on one side and a
 # blank or the line's edge on the other.
-_MARKUP = re.compile(r"(?:(?<=\s)|^)[+*`](?=\w)|(?<=\w)[+*`](?=\s|$)")
+MARKUP_MARKS = "+*`"
+_MARK = f"[{re.escape(MARKUP_MARKS)}]"
+_MARKUP = re.compile(rf"(?:(?<=\s)|^){_MARK}(?=\w)|(?<=\w){_MARK}(?=\s|$)")
 _SENTENCE_MARKS = (",", ".", "'", "-", ":", ";", "(", ")", "!", "?")
 _SENTENCE_ENDS = (".", ":", ";", "!", "?")
 

@@ -26,11 +26,10 @@ from ..config import setting
 from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers, open_strings
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
-from .grammar_space import address_rest, distance, quote_split, tree_of, vocabulary
+from .grammar_space import MARKUP_MARKS, address_rest, distance, quote_split, tree_of, vocabulary
 from .proposals import edit_family
 
 QUOTES = "\"'`"
-_MARKUP = ("+", "*", "`")  # a comment's markup around a word (``_prose_tokens``)
 _COMMENT_GAP = 3  # lines from a file's first line to the comment below it (``_in_comment_block``)
 _WORD = re.compile(r"\w+|\S")
 
@@ -352,9 +351,7 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
     if unread & set(by_line) and _mostly_prose([_prose_tokens(row, before) for row in by_line.values()], language):
         return []
     # A line that is all one address (``.org/licenses/>.``) is a comment's, split from it.
-    text_lines = before.split(b"\n")
-    if by_line and all(row < len(text_lines) and address_rest(text_lines[row].decode("utf-8", "replace"))
-                       for row in by_line):
+    if by_line and all(address_rest(_line_at(before, leaves[0].start_byte)) for leaves in by_line.values()):
         return []
     if hidden and _in_comment_block(before, set(by_line), comment_prefix(language)):
         return []
@@ -461,7 +458,7 @@ def _prose_tokens(leaves: list, text: bytes) -> list[str]:
     tokens = []
     for leaf in leaves:
         token = leaf.text.decode("utf-8", "replace")
-        if token in _MARKUP:
+        if len(token) == 1 and token in MARKUP_MARKS:
             left, right = text[leaf.start_byte - 1:leaf.start_byte] if leaf.start_byte else b"", \
                 text[leaf.end_byte:leaf.end_byte + 1]
             if _touches_word(left) != _touches_word(right) and min(left.strip(), right.strip(), key=len) == b"":

@@ -6,6 +6,7 @@ An edit replaces ``span`` lines from ``line`` with ``new_lines``.
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -120,12 +121,8 @@ def _only_a_comment_s_words(old: str, new: str, spans: Sequence[tuple[int, int]]
     comment mark or quote typed or taken away (``abort.`` made ``abort abort.``)."""
     if not spans or old == new:
         return False
-    start = 0
-    while start < min(len(old), len(new)) and old[start] == new[start]:
-        start += 1
-    end = 0
-    while end < min(len(old), len(new)) - start and old[-1 - end] == new[-1 - end]:
-        end += 1
+    start = len(os.path.commonprefix([old, new]))
+    end = len(os.path.commonprefix([old[start:][::-1], new[start:][::-1]]))
     changed = old[start:len(old) - end] + new[start:len(new) - end]
     record = spec(language)
     marks = [m for m in (comment_prefix(language), *(record.block_comment if record is not None else ())) if m]
