@@ -1041,6 +1041,7 @@ def test_a_header_a_library_installed_in_a_folder_of_its_own_is_found_there(tmp_
     assert mistyped and "did you mean <boxes.h>" in mistyped[0].message  # the one a character away
     (tmp_path / "include" / "other-1.0" / "boxes.h").write_text("typedef int box_t;\n")
     headers._library_folders.cache_clear()
+    headers._installed_in.cache_clear()
     assert check("/* again */\n" + clean, "c").note  # two libraries have a boxes.h: which one is not known
 
 

@@ -74,7 +74,12 @@ def installed(name: str, executable: str, language: str, timeout: float) -> str 
     header ``name`` (``/usr/include/python3.11`` for ``Python.h``): where a library
     installs its headers, which a build that uses it adds with ``-I`` (as ``pkg-config
     --cflags`` says). None where no such folder has it, or several do."""
-    system = system_folders(executable, language, timeout)
+    return _installed_in(name, system_folders(executable, language, timeout))
+
+
+@functools.lru_cache(maxsize=256)
+def _installed_in(name: str, system: tuple[str, ...]) -> str | None:
+    """``installed``, remembered: a repair checks a file's versions hundreds of times."""
     found = [folder for folder in _library_folders(system) if os.path.isfile(os.path.join(folder, name))]
     return found[0] if len(found) == 1 else None
 
