@@ -104,3 +104,41 @@ def test_what_html_validate_reports_once_its_tokenizer_reads_on_is_progress():
     assert len(check(rest, "html").problems) > 1
     repaired = [c.source_after for c in suggest(broken, "html", limit=6) if check(c.source_after, "html").ok]
     assert repaired and "<code>float</code>" in repaired[0] and "title=\"Types'" not in repaired[0]
+
+
+# A page as rustdoc writes it: a few lines, each thousands of characters long.
+ITEMS = "".join(f'<section id="impl-{n}" class="impl"><span class="rightside"><span class="since" title="Stable">'
+                f'1.{n}.0</span> · <a class="src" href="../src/m.rs.html#{n}">Source</a></span>'
+                f'<a href="#impl-{n}" class="anchor">§</a><h3 class="code-header">impl <a class="trait" '
+                f'href="trait.T{n}.html" title="trait T{n}">T{n}</a></h3></section>' for n in range(40))
+PAGE = ('<!DOCTYPE html>\n<html lang="en">\n<head><meta charset="utf-8"><title>T</title></head>\n'
+        '<body><main><div class="width-limiter"><section id="main-content" class="content">'
+        + ITEMS + '</section></div></main></body>\n</html>\n')
+
+
+@needs_html_validate
+@pytest.mark.parametrize("lost", ['<span class="since" title="Stable">1.30', '<div class="width-limiter">'])
+def test_a_start_tag_that_lost_its_name_on_a_long_line_gets_the_one_its_end_tags_ask_for(lost):
+    # The typos tried are those near the error, not every pair of tokens of a line of
+    # thousands; the name is the element whose end tags outnumber its start tags.
+    from tinycode.engine.candidates import suggest
+
+    broken = PAGE.replace(lost, lost.replace("span ", "").replace("div ", ""))
+    assert broken != PAGE and not check(broken, "html").ok
+    assert PAGE in [c.source_after for c in suggest(broken, "html", limit=4)]
+
+
+@needs_html_validate
+def test_an_end_tag_lost_lines_above_the_end_tag_that_finds_its_element_open_is_repaired_there():
+    # The judge reports at the enclosing element's end tag, 20 lines below the broken one;
+    # the element's end tag may have been lost anywhere since that element opened.
+    from fake_llm import FakeLLM
+    from tinycode import repair
+
+    page = ('<!doctype html>\n<html>\n<head>\n<title>T</title>\n</head>\n<body>\n<div class="box">\n'
+            '<p>Synopsis</p>\n<pre><code>npm edit &lt;pkg&gt;\n</code></pre>\n'
+            + "".join(f"<p>Line {n}.</p>\n" for n in range(20)) + '</div>\n</body>\n</html>\n')
+    broken = page.replace("</code></pre>", "</code>< pre>")
+    assert check(broken, "html").problems[0].line > 25
+    result = repair(broken, "html", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert result.status == "fixed" and result.source == page

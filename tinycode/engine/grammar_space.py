@@ -30,6 +30,7 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 # lists tokens such as "\n", external scanner names and regex-like literals).
 _TOKEN_TEXT = re.compile(r"^[!-~]{1,4}$|^#?[A-Za-z_][A-Za-z_0-9]{0,15}$")
 NEAR_TOKENS = 3  # tokens either side of the error's column where insertions and substitutions are tried
+TYPO_REACH = 16  # tokens either side of it where a long line's typos, swaps and quotes are looked for
 SPELLING_LINES = 2  # the error's line and the non-blank line before it
 MIN_SPELLING_WORD = 2  # shorter words are everyone's neighbour
 
@@ -443,12 +444,26 @@ def _open_string_lines(lines: list[str], problem: Problem, language: str) -> lis
     return found[:OPEN_STRING_LINES]
 
 
-def _near(tokens: list[tuple[int, str]], column: int) -> list[int]:
-    """Indexes of the tokens within NEAR_TOKENS of the one at ``column`` (0-based)."""
+def _near(tokens: list[tuple[int, str]], column: int, reach: int = NEAR_TOKENS) -> list[int]:
+    """Indexes of the tokens within ``reach`` of the one at ``column`` (0-based)."""
     if not tokens:
         return []
     at = max((i for i, (c, _) in enumerate(tokens) if c <= column), default=0)
-    return list(range(max(0, at - NEAR_TOKENS), min(len(tokens), at + NEAR_TOKENS + 1)))
+    return list(range(max(0, at - reach), min(len(tokens), at + reach + 1)))
+
+
+def _within_reach(tokens: list[tuple[int, str]], line_no: int, problems: tuple[Problem, ...]) -> range | list[int]:
+    """Indexes of the tokens of line ``line_no`` where a typo is looked for: every one
+    of a line of ordinary length; of a longer one (a page of markup on one line,
+    minified code), the TYPO_REACH either side of a column reported on it, else its
+    last ones on a line above the error and its first on one below, nearest it."""
+    width = 2 * TYPO_REACH + 1
+    if len(tokens) <= width:
+        return range(len(tokens))
+    columns = [p.column - 1 for p in problems if p.line == line_no]
+    if columns:
+        return sorted({i for c in columns for i in _near(tokens, c, TYPO_REACH)})
+    return range(len(tokens) - width, len(tokens)) if line_no < problems[0].line else range(width)
 
 
 @rule('word-typo', 'a word near the error respelt as a keyword or a name of the file, or two tokens swapped')
@@ -470,7 +485,8 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     words = text_spans("\n".join(lines), language)
     for line_no in dict.fromkeys(spelt):
         text = lines[line_no - 1]
-        for col, tok in _tokens(text, symbols):
+        toks = _tokens(text, symbols)
+        for col, tok in (toks[i] for i in _within_reach(toks, line_no, problems)):
             if in_spans(words, line_no, col):
                 continue  # a comment's or a string's word
             if _WORD.fullmatch(tok) and tok not in keywords and names[tok] <= 1:
@@ -485,7 +501,9 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     for line_no in rows:
         text = lines[line_no - 1]
         toks = _tokens(text, symbols)
-        for i in range(len(toks) - 1):
+        for i in _within_reach(toks, line_no, problems):
+            if i + 1 == len(toks):
+                break
             (c1, t1), (c2, t2) = toks[i], toks[i + 1]
             if t1 == t2:
                 yield _delete(line_no, text, c2, t2, f"delete the repeated {t2!r}", contexts)
@@ -500,12 +518,15 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
                                  + _open_string_lines(lines, problem, language)):
         # a string opened or closed with the wrong quote
         text = lines[line_no - 1]
-        for col, ch in enumerate(text):  # any quote typed, for one of the grammar's
+        toks = _tokens(text, symbols)
+        reach = [toks[i] for i in _within_reach(toks, line_no, problems)]
+        start, end = (reach[0][0], reach[-1][0] + len(reach[-1][1])) if len(reach) < len(toks) else (0, len(text))
+        for col, ch in enumerate(text[start:end], start):  # any quote typed, for one of the grammar's
             if ch in "\"'`":
                 for other in quotes:
                     if other != ch:
                         yield _line_edit(line_no, text, col, ch, other, f"replace {ch!r} with {other!r}")
-        for col, tok in _tokens(text, symbols):  # or a whole string quoted with the other kind
+        for col, tok in reach:  # or a whole string quoted with the other kind
             if len(tok) >= 2 and tok[0] in "\"'`" and tok[-1] == tok[0]:
                 for other in quotes:
                     if other != tok[0] and other not in tok:
@@ -860,6 +881,7 @@ def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: st
     rows = _error_lines(lines, problem)[:SPELLING_LINES]
     rows += [n for n in _odd_line(lines, problem, language) if n not in rows]
     scored: list[tuple[tuple[int, int], int, tuple]] = []  # (familiarity, row, edit)
+    structural: list[tuple[int, tuple]] = []  # (row, edit): a tag's name the file's structure asks for
     record = spec(language)
 
     def open_names(line_no: int, before: str) -> list[str]:
@@ -886,8 +908,9 @@ def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: st
                 raw = toks[i - 1][1]
                 names = [(c, w) for (a, w), c in contexts.pairs.items() if a == raw and contexts.kind(w) == _NAME_KIND]
                 opened = open_names(line_no, raw)
-                ranked = opened + [w for _, w in sorted(names, key=lambda x: (-x[0], x[1])) if w not in opened]
-                for name in ranked[:FAMILIAR_NAMES]:
+                structural += [(order, ("insert", i, name)) for name in opened]
+                ranked = [w for _, w in sorted(names, key=lambda x: (-x[0], x[1])) if w not in opened]
+                for name in ranked[:FAMILIAR_NAMES - len(opened)]:
                     scored.append((named, order, ("insert", i, name)))
         for i in near:
             tok = toks[i][1]
@@ -903,7 +926,9 @@ def familiar_edits(lines: list[str], problems: tuple[Problem, ...], language: st
     scored = [s for s in scored if s[0][0] > 0]
     scored.sort(key=lambda s: (-s[0][0], -s[0][1], s[1]))
     spacing = habits("\n".join(lines), language)[0]
-    for _, order, (what, i, new) in scored[:FAMILIAR_EDITS]:
+    # The names the structure asks for (the element left open, the one whose end tags
+    # outnumber its start tags) before those only the neighbours suggest.
+    for order, (what, i, new) in structural + [(order, edit) for _, order, edit in scored[:FAMILIAR_EDITS]]:
         yield _familiar_edit(lines[rows[order] - 1], rows[order], contexts, spacing, what, i, new)
 
 

@@ -624,6 +624,7 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
         spans += [(p.line, total) for p in problems if UNCLOSED.search(p.message)]
         spans += [(1, p.line) for p in problems if p.kind == "compiler" and UNOPENED_DIRECTIVE.search(p.message)]
     original = source_lines(before)
+    spans += _begun_above(original, problems, language)
     applied: list[int] = []
     pending = list(range(len(hunks)))
     while pending:
@@ -638,11 +639,23 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
         applied = sorted(applied + near)
         pending = [i for i in pending if i not in near]
         if pending:
-            text = _apply_hunks(original, [hunks[i] for i in applied], before.endswith("\n"))
-            spans += [(original_line(p.line, [hunks[i] for i in applied]),
-                       original_line(max(p.line, p.end_line), [hunks[i] for i in applied]))
-                      for p in check(text, language).problems]
+            kept = [hunks[i] for i in applied]
+            text = _apply_hunks(original, kept, before.endswith("\n"))
+            surfaced = check(text, language).problems
+            spans += [(original_line(a, kept), original_line(b, kept))
+                      for a, b in [(p.line, max(p.line, p.end_line)) for p in surfaced]
+                      + _begun_above(source_lines(text), surfaced, language)]
     return ""
+
+
+def _begun_above(lines: list[str], problems: Sequence[Problem], language: str) -> list[tuple[int, int]]:
+    """The lines from where each problem reported at a construct's end may have begun
+    (``LanguageSpec.begins_above``) to where it was reported."""
+    record = spec(language)
+    if record is None or record.begins_above is None:
+        return []
+    starts = [(record.begins_above(lines, p.line, p.column, p.message), p.line) for p in problems]
+    return [(start, line) for start, line in starts if start is not None]
 
 
 def _near(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]], max_distance: int,

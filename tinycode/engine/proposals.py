@@ -46,7 +46,8 @@ class EditFamily:
     and the general ones it leaves out."""
 
     # Before every other edit: the script's own block structure where its judge reports
-    # a missing ``then``/``fi``/``done`` lines after it.
+    # a missing ``then``/``fi``/``done`` lines after it; markup's end tag that lost its
+    # ``/``, reported where an enclosing element ends, lines below.
     first: Callable[[list[str], tuple[Problem, ...]], Iterator[Edit]] | None = None
     own: FamilyEdits | None = None  # after the grammar's typos, on the problem's lines
     late: FamilyEdits | None = None  # after every other edit of the problem's lines
@@ -68,10 +69,10 @@ END_TAG_LINES_BEFORE = 30  # lines above a markup problem searched for such an e
 
 
 @rule('end-tag-slash', "an end tag whose '/' became another character: the '/' put back", 'html')
-def _end_tag_slash_edits(lines: list[str], problems: tuple[Problem, ...], _anchors: list[int]) -> Iterator[Edit]:
+def _end_tag_slash_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     """``<code>Rc< code>`` leaves the element open, and the judge reports it only where
     an enclosing element ends, lines below: on the problem's line and those above it,
-    each such text of an element the file closes elsewhere is made its end tag."""
+    each such text of an element the file opens is made its end tag."""
     if not problems:
         return
     text = "\n".join(lines)
@@ -80,7 +81,7 @@ def _end_tag_slash_edits(lines: list[str], problems: tuple[Problem, ...], _ancho
         row = lines[line_no - 1]
         for match in _SLASHLESS_END_TAG.finditer(row):
             tag = f"</{match.group(1)}>"
-            if tag in text:
+            if re.search(f"<{match.group(1)}[\\s/>]", text):
                 yield Edit(line_no, 1, [row[:match.start()] + tag + row[match.end():]],
                            f"line {line_no}: replace {match.group()!r} with {tag!r}", 1)
 
@@ -91,7 +92,7 @@ EDIT_FAMILIES: dict[str, EditFamily] = {
     "python": EditFamily(own=python_edits, late=late_python_edits, block_indent=True,
                          alternatives=PYTHON_ALTERNATIVES, lost_keywords=False),
     "shell": EditFamily(first=shell_edits, closers=CLOSING_WORDS, openers=OPENING_WORDS | {";"}),
-    "markup": EditFamily(own=_end_tag_slash_edits),
+    "markup": EditFamily(first=_end_tag_slash_edits),
     "end": EditFamily(first=end_blocks.lost_opener_edits, closers=end_blocks.CLOSING_WORDS,
                       openers=end_blocks.OPENING_WORDS),
 }

@@ -125,6 +125,11 @@ class LanguageSpec:
     # names of the elements still open there, innermost first, when the token begins
     # a closer (``</``): what a closer that lost its name closes.
     open_names: Callable[[list[str], int, str], list[str]] | None = None
+    # For a problem the judge reports where a construct ends (the lines, its line,
+    # column and message): the line above it where that construct began, when the
+    # mistake may lie anywhere between (an end tag that found elements left open
+    # inside its own: where its element opened), else None.
+    begins_above: Callable[[list[str], int, int, str], int | None] | None = None
 
     def tools_for(self, source: str) -> tuple[str, ...]:
         """The external judges to look for, for ``source``."""
