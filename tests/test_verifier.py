@@ -385,3 +385,20 @@ def test_what_the_judge_reports_inside_a_construct_it_read_as_left_open_is_the_f
     # Not another construct left open, nor above the one that was.
     assert not made(before, [problem(48, "unterminated #ifdef", "g++ -fsyntax-only")], 60, 60, 0)
     assert not made(before, [problem(30, "'Namespace' does not name a type", "g++ -fsyntax-only")], 60, 60, 0)
+
+
+def test_a_pair_of_edits_repairs_both_problems_it_was_made_for():
+    # rustfmt's error at line 8 is one tree-sitter cannot see: an edit there that only
+    # quiets tree-sitter's view of line 14 (with the real repair at line 2) is no pair.
+    from tinycode.check import CheckResult
+
+    source = "".join(f"line {n}\n" for n in range(1, 20))
+    text = source.replace("line 2\n", "line two\n").replace("line 8\n", "line 8(\n")
+    first, other = problem(8, "unexpected closing delimiter: `}`", "rustfmt --check"), problem(2, "unexpected '~'")
+    before = CheckResult("rust", (first, other, problem(14, "unexpected 'Err'")), "rustfmt --check")
+    left = CheckResult("rust", (first,), "rustfmt --check")
+    verifier = Verifier("rust")
+    assert not verifier.pair_accepted(source, before, text, left, (first, other))
+    # Both gone, one old problem left elsewhere: a pair.
+    assert verifier.pair_accepted(source, before, text, CheckResult("rust", (before.problems[2],), "rustfmt --check"),
+                                  (first, other))

@@ -829,7 +829,7 @@ def paired_fixes(source: str, language: str, result: CheckResult, reach: int) ->
             edited = earlier.applied(later.applied(lines))
             text = "\n".join(edited) + ("\n" if node.trailing_newline else "")
             after = check(text, language)
-            if text not in found and verifier.pair_accepted(source, result, text, after):
+            if text not in found and verifier.pair_accepted(source, result, text, after, (first, other)):
                 start, end_before, end_after = differing_span(lines, edited)
                 change = Edit(start + 1, end_before - start, edited[start:end_after],
                               f"{earlier.description}; {later.description}",

@@ -587,14 +587,18 @@ class Verifier:
         where = (min(edit.line, problem.line), max(last, problem.line))
         return not any(near(p.line, *where, self.reach) for p in problems_after)
 
-    def pair_accepted(self, source: str, before: CheckResult, text: str, after: CheckResult) -> bool:
+    def pair_accepted(self, source: str, before: CheckResult, text: str, after: CheckResult,
+                      targets: Sequence[Problem]) -> bool:
         """Two edits at two places (``source`` -> ``text``) leave fewer problems, all of
-        them old ones, in the original's line numbers."""
+        them old ones, in the original's line numbers, and neither of the ``targets``
+        they were made for: where tree-sitter cannot see a judge's error, an edit there
+        that only quiets tree-sitter elsewhere repairs nothing."""
         if not (after.ok or len(after.problems) < len(before.problems)):
             return False
         hunks = changed_hunks(source, text)
         old = {(p.line, p.message) for p in before.problems}
-        return after.ok or {(original_line(p.line, hunks), p.message) for p in after.problems} <= old
+        left = {(original_line(p.line, hunks), p.message) for p in after.problems}
+        return after.ok or (left <= old and not left & {(p.line, p.message) for p in targets})
 
     def agent_edit(self, before: CheckResult, after: CheckResult) -> bool:
         """An edit the agent typed adds no problem: no more of them than before, and none
