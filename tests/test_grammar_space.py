@@ -14,6 +14,7 @@ from tinycode import judges, repair
 from tinycode.check import Problem, check, source_lines
 from tinycode.engine.candidates import suggest
 from tinycode.engine.edits import Edit
+from tinycode.engine.guard import hides_code
 from tinycode.engine.grammar_space import distance, early_edits, late_edits, spelling_neighbours, vocabulary
 
 
@@ -570,3 +571,50 @@ def test_an_address_split_before_its_dot_is_joined_back_without_a_blank():
     lines = ["// If not, see", "// <http://www.gnu", ".org/licenses/>.", "", "#ifndef X"]
     first = next(_joins(lines, 3, "cpp", *vocabulary("cpp")))
     assert first.applied(lines)[:2] == ["// If not, see", "// <http://www.gnu.org/licenses/>."]
+
+
+EXCEPTIONS = """#include <stdexcept>
+
+namespace pbds
+{
+  /**
+   *  @defgroup exceptions-pbds Exceptions
+   *  @ingroup pbds
+   *  @{
+   */
+
+  /// Base class for exceptions.
+  struct container_error : public std::logic_error
+  {
+    container_error()
+    : std::logic_error("pbds::container_error") { }
+  };
+
+  /// An entry cannot be inserted into a container object for logical
+  /// reasons (not, e.g., if memory is unavailable, in which case
+  /// the allocator's exception will be thrown).
+  struct insert_error : public container_error { };
+
+  /// A join cannot be performed logical reasons (i.e., the ranges of
+  /// the two container objects being joined overlap.
+  struct join_error : public container_error { };
+
+  /// A container cannot be resized.
+  struct resize_error : public container_error { };
+  ///@}
+} // namespace pbds
+"""
+
+
+@needs_gxx
+def test_a_block_comment_opener_with_a_character_typed_into_it_is_made_whole():
+    # ``/\\**``: the comment's lines read as code down to a closer that closes nothing;
+    # making the opener whole hides only the comment's own lines.
+    source = EXCEPTIONS.replace("  /**\n", "  /\\**\n")
+    assert not check(source, "cpp").ok
+    assert not hides_code(source, EXCEPTIONS, "cpp")
+    result = repair(source, "cpp", llm=FakeLLM(scorer=EVEN))
+    assert result.status == "fixed" and result.source == EXCEPTIONS
+    # The opener made whole where the next closer ends another comment hides code.
+    code = "int a;\n/x* int b;\n/* note */\nint c;\n"
+    assert hides_code(code, code.replace("/x*", "/*"), "cpp")

@@ -27,7 +27,7 @@ from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original
 from .layout import HEADER_SCAN, misplaced_closers, open_strings
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
 from .grammar_space import MARKUP_MARKS, address_rest, distance, quote_split, tree_of, vocabulary
-from .proposals import edit_family
+from .proposals import edit_family, mends_comment_opener
 
 QUOTES = "\"'`"
 _COMMENT_GAP = 3  # lines from a file's first line to the comment below it (``_in_comment_block``)
@@ -100,6 +100,9 @@ def hides_code(before: str, after: str, language: str) -> str:
     original = source_lines(before)
     every = changed_hunks(before, after)
     hunks = [hunk for hunk in every if any(mark in line for line in hunk[1] + hunk[2] for mark in marks)]
+    # A comment's broken opener made whole again hides only that comment's own lines.
+    every = [hunk for hunk in every if not mends_comment_opener(before, *hunk, language)]
+    hunks = [hunk for hunk in hunks if hunk in every]
     if not hunks:
         return ""
     for hunk in hunks:

@@ -13,7 +13,7 @@ from functools import lru_cache
 from itertools import chain
 from typing import Callable, Iterator, Mapping, Sequence
 
-from ..check import Problem
+from ..check import Problem, source_lines
 from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, replace_token
 from .rules import rule
@@ -553,16 +553,16 @@ REPORTED = 3  # problems whose lines are looked at
                              "its closer follows", 'languages with block comments')
 def _lost_comment_opener_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """``/ Copyright (C) ...`` fifteen lines above a ``*/``: a block comment's opener
-    lost a character, and the prose after it reads as code. A line that begins with
-    the opener less one character, where the closer comes before any other opener,
-    gets it whole: a line a problem is reported on, or one above a closer that closes
-    nothing (the topmost first: a comment begins on its first line)."""
+    lost a character (or gained one: ``/\\**``), and the prose after it reads as code.
+    A line that begins with the opener less one character, or with one more inside
+    it, where the closer comes before any other opener, gets it whole: a line a
+    problem is reported on, or one above a closer that closes nothing (the topmost
+    first: a comment begins on its first line)."""
     record = spec(language)
     opener, closer = record.block_comment if record is not None else ("", "")
     if not opener or not problems:
         return
     line_comment = comment_prefix(language)
-    remnants = sorted({opener[:i] + opener[i + 1:] for i in range(len(opener))}, key=len, reverse=True)
     candidates = [p.line for p in problems[:REPORTED] if 1 <= p.line <= len(lines)]
     first = problems[0].line
     orphans = sorted(_orphan_closers("\n".join(lines), opener, closer, line_comment), key=lambda o: abs(o[0] - first))
@@ -578,16 +578,49 @@ def _lost_comment_opener_edits(lines: list[str], problems: tuple[Problem, ...], 
         stripped = text.lstrip()
         if stripped.startswith((opener, closer)) or (line_comment and stripped.startswith(line_comment)):
             continue
-        remnant = next((r for r in remnants if stripped.startswith(r)), None)
+        at = len(text) - len(stripped)
+        remnant = broken_opener(stripped, opener)
         if remnant is None:
             continue
-        at = len(text) - len(stripped)
         rest = "\n".join([text[at + len(remnant):]] + lines[number:number + COMMENT_REACH])
         closes, opens = rest.find(closer), rest.find(opener)
         if closes >= 0 and (opens < 0 or closes < opens):
             # (tree-sitter's recovery may have read the comment's lines as any code: the
             # judge alone decides)
             yield replace(replace_token(text, number, at, remnant, opener), direct=True)
+
+
+def broken_opener(text: str, opener: str) -> str | None:
+    """The start of ``text`` that is a block comment's ``opener`` with one character
+    typed into it (``/\\**``), or less one (``/``, ``*``), or None."""
+    for i in range(1, len(opener)):
+        if not text[i:i + 1].isspace() and text[:i] + text[i + 1:len(opener) + 1] == opener:
+            return text[:len(opener) + 1]
+    return next((r for r in sorted({opener[:i] + opener[i + 1:] for i in range(len(opener))}, key=len, reverse=True)
+                 if text.startswith(r)), None)
+
+
+def mends_comment_opener(before: str, first: int, old: list[str], new: list[str], language: str) -> bool:
+    """Line ``first`` of ``before`` (``old``, made ``new``) began with a block comment's
+    broken opener (``broken_opener``), now made whole, and the comment it opens ends at
+    a closer that closed nothing: the lines between were that comment's all along."""
+    record = spec(language)
+    opener, closer = record.block_comment if record is not None else ("", "")
+    if not opener or len(old) != 1 or len(new) != 1:
+        return False
+    stripped = old[0].lstrip()
+    at = len(old[0]) - len(stripped)
+    remnant = broken_opener(stripped, opener)
+    if remnant is None or new[0] != old[0][:at] + opener + stripped[len(remnant):]:
+        return False
+    lines = source_lines(before)
+    rest = "\n".join([old[0][at + len(remnant):]] + lines[first:])
+    closes = rest.find(closer)
+    if closes < 0 or 0 <= rest.find(opener) < closes:
+        return False
+    line = first + rest.count("\n", 0, closes)
+    column = closes - (rest.rfind("\n", 0, closes) + 1) + (at + len(remnant) if line == first else 0)
+    return (line, column) in _orphan_closers(before, opener, closer, comment_prefix(language))
 
 
 COMMENT_NEIGHBOURS = 2  # lines above a broken comment line where the line comment before it is looked for
