@@ -1053,3 +1053,46 @@ def test_a_bracket_typed_twice_where_no_attribute_can_be_is_a_problem():
     assert check(clean, "cpp").ok
     found = check(clean.replace("table[argc]", "table[[argc]"), "cpp")
     assert not found.note and [p.line for p in found.problems][:1] == [5]
+
+
+SEVERITIES = """#ifndef _FMTMSG_H
+#define _FMTMSG_H 1
+
+/* Values to control `fmtmsg' function.  */
+enum
+{
+  MM_HARD = 0x001,	/* Source of the condition is hardware.  */
+#define MM_HARD MM_HARD
+  MM_SOFT = 0x002,	/* Source of the condition is software.  */
+#define MM_SOFT MM_SOFT
+  MM_FIRM = 0x004,	/* Source of the condition is firmware.  */
+#define MM_FIRM MM_FIRM
+  MM_APPL = 0x008,	/* Condition detected by application.  */
+#define MM_APPL MM_APPL
+  MM_UTIL = 0x010,	/* Condition detected by utility.  */
+#define MM_UTIL MM_UTIL
+  MM_OPSYS = 0x020,	/* Condition detected by operating system.  */
+#define MM_OPSYS MM_OPSYS
+  MM_RECOVER = 0x040,	/* Recoverable error.  */
+#define MM_RECOVER MM_RECOVER
+  MM_PRINT = 0x100,	/* Display message in standard error.  */
+#define MM_PRINT MM_PRINT
+  MM_CONSOLE = 0x200	/* Display message on system console.  */
+#define MM_CONSOLE MM_CONSOLE
+};
+
+extern int fmtmsg (long int __classification, const char *__label);
+
+#endif	/* fmtmsg.h */
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_where_tree_sitter_cannot_read_the_lines_around_the_compiler_s_error_the_compiler_judges_each_edit():
+    # tree-sitter objects to every value of an enum with directives between its values,
+    # which gcc accepts: that it still objects to the repaired line says nothing.
+    broken = SEVERITIES.replace("MM_PRINT = 0x100", "MM_PRINT == 0x100")
+    assert check(broken, "c").problems[0].line == 21
+    assert len(tree_sitter_problems(SEVERITIES, "c")) >= 3
+    found = suggest(broken, "c")
+    assert found and found[0].source_after == SEVERITIES

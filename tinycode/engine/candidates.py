@@ -34,7 +34,7 @@ from .. import judges
 from ..judges import grammar_gaps, judge_name, registry
 from ..languages import comment_prefix, get_parser, spec
 from .grammar_space import contexts_of, habits, strings_over_lines
-from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to,
+from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to, shape,
                        nodes_starting, only_indentation, reported_line, too_wide, unmatched)
 
 if TYPE_CHECKING:
@@ -71,6 +71,7 @@ JUDGE_ALTERNATIVES = 32  # of those, spent looking for other complete fixes once
 # a run each, beyond the budget.
 JUDGE_FAVOURITES = 3
 MAX_SECOND_LOOKS = 40  # edits kept for a judge's run after tree-sitter's first guesses
+NOISY_LINES = 2  # lines near the judge's error, at least, whose objections by tree-sitter the judge does not share
 FIRST_PROPOSALS = 16  # the likeliest proposals, which the judge may see whatever tree-sitter says
 
 
@@ -577,6 +578,7 @@ class _ReparseVerdicts:
         # edit lets it know them (a header's name repaired), they are no new problems.
         self.set_aside: tuple[Problem, ...] = ()
         self.blind = False  # tree-sitter sees nothing where the judge reports its error
+        self.accepted: frozenset[str] = frozenset()  # tree-sitter's objections to lines the judge accepts
         self.tree_spans: list[tuple[int, int]] = []
         if self.native:
             seen = tree_problems(self.tree, self.data)
@@ -593,6 +595,12 @@ class _ReparseVerdicts:
             first = next((p for p in node.problems if p.source != TREE_SITTER), None)
             self.blind = first is not None and not any(
                 p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
+            # What tree-sitter objects to on lines near the judge's error that the judge
+            # accepts, when it does on several: what its grammar cannot read there.
+            near_error = [p for p in self.shadowed
+                          if first is not None and p.line != first.line and abs(p.line - first.line) <= REGION]
+            if len({p.line for p in near_error}) >= NOISY_LINES:
+                self.accepted = frozenset(shape(p.message) for p in near_error)
         # Where tree-sitter alone judges, what the language allows and its grammar does
         # not (``grammar_gaps``: CSS's unquoted ``url()``, an HTML template's ``{{ }}``)
         # is blanked for the check: each edited text is blanked and parsed likewise, or
@@ -627,7 +635,7 @@ class _ReparseVerdicts:
             return None
         if self.native:
             return FIXED if edit.direct else self.verifier.tree_sitter_screen(
-                self.node.lines, self.tree_before, self.tree_spans, problems, edit, self.blind)
+                self.node.lines, self.tree_before, self.tree_spans, problems, edit, self.blind, self.accepted)
         last = edit.last_written
         if self.verifier.token_over_code(self.tree, after, edit.line - 1, last - 1, edit.shift):
             return None

@@ -314,6 +314,16 @@ def judge_read_to(problems: Sequence[Problem]) -> int | None:
     return min((p.line for p in judged), default=0)
 
 
+_NAME_IN_MESSAGE = re.compile(r"[A-Za-z_]\w*")
+_NUMBER_IN_MESSAGE = re.compile(r"\b\d[\w.]*")
+
+
+def shape(message: str) -> str:
+    """A parser's message with each number and name in it made one mark: tree-sitter's
+    objections to ``MM_HARD = 0x001,`` and ``MM_PRINT = 0x100,`` are one objection."""
+    return _NAME_IN_MESSAGE.sub("N", _NUMBER_IN_MESSAGE.sub("0", message))
+
+
 class Verifier:
     """Whether an edit of a text in ``language`` is accepted: the one place that decides
     it, for every part of the engine. ``reach``: lines either side of an edit that are
@@ -738,14 +748,18 @@ class Verifier:
 
     def tree_sitter_screen(self, lines: list[str], tree_before: set[tuple[int, str]],
                            tree_spans: list[tuple[int, int]], problems: tuple[Problem, ...], edit: Edit,
-                           blind: bool) -> str | None:
+                           blind: bool, accepted: frozenset[str] = frozenset()) -> str | None:
         """Where the language has its own judge, tree-sitter's screen of an edit of
         ``lines`` before the judge runs (``tree_before``: its problems before, as (line,
         message); ``tree_spans``: its errors over several lines; ``problems``: its problems
         after): FIXED (worth asking the judge first) when tree-sitter sees fewer problems,
         PROGRESS when it sees the same ones, None when it sees a new one or the edit only
         re-indents a language that ignores indentation. Where it sees nothing near the
-        judge's error (``blind``), every edit that adds no problem is the judge's to decide."""
+        judge's error (``blind``), every edit that adds no problem is the judge's to decide;
+        so is one after which it objects to the edited lines only as it does to lines
+        near the error that the judge accepts (``accepted``: the ``shape`` of those
+        objections; its grammar cannot read them, as a C enum with directives between its
+        values): the line now reads as they do."""
         if not self.indentation_is_syntax and only_indentation(lines, edit):
             return None
         delta = edit.shift
@@ -766,6 +780,8 @@ class Verifier:
             return FIXED
         if blind and not found - shifted:
             return FIXED  # tree-sitter cannot see this error: only the judge can tell
+        if accepted and all(edit.line <= line <= last and shape(message) in accepted for line, message in found - shifted):
+            return FIXED  # read as the lines the judge accepts are: only the judge can tell
         if found != shifted and not found - shifted - _moved_along(tree_before, edit, last):
             return FIXED  # the same errors, one moved with its text to another edited line: only the judge can tell
         if not found - shifted and any(start <= last and edit.line <= end for start, end in tree_spans):
