@@ -1096,3 +1096,63 @@ def test_where_tree_sitter_cannot_read_the_lines_around_the_compiler_s_error_the
     assert len(tree_sitter_problems(SEVERITIES, "c")) >= 3
     found = suggest(broken, "c")
     assert found and found[0].source_after == SEVERITIES
+
+
+SLOT_TRAITS = """#include <cstddef>
+#include <type_traits>
+
+namespace pbds
+{
+  namespace detail
+  {
+    template<typename Key>
+    struct slot_traits
+    {
+      typedef typename Key::pointer pointer;
+      typedef std::integral_constant<int, 0> empty_tag;
+      static const std::size_t initial_size = PB_DS_INITIAL_SIZE;
+    };
+  } // namespace detail
+} // namespace pbds
+"""
+
+
+@needs_gxx
+def test_a_name_the_compiler_suggests_a_keyword_for_is_the_keyword_misspelt_though_types_are_unknown():
+    # PB_DS_INITIAL_SIZE comes from a header the file leaves to its includer: its types
+    # are unknown. g++ still says ``in`` is not declared, "did you mean 'int'?".
+    assert check(SLOT_TRAITS, "cpp").ok and check(SLOT_TRAITS, "cpp").note
+    broken = SLOT_TRAITS.replace("integral_constant<int, 0>", "integral_constant<in, 0>")
+    found = check(broken, "cpp")
+    assert not found.ok and found.problems[0].line == 12
+    result = repair(broken, "cpp", llm=FakeLLM(scorer=EVEN))
+    assert result.status == "fixed" and result.source == SLOT_TRAITS
+
+
+CHECKS = """#include <assert.h>
+
+struct header
+{
+  unsigned short magic;
+  unsigned short flags;
+};
+
+    // Use C11's static_assert if possible.
+#if __STDC_VERSION__ >= 201112L
+_Static_assert(sizeof(struct header) == 4, "header size");
+#endif
+
+int header_ok(const struct header *h)
+{
+  return h->magic == 0x4d5a;
+}
+"""
+
+
+@needs_gcc
+def test_a_directive_typed_onto_a_line_comment_is_split_from_it():
+    # The #if is read as the comment's words: gcc finds its #endif without it, lines below.
+    broken = CHECKS.replace("possible.\n#if", "possible. #if")
+    assert check(broken, "c").problems[0].message == "#endif without #if"
+    found = suggest(broken, "c")
+    assert found and found[0].source_after == CHECKS

@@ -61,3 +61,6 @@ def named_line(problem: Problem) -> int:
 UNTERMINATED_CONDITIONAL = re.compile(r"unterminated (?:#(?:if|ifdef|ifndef|elif|else)\b|conditional directive)")
 # A C or C++ judge's mistyped <header> (``judges._mistyped_header``): the name, and the one meant.
 MEANT_HEADER = re.compile(r"^no header <([^<>]+)>: did you mean <([^<>]+)>\?$")
+# A compiler's name it could not resolve, and the one it suggests: "'in' was not declared
+# in this scope; did you mean 'int'?" (gcc, g++, clang).
+MEANT_NAME = re.compile(r"'(\w+)'.*; did you mean '(\w+)'\?$")

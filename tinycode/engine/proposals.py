@@ -22,7 +22,7 @@ from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edit
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
-from .messages import MEANT_HEADER, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL, named_line
+from .messages import MEANT_HEADER, MEANT_NAME, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL, named_line
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
 from . import end_block_proposals as end_blocks
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits
@@ -169,6 +169,7 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
         yield from _lost_closer_edits(lines, problems[0], comment_prefix(language))
     yield from _named_missing_edits(lines, problems)
     yield from _meant_header_edits(lines, problems)
+    yield from _meant_name_edits(lines, problems)
     # A name the compiler points at is deleted only after the one-token edits around it:
     # "expected ')' before 'ch'" more often lost a ',' before the name than gained the name.
     names_pointed: list[Edit] = []
@@ -269,6 +270,21 @@ def _meant_header_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iter
         yield Edit(p.line, 1, [f"{text[:start]}<{near}>{rest}"], f"line {p.line}: include <{near}>")
 
 
+@rule('meant-name', "a name the compiler cannot resolve made the one it suggests", 'c, cpp')
+def _meant_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """The name a judge's message says it cannot resolve, where it points, made the one
+    it suggests (``'in' ...; did you mean 'int'?``)."""
+    for p in problems:
+        meant = MEANT_NAME.search(p.message)
+        if meant is None or not 1 <= p.line <= len(lines):
+            continue
+        name, near = meant.groups()
+        text = lines[p.line - 1]
+        at = p.column - 1
+        if text[at:at + len(name)] == name and not text[at + len(name):at + len(name) + 1].isalnum():
+            yield replace_token(text, p.line, at, name, near)
+
+
 _DIRECTIVE = re.compile(r"#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|undef|include|"
                         r"include_next|import|line|error|warning|pragma)\b")
 
@@ -366,8 +382,9 @@ def _directives_joined_edits(lines: list[str], problems: tuple[Problem, ...]) ->
     """Two directive lines typed as one hide the second from the preprocessor, which
     then finds a conditional without its partner, often far from the joined line: each
     line of the file that has a directive after other text (not a ``#define``'s body,
-    where ``#`` makes a string) is split before it, the second line unindented as
-    directives are, nearest the reported line first."""
+    where ``#`` makes a string; a line comment's, ``// ... possible. #if X``, too) is
+    split before it, the second line unindented as directives are, nearest the
+    reported line first."""
     reported = [p.line for p in problems if p.kind == "compiler" and _UNPAIRED_DIRECTIVE.search(p.message)]
     if not reported:
         return
@@ -376,7 +393,7 @@ def _directives_joined_edits(lines: list[str], problems: tuple[Problem, ...]) ->
         if "#" not in text or re.match(r"\s*#\s*define\b", text):
             continue
         match = _SECOND_DIRECTIVE.search(text)
-        if match is not None and "//" not in text[:match.start()] and "/*" not in text[:match.start()]:
+        if match is not None and "/*" not in text[:match.start()]:
             joined.append((min(abs(n - r) for r in reported), n, match))
     for _, n, match in sorted(joined)[:MAX_JOINED_DIRECTIVES]:
         text = lines[n - 1]

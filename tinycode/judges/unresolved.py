@@ -128,10 +128,13 @@ def _scrambled_keyword(message: str) -> bool:
 
 def misspelt_keyword(message: str) -> bool:
     """The name a message says is unknown is a keyword in other letters' case
-    (``Namespace detail {``, ``Return x;``, ``UNSIGNED char c;``) or with its letters in
-    another order (``vodi``, ``retrun``)."""
+    (``Namespace detail {``, ``Return x;``, ``UNSIGNED char c;``), with its letters in
+    another order (``vodi``, ``retrun``), or the keyword the compiler itself suggests
+    for it (``'in' was not declared in this scope; did you mean 'int'?``)."""
     name = _first_name(message)
-    return name not in KEYWORDS and (name.lower() in KEYWORDS or _scrambled_keyword(message))
+    meant = _MEANT.search(message)
+    return name not in KEYWORDS and (name.lower() in KEYWORDS or _scrambled_keyword(message)
+                                     or (meant is not None and meant.group(1) in KEYWORDS))
 
 
 # A name the text declares or uses as a tag (``struct link_map``, ``enum mode``).
