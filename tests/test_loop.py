@@ -361,6 +361,7 @@ JSON_PACKAGE = ('{\n  "name": "demo",\n  "version": "1.0.0",\n  "scripts": {\n  
                 '  "exports": {\n    ".": "./index.js",\n    "./package.json": "./package.json"\n  },\n'
                 '  "tap": {\n    "nyc-arg": ["--all"]\n  }\n}\n')
 JS_OPTIONS = 'const options = {\n  "max-age": 60,\n  retries: 3,\n};\nmodule.exports = options;\n'
+TOML_GLOBS = '[tool.ruff.lint.per-file-ignores]\n"tests/*.py" = ["S101"]\n"docs/conf.py" = ["E501"]\n'
 
 
 @pytest.mark.parametrize("language, clean, key", [
@@ -369,6 +370,7 @@ JS_OPTIONS = 'const options = {\n  "max-age": 60,\n  retries: 3,\n};\nmodule.exp
     ("json", JSON_PACKAGE, '"."'),  # a path's key
     ("json", JSON_PACKAGE, '"./package.json"'),
     ("javascript", JS_OPTIONS, '"max-age"'),  # a '-': not a name
+    ("toml", TOML_GLOBS, '"tests/*.py"'),  # a pattern's key
 ])
 def test_a_key_typed_without_its_quotes_is_quoted(language, clean, key):
     broken = clean.replace(key, key.strip('"'), 1)

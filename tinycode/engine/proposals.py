@@ -555,10 +555,10 @@ def _two_pairs_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
                                     indent + text[cut:]], f"line {line_no}: split before {match.group(6)!r}", 1)
 
 
-# A key: a line's first text, words joined by blanks, '-', '.', '/' or '@', up to a ``:``
-# or ``=`` that is no part of a longer operator.
-# (a path's key may begin with dots: ".", "./index.js", ".eslintrc")
-_KEY = re.compile(r"^(\s*)((?:\.+/?)?[\w$@]+(?:[ .\-/@]+[\w$@]+)*|\.)\s*(?<![<>!=+\-*/%&|^~?])[:=](?![:=])")
+# A key: a line's first text, words (a pattern's ``*`` among their letters: ``tests/*.py``)
+# joined by blanks, '-', '.', '/' or '@', up to a ``:`` or ``=`` that is no part of a
+# longer operator (``*=``). (a path's key may begin with dots: ".", "./index.js", ".eslintrc")
+_KEY = re.compile(r"^(\s*)((?:\.+/?)?[\w$@*]+(?:[ .\-/@]+[\w$@*]+)*|\.)\s*(?<![<>!=+\-/%&|^~?])(?<![^*]\*)[:=](?![:=])")
 
 
 ORPHAN_CLOSERS = 3  # block-comment closers that close nothing, nearest the first problem first
