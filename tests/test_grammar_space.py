@@ -618,3 +618,13 @@ def test_a_block_comment_opener_with_a_character_typed_into_it_is_made_whole():
     # The opener made whole where the next closer ends another comment hides code.
     code = "int a;\n/x* int b;\n/* note */\nint c;\n"
     assert hides_code(code, code.replace("/x*", "/*"), "cpp")
+
+
+def test_a_comment_s_line_that_stops_on_a_quoted_word_is_joined_to_the_rest_of_its_sentence():
+    # "as is" ends the comment's line, not its sentence: the words below are its rest.
+    source = ('// Permission to use, copy and distribute this software is hereby granted.\n'
+              '// It is provided "as is"\nwithout express or implied\n// warranty.\n\nint main(void)\n{\n'
+              '  return 0;\n}\n')
+    problems = tuple(check(source, "cpp").problems)
+    joined = [e.new_lines for e in early_edits(source_lines(source), problems, "cpp") if "join" in e.description]
+    assert ['// It is provided "as is" without express or implied'] in joined

@@ -703,12 +703,18 @@ def _split(line_no: int, text: str, col: int, indent: str, what: str) -> Edit:
 
 
 def _sentence_goes_on(comment: str, below: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
-    """A comment's line that stops mid-sentence (on a word) over a line of a few words
-    and sentence marks that does not end as a statement or block does: the rest of the
-    sentence (``// ... the GCC Runtime Library`` over ``Exception, version``)."""
+    """A comment's line that stops mid-sentence (on a word, or a quoted one) over a line
+    of a few words and sentence marks that does not end as a statement or block does:
+    the rest of the sentence (``// ... the GCC Runtime Library`` over ``Exception,
+    version``; ``// It is provided "as is"`` over ``without express or implied``). (A
+    ``)`` or a ``,`` ends commented-out code as often: ``#addstr(str(x))``.)"""
     text = below.strip()
-    return comment.rstrip()[-1:].isalnum() and text[-1:] not in (";", "{", "}") \
+    last = comment.rstrip()[-1:]
+    return (last.isalnum() or last in MID_SENTENCE) and text[-1:] not in (";", "{", "}") \
         and prose(text, keywords, symbols, run_of=1)
+
+
+MID_SENTENCE = "\"'"  # a comment's line that ends on one of these may go on below
 
 
 # An ``#include`` line whose header's name is not closed on it.

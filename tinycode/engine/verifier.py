@@ -756,10 +756,10 @@ class Verifier:
         PROGRESS when it sees the same ones, None when it sees a new one or the edit only
         re-indents a language that ignores indentation. Where it sees nothing near the
         judge's error (``blind``), every edit that adds no problem is the judge's to decide;
-        so is one after which it objects to the edited lines only as it does to lines
-        near the error that the judge accepts (``accepted``: the ``shape`` of those
-        objections; its grammar cannot read them, as a C enum with directives between its
-        values): the line now reads as they do."""
+        so, where it objects to lines near that error that the judge accepts (``accepted``:
+        the ``shape`` of those objections; its grammar cannot read them, as a C enum with
+        directives between its values), is every edit after which it objects to nothing
+        new but the edited lines, as it does to those: they now read as those do."""
         if not self.indentation_is_syntax and only_indentation(lines, edit):
             return None
         delta = edit.shift
