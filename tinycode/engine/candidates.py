@@ -597,8 +597,9 @@ class _ReparseVerdicts:
                 p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
             # What tree-sitter objects to on lines near the judge's error that the judge
             # accepts, when it does on several: what its grammar cannot read there.
-            near_error = [p for p in self.shadowed
-                          if first is not None and p.line != first.line and abs(p.line - first.line) <= REGION]
+            judged = {p.line for p in node.problems if p.source != TREE_SITTER}
+            near_error = [p for p in self.shadowed if first is not None and p.line not in judged
+                          and abs(p.line - first.line) <= REGION]
             if len({p.line for p in near_error}) >= NOISY_LINES:
                 self.accepted = frozenset(shape(p.message) for p in near_error)
         # Where tree-sitter alone judges, what the language allows and its grammar does
