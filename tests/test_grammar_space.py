@@ -628,3 +628,23 @@ def test_a_comment_s_line_that_stops_on_a_quoted_word_is_joined_to_the_rest_of_i
     problems = tuple(check(source, "cpp").problems)
     joined = [e.new_lines for e in early_edits(source_lines(source), problems, "cpp") if "join" in e.description]
     assert ['// It is provided "as is" without express or implied'] in joined
+
+
+def test_a_comment_split_right_after_its_marker_is_joined_back_with_the_blanks_its_neighbours_have():
+    # The split leaves ``#`` with nothing after it; the rest reads as code inside the
+    # tuple, which CPython reports at its first line.
+    rows = "".join(f"    '\\x{n:02x}'     #  0x{n:02X} -> CONTROL CHARACTER\n" for n in range(20))
+    clean = "decoding_table = (\n" + rows + "    '\\x20'     #  0x20 -> SPACE\n" + rows.replace("CONTROL", "OTHER") + ")\n"
+    source = clean.replace("#  0x20 -> SPACE", "#\n    0x20 -> SPACE")
+    result = check(source, "python")
+    assert result.problems[0].line == 2
+    found = suggest(source, "python", result=result)
+    assert found and found[0].source_after == clean
+
+
+def test_a_sentence_that_names_a_pattern_s_escape_is_still_a_sentence():
+    source = ("// ECMAScript whitespace\nand line terminators matched by \\s.\nconst WHITESPACE = '\\\\s'\n"
+              "module.exports = { WHITESPACE }\n")
+    problems = tuple(check(source, "javascript").problems)
+    joined = [e.new_lines for e in early_edits(source_lines(source), problems, "javascript") if "join" in e.description]
+    assert ["// ECMAScript whitespace and line terminators matched by \\s."] in joined

@@ -733,15 +733,18 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
     for first in (line - 1, line):
         address = first < len(lines) and address_rest(lines[first])
         if marker and marker in lines[first - 1 if 1 <= first else 0] and not (
-                first < len(lines) and (address or lines[first - 1].strip() == marker
+                first < len(lines) and (address or _ends_on_a_bare_marker(lines[first - 1], marker)
                                         or prose(lines[first], keywords, symbols)
                                         or _sentence_goes_on(lines[first - 1], lines[first], keywords, symbols)
                                         or quote_split(lines[first - 1], lines[first], marker))):
             continue  # joined to a comment, the code would be commented out (prose, or an address's rest,
-            # is no code; a marker with nothing after it is a comment's line split right after it)
+            # is no code; a line that ends on a marker with nothing after it is a comment's
+            # line split right after it)
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
             left, right = lines[first - 1].rstrip(), lines[first].lstrip()
-            spaced = Edit(first, 2, [left + " " + right], f"line {first}: join line {first + 1} to it", 1)
+            # (after a bare comment marker, the blanks the comments around put after theirs)
+            gap = _gap_after(lines, first, marker) if marker and _ends_on_a_bare_marker(left, marker) else " "
+            spaced = Edit(first, 2, [left + gap + right], f"line {first}: join line {first + 1} to it", 1)
             if _WORD.match(left[-1:]) and _WORD.match(right[:1]):
                 yield spaced
                 continue
@@ -751,6 +754,22 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
             split_name = (address and (left.endswith(("/", "-", ".")) or right.startswith(("/", "-", ".")))) \
                 or _OPEN_HEADER_NAME.search(left) is not None
             yield from (close, spaced) if split_name else (spaced, close)
+
+
+def _ends_on_a_bare_marker(line: str, marker: str) -> bool:
+    """The line ends on a comment ``marker`` with nothing after it, outside a string
+    (``//``, ``"ab"     #``)."""
+    text = line.rstrip()
+    return text.endswith(marker) and not open_strings(text[:-len(marker)])
+
+
+def _gap_after(lines: list[str], line_no: int, marker: str) -> str:
+    """The blanks the comments on the lines around ``line_no`` most often put after
+    their ``marker`` (``#  0x20 -> SPACE``: two); one where they have none."""
+    gaps = Counter(found.group(1) for n in range(max(1, line_no - 2), min(len(lines), line_no + 3))
+                   if n not in (line_no, line_no + 1)
+                   for found in [re.search(re.escape(marker) + r"( +)\S", lines[n - 1])] if found)
+    return gaps.most_common(1)[0][0] if gaps else " "
 
 
 def address_rest(line: str) -> bool:
@@ -981,6 +1000,7 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
     end = -1  # where the token before ends
     text = _APOSTROPHE.sub("", text)  # (``TSAN's``, ``don't``: one word, no quote opened)
     text = _MARKUP.sub("", text)  # (RDoc's ``+user+``, a ``*word*`` stressed: the word)
+    text = _ESCAPE.sub(" ", text)  # (``matched by \s.``: a pattern's escape named in a sentence)
     for col, tok in _tokens(text, symbols):
         if tok == "(" and col == end and longest < run_of:
             # A call (``getch()``): a sentence puts a blank before its parenthesis, unless
@@ -999,6 +1019,7 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
 
 
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
+_ESCAPE = re.compile(r"(?<=\s)\\[A-Za-z](?![A-Za-z])")  # ``\s``, ``\n`` after a blank
 # A comment's markup: a ``+``, ``*`` or backquote that touches a word on one side and a
 # blank or the line's edge on the other.
 MARKUP_MARKS = "+*`"
