@@ -318,6 +318,15 @@ _NAME_IN_MESSAGE = re.compile(r"[A-Za-z_]\w*")
 _NUMBER_IN_MESSAGE = re.compile(r"\b\d[\w.]*")
 
 
+def _reads_as_accepted(changed: set[tuple[int, str]], before: set[tuple[int, str]], first: int, last: int,
+                       accepted: frozenset[str]) -> bool:
+    """tree-sitter's objections that an edit of lines ``first``-``last`` ``changed`` are
+    all on those lines and all of the ``accepted`` shapes, where ``before`` some were not:
+    the lines now read as those the judge accepts."""
+    return bool(changed) and all(first <= line <= last and shape(message) in accepted for line, message in changed) \
+        and not all(shape(message) in accepted for line, message in before if first <= line <= last)
+
+
 def shape(message: str) -> str:
     """A parser's message with each number and name in it made one mark: tree-sitter's
     objections to ``MM_HARD = 0x001,`` and ``MM_PRINT = 0x100,`` are one objection."""
@@ -759,7 +768,8 @@ class Verifier:
         so, where it objects to lines near that error that the judge accepts (``accepted``:
         the ``shape`` of those objections; its grammar cannot read them, as a C enum with
         directives between its values), is every edit after which it objects to nothing
-        new but the edited lines, as it does to those: they now read as those do."""
+        new but the edited lines, as it does to those and did not before: they now read
+        as those do."""
         if not self.indentation_is_syntax and only_indentation(lines, edit):
             return None
         delta = edit.shift
@@ -780,7 +790,7 @@ class Verifier:
             return FIXED
         if blind and not found - shifted:
             return FIXED  # tree-sitter cannot see this error: only the judge can tell
-        if accepted and all(edit.line <= line <= last and shape(message) in accepted for line, message in found - shifted):
+        if accepted and _reads_as_accepted(found - shifted, shifted, edit.line, last, accepted):
             return FIXED  # read as the lines the judge accepts are: only the judge can tell
         if found != shifted and not found - shifted - _moved_along(tree_before, edit, last):
             return FIXED  # the same errors, one moved with its text to another edited line: only the judge can tell
