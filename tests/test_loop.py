@@ -417,3 +417,13 @@ def test_blanks_left_at_the_end_of_a_changed_line_are_taken_off_only_where_none_
     assert without_left_blanks("a = b +\r\nc\r\n", "a = b \r\nc\r\n") == "a = b\r\nc\r\n"
     assert without_left_blanks("a = b + \nc\n", "a = b \nc\n") == "a = b \nc\n"
     assert without_left_blanks("a = (\n", "a = (\n    \n)\n") == "a = (\n    \n)\n"
+
+
+def test_a_step_that_a_later_repair_made_needless_is_taken_back():
+    # CPython reports the comment split below at the table's first line: a ',' put there
+    # moves its error on, and once the split is joined the table parses without it.
+    clean = ('decoding_table = (\n    "a"     #  0x00 -> NULL\n    "b"     #  0x01 -> START OF HEADING\n'
+             '    "c"     #  0x02 -> START OF TEXT\n)\n')
+    broken = clean.replace("#  0x01", "#\n    0x01")
+    result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: 0.0), settings=Settings(agent="off"))
+    assert result.status == "fixed" and result.source == clean

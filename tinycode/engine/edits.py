@@ -135,6 +135,17 @@ def changed_hunks(before: str, after: str) -> list[tuple[int, list[str], list[st
             for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
 
 
+def apply_hunks(original: list[str], hunks: list[tuple[int, list[str], list[str]]], newline: bool) -> str:
+    """``original`` with ``hunks`` (in order, from ``changed_hunks``) applied."""
+    lines: list[str] = []
+    at = 1
+    for first, old, new in hunks:
+        lines += original[at - 1:first - 1] + new
+        at = first + len(old)
+    lines += original[at - 1:]
+    return "\n".join(lines) + ("\n" if newline else "")
+
+
 def without_left_blanks(before: str, after: str) -> str:
     """``after`` with the blanks left at the end of the lines it changed taken off (a
     token deleted at the end of a line leaves the space before it behind), where the

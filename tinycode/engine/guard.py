@@ -23,7 +23,7 @@ from ..judges.grammar_gaps import CONDITIONAL
 from ..problems import leaves_within
 from ..languages import comment_prefix, spec
 from ..config import setting
-from .edits import BRACKETS, changed_hunks, changed_lines, code_tokens, original_line, token_distance
+from .edits import BRACKETS, apply_hunks, changed_hunks, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers, open_strings
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
 from .grammar_space import MARKUP_MARKS, address_rest, distance, quote_split, tree_of, vocabulary
@@ -108,7 +108,7 @@ def hides_code(before: str, after: str, language: str) -> str:
     for hunk in hunks:
         if _rejoins_a_quote(hunk, comment_prefix(language)):
             continue
-        one = _apply_hunks(original, [hunk], before.endswith("\n"))
+        one = apply_hunks(original, [hunk], before.endswith("\n"))
         hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
                                 language, quote_typed=bool(_quote_typed_lines([hunk])), pairs_quotes=_pairs_quotes(hunk))
         if hidden and not all(map(_is_word, hidden)):
@@ -643,7 +643,7 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
         pending = [i for i in pending if i not in near]
         if pending:
             kept = [hunks[i] for i in applied]
-            text = _apply_hunks(original, kept, before.endswith("\n"))
+            text = apply_hunks(original, kept, before.endswith("\n"))
             surfaced = check(text, language).problems
             spans += [(original_line(a, kept), original_line(b, kept))
                       for a, b in [(p.line, max(p.line, p.end_line)) for p in surfaced]
@@ -755,17 +755,6 @@ def _swaps_a_quote(old: list[str], new: list[str]) -> bool:
         return False
     changed = [(a, b) for a, b in zip(old[0], new[0]) if a != b]
     return len(changed) == 1 and all(c in QUOTES for c in changed[0])
-
-
-def _apply_hunks(original: list[str], hunks: list[tuple[int, list[str], list[str]]], newline: bool) -> str:
-    """``original`` with ``hunks`` (in order, from ``changed_hunks``) applied."""
-    lines: list[str] = []
-    at = 1
-    for first, old, new in hunks:
-        lines += original[at - 1:first - 1] + new
-        at = first + len(old)
-    lines += original[at - 1:]
-    return "\n".join(lines) + ("\n" if newline else "")
 
 
 def _only_adds(old: list[str], new: list[str], allowed: Iterable[str]) -> bool:

@@ -18,13 +18,14 @@ since every other file would fail the same way.
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from .. import judges
-from ..check import CheckResult, Problem, check
+from ..check import CheckResult, Problem, check, source_lines
 from ..config import Settings
 from ..deadline import DeadlineExceeded, expired, until
 from ..errors import ModelError, ModelUnavailable
@@ -35,9 +36,9 @@ from .agent import WorkingCopy, run_agent
 from .agent.loop import OPEN, Style, style_for
 from .candidates import WORK_BUDGET, Candidate, WorkAccount, paired_fixes
 from .rank import RankingSeen, rank
-from .edits import Edit, without_left_blanks
+from .edits import Edit, apply_hunks, changed_hunks, without_left_blanks
 from .fastpath import try_fast_repair
-from .verifier import Verifier, near, too_wide
+from .verifier import TREE_SITTER, Verifier, near, too_wide
 from .rewrite import rewrite_window
 from .rules import AGENT_EDIT, MODEL_REWRITE, PAIRED_FIX, is_on
 from .trace import Step
@@ -203,6 +204,7 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     after = before if final_source == source else check(final_source, language)
     if after.ok:
         final_source, after = _tidied(source, final_source, after, language)
+        final_source, after = _needed_only(source, final_source, after, language)
     result.problems_after = list(after.problems)
     if not after.ok:
         result.reason = result.reason or "problems remain"
@@ -228,6 +230,48 @@ def _tidied(source: str, final_source: str, after: CheckResult, language: str) -
         return final_source, after
     tidy_check = check(tidy, language)
     return (tidy, tidy_check) if tidy_check.ok else (final_source, after)
+
+
+MAX_HUNKS_TRIED = 6  # runs of changed lines a repair is checked without, at most
+
+
+def _needed_only(source: str, final_source: str, after: CheckResult, language: str) -> tuple[str, CheckResult]:
+    """The repaired text without each run of lines it changed that the language's own
+    judge, knowing the file's types, accepts it without, first to last: a step that
+    made progress on its own and that a later repair made needless (a ``,`` put into a
+    table of strings while the mistake was a comment split below it). Not where
+    tree-sitter alone, or a compiler that does not know the types, judges: they accept
+    some mistakes, and a real repair of one would go."""
+    hunks = [piece for hunk in changed_hunks(source, final_source) for piece in _lines_apart(hunk)]
+    if not 2 <= len(hunks) <= MAX_HUNKS_TRIED or after.judge == TREE_SITTER or after.note:
+        return final_source, after
+    original, newline = source_lines(source), final_source.endswith("\n")
+    kept = list(hunks)
+    for hunk in hunks:
+        trial = [other for other in kept if other is not hunk]
+        text = apply_hunks(original, trial, newline)
+        checked = check(text, language)
+        if checked.ok and not checked.note and checked.judge == after.judge:
+            kept, final_source, after = trial, text, checked
+    return final_source, after
+
+
+def _lines_apart(hunk: tuple[int, list[str], list[str]]) -> list[tuple[int, list[str], list[str]]]:
+    """A run of changed lines in pieces that are edits of their own: while its first
+    line is still the same line edited (half of it or more unchanged at its ends) and
+    more lines follow, that line apart; lines joined or split stay one piece."""
+    first, old, new = hunk
+    pieces = []
+    while len(old) > 1 and len(new) > 1 and 2 * _kept(old[0], new[0]) >= len(old[0]):
+        pieces.append((first, old[:1], new[:1]))
+        first, old, new = first + 1, old[1:], new[1:]
+    return pieces + [(first, old, new)]
+
+
+def _kept(old: str, new: str) -> int:
+    """How many characters of ``old`` ``new`` keeps at its start and end."""
+    start = len(os.path.commonprefix([old, new]))
+    return start + len(os.path.commonprefix([old[start:][::-1], new[start:][::-1]]))
 
 
 def run_loop(state: RepairState) -> bool:
