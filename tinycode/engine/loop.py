@@ -204,7 +204,8 @@ def _repair(source: str, language: str, llm: LLM | None, settings: Settings,
     after = before if final_source == source else check(final_source, language)
     if after.ok:
         final_source, after = _tidied(source, final_source, after, language)
-        final_source, after = _needed_only(source, final_source, after, language)
+        final_source, after = _needed_only(source, final_source, after, language,
+                                           lambda text: not state.too_large(text))
     result.problems_after = list(after.problems)
     if not after.ok:
         result.reason = result.reason or "problems remain"
@@ -235,21 +236,27 @@ def _tidied(source: str, final_source: str, after: CheckResult, language: str) -
 MAX_HUNKS_TRIED = 6  # runs of changed lines a repair is checked without, at most
 
 
-def _needed_only(source: str, final_source: str, after: CheckResult, language: str) -> tuple[str, CheckResult]:
+def _needed_only(source: str, final_source: str, after: CheckResult, language: str,
+                 acceptable: Callable[[str], bool]) -> tuple[str, CheckResult]:
     """The repaired text without each run of lines it changed that the language's own
-    judge, knowing the file's types, accepts it without, first to last: a step that
-    made progress on its own and that a later repair made needless (a ``,`` put into a
-    table of strings while the mistake was a comment split below it). Not where
-    tree-sitter alone, or a compiler that does not know the types, judges: they accept
-    some mistakes, and a real repair of one would go."""
+    judge, knowing the file's types, accepts it without (and the guard, ``acceptable``:
+    a run taken back may leave more deleted in its region than the whole change did),
+    first to last: a step that made progress on its own and that a later repair made
+    needless (a ``,`` put into a table of strings while the mistake was a comment split
+    below it). Not where tree-sitter alone, or a compiler that does not know the types,
+    judges: they accept some mistakes, and a real repair of one would go."""
     hunks = [piece for hunk in changed_hunks(source, final_source) for piece in _lines_apart(hunk)]
     if not 2 <= len(hunks) <= MAX_HUNKS_TRIED or after.judge == TREE_SITTER or after.note:
         return final_source, after
     original, newline = source_lines(source), final_source.endswith("\n")
     kept = list(hunks)
     for hunk in hunks:
+        if _reindents(hunk):
+            continue  # a block moved is moved whole
         trial = [other for other in kept if other is not hunk]
         text = apply_hunks(original, trial, newline)
+        if not acceptable(text):
+            continue
         checked = check(text, language)
         if checked.ok and not checked.note and checked.judge == after.judge:
             kept, final_source, after = trial, text, checked
@@ -262,10 +269,18 @@ def _lines_apart(hunk: tuple[int, list[str], list[str]]) -> list[tuple[int, list
     more lines follow, that line apart; lines joined or split stay one piece."""
     first, old, new = hunk
     pieces = []
-    while len(old) > 1 and len(new) > 1 and 2 * _kept(old[0], new[0]) >= len(old[0]):
+    while len(old) > 1 and len(new) > 1 and 2 * _kept(old[0], new[0]) >= len(old[0]) \
+            and not _reindents((first, old, new)):
         pieces.append((first, old[:1], new[:1]))
         first, old, new = first + 1, old[1:], new[1:]
     return pieces + [(first, old, new)]
+
+
+def _reindents(hunk: tuple[int, list[str], list[str]]) -> bool:
+    """The run of changed lines only changes the indentation of some."""
+    _, old, new = hunk
+    return len(old) == len(new) and any(a != b for a, b in zip(old, new)) \
+        and all(a.strip() == b.strip() for a, b in zip(old, new))
 
 
 def _kept(old: str, new: str) -> int:
