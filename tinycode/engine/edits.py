@@ -9,7 +9,7 @@ import os
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Sequence
+from typing import AnyStr, Sequence
 
 from ..check import source_lines
 from ..languages import spec
@@ -133,6 +133,13 @@ def changed_hunks(before: str, after: str) -> list[tuple[int, list[str], list[st
     matcher = difflib.SequenceMatcher(a=a[start:end_a], b=b[start:end_b], autojunk=False)
     return [(start + i1 + 1, a[start + i1:start + i2], b[start + j1:start + j2])
             for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"]
+
+
+def kept_ends(old: AnyStr, new: AnyStr) -> tuple[int, int]:
+    """How long a start and (after it) an end ``new`` keeps of ``old``: what lies
+    between is what changed."""
+    start = len(os.path.commonprefix([old, new]))
+    return start, len(os.path.commonprefix([old[start:][::-1], new[start:][::-1]]))
 
 
 def apply_hunks(original: list[str], hunks: list[tuple[int, list[str], list[str]]], newline: bool) -> str:

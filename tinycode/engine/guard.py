@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-import os
 import re
 from typing import Iterable, Sequence
 
@@ -23,7 +22,7 @@ from ..judges.grammar_gaps import CONDITIONAL
 from ..problems import leaves_within
 from ..languages import comment_prefix, spec
 from ..config import setting
-from .edits import BRACKETS, apply_hunks, changed_hunks, changed_lines, code_tokens, original_line, token_distance
+from .edits import BRACKETS, apply_hunks, changed_hunks, kept_ends, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers, open_strings
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
 from .grammar_space import MARKUP_MARKS, address_rest, distance, quote_split, tree_of, vocabulary
@@ -311,8 +310,7 @@ def _pairs_quotes(hunk: tuple[int, list[str], list[str]]) -> bool:
 
 def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool = False,
                    pairs_quotes: bool = False) -> list[str]:
-    prefix = len(os.path.commonprefix([before, after]))
-    suffix = len(os.path.commonprefix([before[prefix:][::-1], after[prefix:][::-1]]))
+    prefix, suffix = kept_ends(before, after)
     old_tree, new_tree = tree_of(before, language), tree_of(after, language)
     shift = len(after) - len(before)
     # A token after the edit is hidden only inside a comment or string of ``after`` that

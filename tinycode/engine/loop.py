@@ -18,7 +18,6 @@ since every other file would fail the same way.
 
 from __future__ import annotations
 
-import os
 import re
 import time
 from dataclasses import dataclass, field, replace
@@ -36,7 +35,7 @@ from .agent import WorkingCopy, run_agent
 from .agent.loop import OPEN, Style, style_for
 from .candidates import WORK_BUDGET, Candidate, WorkAccount, paired_fixes
 from .rank import RankingSeen, rank
-from .edits import Edit, apply_hunks, changed_hunks, without_left_blanks
+from .edits import Edit, apply_hunks, changed_hunks, kept_ends, without_left_blanks
 from .fastpath import try_fast_repair
 from .verifier import TREE_SITTER, Verifier, near, too_wide
 from .rewrite import rewrite_window
@@ -285,8 +284,7 @@ def _reindents(hunk: tuple[int, list[str], list[str]]) -> bool:
 
 def _kept(old: str, new: str) -> int:
     """How many characters of ``old`` ``new`` keeps at its start and end."""
-    start = len(os.path.commonprefix([old, new]))
-    return start + len(os.path.commonprefix([old[start:][::-1], new[start:][::-1]]))
+    return sum(kept_ends(old, new))
 
 
 def run_loop(state: RepairState) -> bool:

@@ -6,7 +6,6 @@ An edit replaces ``span`` lines from ``line`` with ``new_lines``.
 
 from __future__ import annotations
 
-import os
 import re
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -15,7 +14,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from ..check import Problem, source_lines
 from ..languages import comment_prefix, spec
-from .edits import BRACKETS, Edit, insert, replace_token
+from .edits import BRACKETS, Edit, insert, kept_ends, replace_token
 from .rules import rule
 from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edits, habits, late_edits, lost_breaks,
                             prose, strings_over_lines, vocabulary)
@@ -122,8 +121,7 @@ def _only_a_comment_s_words(old: str, new: str, spans: Sequence[tuple[int, int]]
     comment mark or quote typed or taken away (``abort.`` made ``abort abort.``)."""
     if not spans or old == new:
         return False
-    start = len(os.path.commonprefix([old, new]))
-    end = len(os.path.commonprefix([old[start:][::-1], new[start:][::-1]]))
+    start, end = kept_ends(old, new)
     changed = old[start:len(old) - end] + new[start:len(new) - end]
     record = spec(language)
     marks = [m for m in (comment_prefix(language), *(record.block_comment if record is not None else ())) if m]
