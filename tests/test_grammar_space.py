@@ -15,7 +15,8 @@ from tinycode.check import Problem, check, source_lines
 from tinycode.engine.candidates import suggest
 from tinycode.engine.edits import Edit
 from tinycode.engine.guard import hides_code
-from tinycode.engine.grammar_space import distance, early_edits, late_edits, spelling_neighbours, vocabulary
+from tinycode.engine.grammar_space import early_edits, late_edits, spelling_neighbours, vocabulary
+from tinycode.spelling import distance
 
 
 @pytest.mark.parametrize("language, keywords, symbols", [

@@ -839,16 +839,91 @@ def test_a_template_line_typed_onto_a_comment_is_a_problem_whatever_the_types():
 
 @needs_gxx
 def test_a_keyword_misspelt_where_the_types_are_unknown_is_not_called_fixed():
-    # 'typenamme' leaves g++ without the file's types, so its messages are set aside and
-    # tree-sitter, which reads 'typenamme Node' as a parameter of some type, judges: the
-    # ';' put back would be written as fixed, with the keyword still misspelt.
-    broken = HELPER_HPP.replace("template<typename Node, bool Ordered>", "template<typenamme Node, bool Ordered>")
+    # A header g++ cannot find leaves it without the file's types, so its messages are
+    # set aside and tree-sitter, which reads 'typenamme Node' as a parameter of some type,
+    # judges: the ';' put back would be written as fixed, with the keyword still misspelt.
+    broken = HELPER_HPP.replace("#include <cstddef>", '#include "demo_config.h"')
+    broken = broken.replace("template<typename Node, bool Ordered>", "template<typenamme Node, bool Ordered>")
     broken = broken.replace("typedef Node type;", "typedef Node type")
     assert check(broken, "cpp").note
     # (a model that retypes nothing: whatever the loop asks of it changes nothing)
     result = repair(broken, "cpp", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
     assert result.status != "fixed" and result.source == broken
     assert "'typenamme' on line 6 is the keyword 'typename' misspelt" in result.reason
+
+
+@needs_gxx
+@pytest.mark.parametrize("typed", ["typenamme Node", "ypename Node", "typenane Node"])
+def test_a_long_keyword_with_one_letter_typed_lost_or_changed_is_a_problem_where_every_header_is_found(typed):
+    # g++ says only that the name "has not been declared", as it would of a type from a
+    # header; but every header is found, and a name used once, one letter from a long
+    # keyword, in a type's place, is that keyword.
+    broken = HELPER_HPP.replace("template<typename Node, bool Ordered>", f"template<{typed}, bool Ordered>")
+    found = check(broken, "cpp")
+    assert not found.ok and found.problems[0].line == 6
+    result = repair(broken, "cpp", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == HELPER_HPP
+
+
+@needs_gxx
+def test_a_name_one_letter_from_a_keyword_that_the_file_uses_again_is_a_type_of_its_own():
+    # ``deleter`` is one letter from ``delete``; used twice, it is a type the file's
+    # includer declares, as its other names are.
+    header = HELPER_HPP.replace("template<typename Node, bool Ordered>", "template<typename Node, deleter Del>")
+    header = header.replace("typedef Node type;", "typedef Node type;\n      static deleter release();")
+    assert check(header, "cpp").ok
+
+
+RING_HPP = """#include <cstddef>
+// Ring buffer of fixed capacity.
+//
+// Permission to use, copy, modify and sell this software is granted, provided
+// that the above notice appears in all copies. It is provided "as is" without express or implied
+// warranty.
+
+
+namespace ring
+{
+  template<typename _Value, std::size_t _Size>
+    class buffer
+    {
+    public:
+      typedef _Value value_type;
+      typedef std::ptrdiff_t difference_type;
+      typedef std::size_t size_type;
+
+      buffer() : m_head(0), m_count(0) { }
+
+      size_type
+      size() const
+      { return m_count; }
+
+      void
+      push(const value_type& v)
+      {
+        m_items[(m_head + m_count) % _Size] = v;
+        if (m_count < _Size)
+          ++m_count;
+        else
+          m_head = (m_head + 1) % _Size;
+      }
+
+    private:
+      value_type m_items[_Size];
+      size_type m_head;
+      size_type m_count;
+    };
+} // namespace ring
+"""
+
+
+@needs_gxx
+def test_a_declaration_that_declares_nothing_is_a_problem():
+    # g++ makes ``typedef _Value;`` an error that -fpermissive would let pass, and names
+    # that option: the message still says what is wrong with the text.
+    assert check(RING_HPP, "cpp").ok
+    broken = RING_HPP.replace("typedef std::ptrdiff_t difference_type;", "typedef std::ptrdiff_t;")
+    assert any(p.line == 16 and p.source.startswith("g++") for p in check(broken, "cpp").problems)
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")

@@ -20,6 +20,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language, get_parser, spec
+from ..spelling import distance
 from .edits import Edit, differing_span
 from .rules import rule
 from .layout import indent_of, open_strings
@@ -52,23 +53,6 @@ def vocabulary(language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         if kind not in target:
             target.append(kind)
     return tuple(keywords), tuple(symbols)
-
-
-def distance(a: str, b: str, cap: int = 3) -> int:
-    """Damerau-Levenshtein (optimal string alignment) distance, ``cap`` when larger."""
-    if abs(len(a) - len(b)) >= cap:
-        return cap
-    previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        current = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cost = a[i - 1] != b[j - 1]
-            current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
-                current[j] = min(current[j], previous2[j - 2] + 1)
-        previous2, previous = previous, current
-    return min(previous[-1], cap)
 
 
 def spelling_neighbours(word: str, keywords: Sequence[str], names: Counter) -> list[str]:

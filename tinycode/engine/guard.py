@@ -25,7 +25,8 @@ from ..config import setting
 from .edits import BRACKETS, apply_hunks, changed_hunks, kept_ends, changed_lines, code_tokens, original_line, token_distance
 from .layout import HEADER_SCAN, misplaced_closers, open_strings
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
-from .grammar_space import MARKUP_MARKS, address_rest, distance, quote_split, tree_of, vocabulary
+from ..spelling import distance
+from .grammar_space import MARKUP_MARKS, address_rest, quote_split, tree_of, vocabulary
 from .proposals import edit_family, mends_comment_opener
 
 QUOTES = "\"'`"

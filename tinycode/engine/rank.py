@@ -15,7 +15,8 @@ from typing import Any, Sequence
 
 from .candidates import Candidate
 from .edits import changed_hunks
-from .grammar_space import distance, vocabulary
+from ..spelling import distance
+from .grammar_space import vocabulary
 from ..check import source_lines
 from ..languages import comment_prefix
 from ..llm.base import IN_PROCESS_SCORING, LLM, Prompt, ScoringUnsupported

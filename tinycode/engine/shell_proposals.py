@@ -17,7 +17,7 @@ from typing import Iterator
 
 from ..check import Problem
 from .edits import Edit, replace_token
-from .grammar_space import distance
+from ..spelling import distance
 from .rules import rule
 
 _CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}

@@ -34,10 +34,11 @@ _GCC_SYNTAX = re.compile(
     r"a label can only be part of a statement|a function-definition is not allowed here|"
     r"nested function '[^']+' declared '\w+'|two consecutive '\[' shall only introduce an attribute|"
     r"invalid storage class|expected unqualified-id|expected primary-expression|invalid declarator before|"
-    r"an explicit specialization must be preceded by|"
+    r"an explicit specialization must be preceded by|declaration does not declare anything|"
     r"token \"[^\"]*\" is not valid in preprocessor expressions|" + PREPROCESSOR + ")")
 # clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
 _CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")
+_GCC_OPTION = re.compile(r"-[fW][\w=+-]*\]$")
 _MISSING_HEADER = re.compile(r"^(?:'([^']+)' file not found|([^:]+): No such file or directory)")
 
 
@@ -103,6 +104,9 @@ def _compiler_lines(output: Output, filename: str, rows: list[str] | None) -> li
         category_syntax = any(message.endswith(c) for c in _CLANG_SYNTAX_CATEGORIES)
         has_category = message.endswith("]") and " [" in message
         if has_category:
+            # (gcc names the option that would make an error a warning, ``[-fpermissive]``:
+            # no category, the message says what the error is about)
+            has_category = not _GCC_OPTION.match(message[message.rindex(" [") + 2:])
             message = message[:message.rindex(" [")]
         if missing_header(message):
             syntax = False

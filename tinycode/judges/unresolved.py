@@ -29,6 +29,7 @@ import re
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import grammar_gaps
+from ..spelling import distance
 from .base import Diagnostic
 from .registry import ERROR_LIMIT
 from .readers import IN_HEADER, PREPROCESSOR, missing_header
@@ -104,7 +105,7 @@ def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None,
     elsewhere = {name for d in diagnostics for name in _KNOWN_ELSEWHERE.findall(d.message)}
     tags = _tags(text) if text is not None else frozenset()
     return any(UNRESOLVED.match(d.message) and (first is None or d.line <= first)
-               and not (misspelt_keyword(d.message) or tag_without_keyword(d.message, tags))
+               and not (misspelt_keyword(d.message, text) or tag_without_keyword(d.message, tags))
                and _first_name(d.message) not in elsewhere
                for d in diagnostics)
 
@@ -126,15 +127,38 @@ def _scrambled_keyword(message: str) -> bool:
     return len(name) >= 3 and name not in KEYWORDS and sorted(name) in _KEYWORD_LETTERS
 
 
-def misspelt_keyword(message: str) -> bool:
+def misspelt_keyword(message: str, text: str | None = None) -> bool:
     """The name a message says is unknown is a keyword in other letters' case
     (``Namespace detail {``, ``Return x;``, ``UNSIGNED char c;``), with its letters in
-    another order (``vodi``, ``retrun``), or the keyword the compiler itself suggests
-    for it (``'in' was not declared in this scope; did you mean 'int'?``)."""
+    another order (``vodi``, ``retrun``), the keyword the compiler itself suggests for
+    it (``'in' was not declared in this scope; did you mean 'int'?``), or, given the
+    ``text``, a long keyword with one letter typed, lost or changed in a type's place
+    (``_typed_keyword``)."""
     name = _first_name(message)
     meant = _MEANT.search(message)
     return name not in KEYWORDS and (name.lower() in KEYWORDS or _scrambled_keyword(message)
-                                     or (meant is not None and meant.group(1) in KEYWORDS))
+                                     or (meant is not None and meant.group(1) in KEYWORDS)
+                                     or (text is not None and _typed_keyword(message, text)))
+
+
+# Keywords this long are never one letter from a word a header would name a type, and a
+# name the text uses once gives no sign of being anyone's.
+_TYPED_KEYWORD_LENGTH = 6
+# What a compiler says of a name in a type's place: where a keyword such as ``typename``,
+# ``struct`` or ``unsigned`` stands.
+_IN_A_TYPES_PLACE = re.compile(r"^'\w+' (?:has not been declared|does not name a type|is not a type)|^unknown type name")
+
+
+def _typed_keyword(message: str, text: str) -> bool:
+    """The name a message says is unknown, in a type's place, is one letter typed into,
+    lost from or changed in a keyword of six letters or more (``typenaame _ATraits``,
+    ``ypename Cmp_Fn``), and the text uses it only there."""
+    name = _first_name(message)
+    if not _IN_A_TYPES_PLACE.match(message) or len(name) < _TYPED_KEYWORD_LENGTH - 1 \
+            or len(re.findall(rf"\b{re.escape(name)}\b", text)) != 1:
+        return False
+    return any(len(keyword) >= _TYPED_KEYWORD_LENGTH and distance(name, keyword, cap=2) == 1 for keyword in KEYWORDS)
+
 
 
 # A name the text declares or uses as a tag (``struct link_map``, ``enum mode``).
@@ -168,7 +192,7 @@ def misspelt_keywords(diagnostics: list[Diagnostic], text: str) -> list[Diagnost
     tags = _tags(text)
     return [Diagnostic(d.line, d.column, d.message, True)
             if not d.syntax and UNRESOLVED.match(d.message)
-            and (misspelt_keyword(d.message) or tag_without_keyword(d.message, tags))
+            and (misspelt_keyword(d.message, text) or tag_without_keyword(d.message, tags))
             and _first_name(d.message) not in defined else d
             for d in diagnostics]
 
@@ -209,7 +233,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str,
             out.append(d)
             continue
         # (a keyword misspelt: no unknown type's doing, see misspelt_keywords)
-        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and (misspelt_keyword(d.message)
+        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and (misspelt_keyword(d.message, text)
                                                                      or tag_without_keyword(d.message, _tags(text))))
         # a name it does not know: not a grammar problem
         name = bool(UNRESOLVED.match(d.message)) and not lexical
