@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from tinycode.check import check
@@ -77,3 +79,48 @@ def test_a_block_word_misspelt_far_above_where_its_block_is_noticed_open_is_resp
     assert far_from_problems(broken, broken.replace("      endd\n", "      exit\n"), "ruby", report, 10)
     result = repair(broken, "ruby", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
     assert result.status == "fixed" and result.source == clean
+
+
+SHAPES = """# Shapes and their areas.
+module Shapes
+  class Circle
+    def initialize(radius)
+      @radius = radius
+    end
+
+    def area
+      3.14159 * @radius * @radius
+    end
+  end
+
+  class Unit < StandardError; end
+
+  class Square
+    def initialize(side)
+      @side = side
+    end
+
+    def area
+      @side * @side
+    end
+  end
+end
+"""
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
+def test_two_blocks_left_open_are_closed_one_at_a_time_though_the_judge_says_the_same_after_one():
+    # ``ruby -c`` meets the file's end expecting ``end`` whether one block is open or two:
+    # 'End' respelt leaves it saying the same. Counting the ``end``s the file lacks
+    # at its end tells the step that closes one from one that closes none.
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    broken = SHAPES.replace("class Unit < StandardError; end", "class Unit < StandardError;")
+    broken = broken.replace("\nend\n", "\nEnd\n")
+    assert [p.line for p in check(broken, "ruby").problems] == [24]
+    result = repair(broken, "ruby", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and check(result.source, "ruby").ok
+    assert "End" not in result.source
+

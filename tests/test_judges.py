@@ -926,6 +926,19 @@ def test_a_declaration_that_declares_nothing_is_a_problem():
     assert any(p.line == 16 and p.source.startswith("g++") for p in check(broken, "cpp").problems)
 
 
+@needs_gxx
+def test_what_the_judge_reports_far_below_a_repair_as_it_does_without_the_repaired_lines_is_the_next_mistake():
+    # g++ reports only the comment's words left on a line of their own; once they are
+    # joined back it reads on to two 'Typedef's far below, which it reports just the same with
+    # the joined line left out: those are the file's next mistakes, not the join's doing.
+    broken = RING_HPP.replace("without express or implied\n", "without express\nor implied\n")
+    broken = broken.replace("      typedef _Value value_type;", "      Typedef _Value value_type;")
+    broken = broken.replace("      typedef std::size_t size_type;", "      Typedef std::size_t size_type;")
+    assert [p.line for p in check(broken, "cpp").problems] == [6]
+    result = repair(broken, "cpp", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == RING_HPP
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_a_here_document_never_ended_is_a_problem_where_it_opens():
     # bash reads all that follows ``<<=`` as the document's text and tells of it at the

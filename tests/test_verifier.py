@@ -402,3 +402,22 @@ def test_a_pair_of_edits_repairs_both_problems_it_was_made_for():
     # Both gone, one old problem left elsewhere: a pair.
     assert verifier.pair_accepted(source, before, text, CheckResult("rust", (before.problems[2],), "rustfmt --check"),
                                   (first, other))
+
+
+def test_what_surfaces_far_off_counts_as_the_file_s_own_only_for_an_edit_that_changes_no_bracket():
+    # Left out, lines whose brackets changed would change the blocks around them: the
+    # copy without them says nothing of the edited file.
+    from tinycode.check import check
+    from tinycode.engine.edits import Edit
+
+    source = "int f(int a)\n{\n  if (a) {\n    a = 1 +;\n  }\n  return a;\n}\n" + "\n" * 12 + "int g = 2 3;\n"
+    lines = source.split("\n")
+    before = (Problem(4, 11, 4, 11, "expected expression before ';' token", kind="compiler", source="gcc"),)
+    verifier = Verifier("c")
+    repaired = Edit(4, 1, ["    a = 1;"], "line 4: delete '+'")
+    text = "\n".join(repaired.applied(lines))
+    after = check(text, "c").problems
+    assert after and all(p.line == 20 for p in after)
+    assert verifier.surfaced_apart(lines, before, text, after, repaired)
+    opened = Edit(4, 1, ["    a = 1; {"], "line 4: replace '+' with '{'")
+    assert not verifier.surfaced_apart(lines, before, "\n".join(opened.applied(lines)), after, opened)

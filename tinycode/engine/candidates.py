@@ -578,6 +578,7 @@ class _ReparseVerdicts:
         # edit lets it know them (a header's name repaired), they are no new problems.
         self.set_aside: tuple[Problem, ...] = ()
         self.blind = False  # tree-sitter sees nothing where the judge reports its error
+        self.blocks_open: int | None = None  # ``_fewer_blocks_open``: blocks the text leaves open, once counted
         self.accepted: frozenset[str] = frozenset()  # tree-sitter's objections to lines the judge accepts
         self.tree_spans: list[tuple[int, int]] = []
         if self.native:
@@ -778,6 +779,16 @@ class _ReparseVerdicts:
         self.second_chances = []
         return verdicts
 
+    def _fewer_blocks_open(self, text: str, problems: tuple[Problem, ...], edit: Edit) -> bool:
+        """``edit`` puts right a block's word, and fewer blocks are left open at the file's
+        end than before (``Verifier.closes_a_block``, ``Verifier.open_blocks``): each
+        count a few runs of the judge, counted against this search's."""
+        if not self.verifier.closes_a_block(self.node.lines, self.node.problems, problems, edit):
+            return False
+        if self.blocks_open is None:
+            self.blocks_open = self.verifier.open_blocks(self.node.text)
+        return self.verifier.open_blocks(text) < self.blocks_open
+
     def confirm(self, text: str, edit: Edit) -> tuple[Problem, ...] | None:
         if _key(edit) in self.judged_problems:
             return self.judged_problems[_key(edit)]
@@ -793,7 +804,13 @@ class _ReparseVerdicts:
         else:  # the incremental re-parse already saw the whole file
             problems = self.seen[_key(edit)]
         if problems and not self._helps(list(problems), edit):
-            return None
+            if not self.native or judges.calls() >= self.judge_limit:
+                return None
+            if self.budget is not None:
+                self.budget.take(self.run_cost)
+            if not (self.verifier.surfaced_apart(self.node.lines, self.node.problems, text, problems, edit)
+                    or self._fewer_blocks_open(text, problems, edit)):
+                return None
         if problems and self.verifier.string_to_the_end(self.node.lines, self.node.problems, problems, edit):
             return None  # the quote typed or deleted opened a string that runs on to the end
         return problems

@@ -39,6 +39,7 @@ from ..languages import get_parser, spec
 from .edits import BRACKETS, Edit, changed_hunks, code_tokens, differing_span, original_line
 from .grammar_space import keyword_typo, vocabulary
 from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
+from .proposals import edit_family
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
 from .messages import (AT_THE_END, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
                        reported_line)
@@ -52,6 +53,8 @@ REGION: int = setting("max_problem_distance").default
 # Lines between where the judge and tree-sitter place the same next error ("Expecting
 # ',' delimiter" on the last line, "missing '}'" on the one before).
 NEXT_ERROR_REACH = 2
+# Blocks left open that ``open_blocks`` counts by closing words appended, at most.
+MAX_OPEN_BLOCKS = 3
 # The shortest keyword whose typo in a name the compiler cannot resolve (with the types
 # unknown) is taken for that keyword's: shorter ones are everyday names a typo away
 # (``init``, ``cast``, ``auth``).
@@ -598,6 +601,63 @@ class Verifier:
         if any(old.count(b) != new.count(b) for b in BRACKET_MARKS):
             return False
         return not any(near(p.line, first, last) for p in problems for first, last in spans)
+
+    def surfaced_apart(self, lines: list[str], before: Sequence[Problem], text: str, after: Sequence[Problem],
+                       edit: Edit) -> bool:
+        """After ``edit`` of ``lines`` (giving ``text``), the judge's error at the edit is
+        gone, what it reports now lies away from the edit, and it reports the same with
+        the edited lines left out: those are the file's other mistakes, which its error
+        at the edit had kept it from reading (a comment's words on a line of their own,
+        at the top of a file whose ``typedef`` lost its name far below), not the edit's
+        doing. Only for an edit that changes no bracket and leaves none open on its lines,
+        so that leaving them out changes no block, and with no construct reported open."""
+        old_judge = [p for p in before if p.source != TREE_SITTER]
+        last = edit.last_written
+        old_lines = lines[edit.line - 1:edit.line - 1 + edit.span]
+        if not old_judge or not after or bracket_tokens(old_lines) != bracket_tokens(edit.new_lines) \
+                or unmatched(edit.new_lines) or any(map(open_strings, edit.new_lines)):
+            return False
+        shift = edit.shift
+        old = {(p.line + shift if p.line > edit.line else p.line, p.message) for p in old_judge}
+        if any((p.line, p.message) in old or near(p.line, edit.line, last, self.reach)
+               or AT_THE_END.search(p.message) or UNCLOSED.search(p.message) for p in after):
+            return False
+        rows = text.split("\n")
+        rows[edit.line - 1:last] = [""] * (last - edit.line + 1)
+        apart = {(p.line, p.message) for p in check("\n".join(rows), self.language).problems}
+        return all((p.line, p.message) in apart for p in after)
+
+    def closes_a_block(self, lines: list[str], before: Sequence[Problem], after: Sequence[Problem],
+                       edit: Edit) -> bool:
+        """``edit`` puts right a word that opens or closes a block (``End`` made ``end``,
+        an ``end`` put back) where the judge meets the file's end with blocks still open,
+        and says the same before it and after it: it cannot say how many blocks are open.
+        ``open_blocks`` counts them."""
+        closers = edit_family(self.language).closers
+        if not closers:
+            return False
+        old_judge = {p.message for p in before if p.source != TREE_SITTER}
+        new_judge = {p.message for p in after if p.source != TREE_SITTER}
+        if old_judge != new_judge or not any(AT_THE_END.search(m) for m in old_judge):
+            return False
+        words = closers | {word for word in edit_family(self.language).openers if word.isalpha()}
+        old = Counter(code_tokens("\n".join(lines[edit.line - 1:edit.line - 1 + edit.span]), self.language))
+        new = Counter(code_tokens("\n".join(edit.new_lines), self.language))
+        return any(token in words for token in new - old)
+
+    def open_blocks(self, text: str) -> int:
+        """How many of a closing word of the language the file lacks at its end: the
+        fewest, all one word, appended after which the judge no longer meets the end
+        with a block open (``MAX_OPEN_BLOCKS`` + 1 when more)."""
+        closers = sorted(edit_family(self.language).closers)
+        body = text.rstrip("\n")
+        for count in range(1, MAX_OPEN_BLOCKS + 1):
+            for closer in closers:
+                ended = body + ("\n" + closer) * count + "\n"
+                if not any(AT_THE_END.search(p.message) for p in check(ended, self.language).problems
+                           if p.source != TREE_SITTER):
+                    return count
+        return MAX_OPEN_BLOCKS + 1
 
     def place_cleared(self, problems_after: tuple[Problem, ...], edit: Edit, problem: Problem) -> bool:
         """After ``edit``, tree-sitter sees no problem within the region of the edit and
