@@ -124,3 +124,35 @@ def test_two_blocks_left_open_are_closed_one_at_a_time_though_the_judge_says_the
     assert result.status == "fixed" and check(result.source, "ruby").ok
     assert "End" not in result.source
 
+
+def test_a_block_whose_end_was_lost_is_where_its_body_comes_back_to_its_depth():
+    from tinycode.engine.end_block_proposals import blocks_without_end
+
+    assert blocks_without_end(SHAPES.split("\n")) == []
+    lost = SHAPES.replace("      @radius = radius\n    end\n", "      @radius = radius\n").split("\n")
+    assert blocks_without_end(lost)[0] == (4, 7)  # 'def initialize' meets 'def area'
+    one_line = SHAPES.replace("class Unit < StandardError; end", "class Unit < StandardError;").split("\n")
+    assert blocks_without_end(one_line)[0] == (13, 15)
+    # A value that is a block may end lined up with its word; a here-document's lines,
+    # a statement going on, a block in braces and a method in one line are no sign.
+    clean = ("def show(kind)\n  label = if kind\n            'a'\n          else\n            'b'\n          end\n"
+             "  text = <<~EOS\n  #{label}\nEOS\n  total = [1, 2]\n    .map { |x|\n    x + 1\n  }\n"
+             "  return false if\n    total.empty?\n  def area = 3\n  text\nend\n")
+    assert blocks_without_end(clean.split("\n")) == []
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
+@pytest.mark.parametrize("old, new", [
+    ("      @radius = radius\n    end\n", "      @radius = radius\n"),  # a method's
+    ("class Unit < StandardError; end", "class Unit < StandardError;"),  # a one-line class's
+])
+def test_an_end_lost_is_put_back_where_the_layout_closes_its_block(old, new):
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    broken = SHAPES.replace(old, new)
+    assert not check(broken, "ruby").ok
+    result = repair(broken, "ruby", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed"
+    assert result.source.split() == SHAPES.split()  # (on the class's line or one of its own)

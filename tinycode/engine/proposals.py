@@ -92,7 +92,7 @@ EDIT_FAMILIES: dict[str, EditFamily] = {
                          alternatives=PYTHON_ALTERNATIVES, lost_keywords=False),
     "shell": EditFamily(first=shell_edits, closers=CLOSING_WORDS, openers=OPENING_WORDS | {";"}),
     "markup": EditFamily(first=_end_tag_slash_edits),
-    "end": EditFamily(first=end_blocks.lost_opener_edits, closers=end_blocks.CLOSING_WORDS,
+    "end": EditFamily(first=end_blocks.end_block_edits, closers=end_blocks.CLOSING_WORDS,
                       openers=end_blocks.OPENING_WORDS),
 }
 
