@@ -939,6 +939,62 @@ def test_what_the_judge_reports_far_below_a_repair_as_it_does_without_the_repair
     assert result.status == "fixed" and result.source == RING_HPP
 
 
+LEVELS_H = """#ifndef LEVELS_H
+#define LEVELS_H 1
+
+#include <stddef.h>
+
+/* Levels of a message, most severe first.  */
+enum
+{
+  LEVEL_FATAL = 0x01,	/* The program stops.  */
+  LEVEL_ERROR = 0x02,	/* The request fails.  */
+  LEVEL_WARN = 0x04,	/* Something looks wrong.  */
+  LEVEL_INFO = 0x08	/* For the record.  */
+};
+
+/* Print TEXT at LEVEL; return the bytes written.  */
+extern size_t level_print (int level, const char *text);
+
+#endif /* levels.h */
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+@pytest.mark.parametrize("closer", ["*`/", "*x/", "/*"])
+def test_a_comment_s_closer_broken_where_the_comment_runs_over_code_is_made_whole(closer):
+    # The comment runs on over ``enum {`` to the next comment's closer; gcc reports the
+    # enum's ``}`` seven lines below, where deleting it would leave the values as
+    # variables of no type.
+    broken = LEVELS_H.replace("most severe first.  */", f"most severe first.  {closer}")
+    assert [p.line for p in check(broken, "c").problems] == [13]
+    result = repair(broken, "c", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == LEVELS_H
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_a_keyword_with_a_letter_typed_twice_is_a_problem_and_respelt():
+    # gcc knows no type 'chaar', as it would not know one from a header it was not
+    # shown; every header is found, and a type keyword typed with a letter twice is the
+    # keyword (C's tree-sitter reads ``char`` as a named type, no keyword of its own).
+    broken = LEVELS_H.replace("const char *text", "const chaar *text")
+    found = check(broken, "c")
+    assert [p.line for p in found.problems] == [16] and not found.note
+    result = repair(broken, "c", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == LEVELS_H
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_the_header_the_compiler_says_was_meant_is_named_though_the_compiler_then_reads_more_mistakes():
+    # Without <stddef.h>, 'size_t' and 'car' are both unknown types; with it, gcc knows
+    # the file's types and reports 'car' as what it is: a mistake it could not tell from
+    # a header's type before, and a letter lost from 'char'.
+    broken = LEVELS_H.replace("<stddef.h>", "<stddef..h>").replace("const char *text", "const car *text")
+    assert [p.line for p in check(broken, "c").problems][:1] == [4]
+    result = repair(broken, "c", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == LEVELS_H
+
+
 @pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
 def test_a_here_document_never_ended_is_a_problem_where_it_opens():
     # bash reads all that follows ``<<=`` as the document's text and tells of it at the
@@ -1127,6 +1183,8 @@ def test_a_header_a_library_installed_in_a_folder_of_its_own_is_found_there(tmp_
     assert not found.note and [p.line for p in found.problems][:1] == [6]
     mistyped = check(clean.replace("<boxes.h>", "<boxes..h>"), "c").problems
     assert mistyped and "did you mean <boxes.h>" in mistyped[0].message  # the one a character away
+    swapped = check(clean.replace("<boxes.h>", "<boxesh.>"), "c").problems
+    assert swapped and "did you mean <boxes.h>" in swapped[0].message  # two characters swapped
     (tmp_path / "include" / "other-1.0" / "boxes.h").write_text("typedef int box_t;\n")
     headers._library_folders.cache_clear()
     headers._installed_in.cache_clear()

@@ -421,3 +421,19 @@ def test_what_surfaces_far_off_counts_as_the_file_s_own_only_for_an_edit_that_ch
     assert verifier.surfaced_apart(lines, before, text, after, repaired)
     opened = Edit(4, 1, ["    a = 1; {"], "line 4: replace '+' with '{'")
     assert not verifier.surfaced_apart(lines, before, "\n".join(opened.applied(lines)), after, opened)
+
+
+def test_the_header_the_compiler_said_was_meant_named_is_progress_whatever_it_reads_next():
+    # With <features#.h> missing the compiler set the file's types aside; with
+    # <features.h> found it reads them, and reports what it could not tell before.
+    def compiler(line: int, message: str) -> Problem:
+        return Problem(line, 1, line, 1, message, kind="compiler", source="gcc")
+
+    before = (compiler(19, "unterminated #ifndef"),
+              compiler(22, "no header <features#.h>: did you mean <features.h>?"))
+    after = (compiler(19, "unterminated #ifndef"), compiler(54, "unknown type name 'car'"),
+             compiler(76, "stray '#' in program"), compiler(76, "expected ';' before 'extern'"))
+    verifier = Verifier("c")
+    assert verifier.progress(before, after, 22, 22, 0)
+    other = (compiler(19, "unterminated #ifndef"), compiler(22, "expected ';' before 'struct'"))
+    assert not verifier.progress(other, after, 22, 22, 0)

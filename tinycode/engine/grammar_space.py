@@ -38,7 +38,8 @@ MIN_SPELLING_WORD = 2  # shorter words are everyone's neighbour
 
 @lru_cache(maxsize=None)
 def vocabulary(language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """(keywords, symbols): the grammar's visible anonymous tokens, in its own order."""
+    """(keywords, symbols): the grammar's visible anonymous tokens, in its own order, and
+    the words its language's record names as keywords the grammar reads as named nodes."""
     lang = get_language(language)
     keywords: list[str] = []
     symbols: list[str] = []
@@ -52,6 +53,8 @@ def vocabulary(language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         target = keywords if _WORD.fullmatch(kind) else symbols
         if kind not in target:
             target.append(kind)
+    record = spec(language)
+    keywords += [word for word in (record.named_keywords if record is not None else ()) if word not in keywords]
     return tuple(keywords), tuple(symbols)
 
 

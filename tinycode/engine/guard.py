@@ -27,7 +27,7 @@ from .layout import HEADER_SCAN, misplaced_closers, open_strings
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
 from ..spelling import distance
 from .grammar_space import MARKUP_MARKS, address_rest, quote_split, tree_of, vocabulary
-from .proposals import edit_family, mends_comment_opener
+from .proposals import comments_over_openers, edit_family, mends_comment_opener
 
 QUOTES = "\"'`"
 _COMMENT_GAP = 3  # lines from a file's first line to the comment below it (``_in_comment_block``)
@@ -627,6 +627,11 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
         spans += [(1, p.line) for p in problems if p.kind == "compiler" and UNOPENED_DIRECTIVE.search(p.message)]
     original = source_lines(before)
     spans += _begun_above(original, problems, language)
+    # A block comment whose closer broke runs on over code: a problem reported just below
+    # that code may lie anywhere from the comment's first line.
+    over = [(before.count("\n", 0, start) + 1, before.count("\n", 0, end) + 1)
+            for start, end in comments_over_openers(before, language)]
+    spans += [(first, last) for first, last in over if any(a - max_distance <= last <= b for a, b in spans)]
     applied: list[int] = []
     pending = list(range(len(hunks)))
     while pending:

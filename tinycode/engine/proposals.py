@@ -125,8 +125,9 @@ def _only_a_comment_s_words(old: str, new: str, spans: Sequence[tuple[int, int]]
     changed = old[start:len(old) - end] + new[start:len(new) - end]
     record = spec(language)
     marks = [m for m in (comment_prefix(language), *(record.block_comment if record is not None else ())) if m]
-    if any(m in changed or m[:1] in changed for m in marks) or any(q in changed for q in "\"'`"):
-        return False
+    if any(m in changed or m[:1] in changed or old.count(m) != new.count(m) for m in marks) \
+            or any(q in changed for q in "\"'`"):
+        return False  # (a mark made whole by what was taken from inside it, ``*x/``, too)
     return any(first < start and len(old) - end < last for first, last in spans)
 
 
@@ -689,25 +690,77 @@ BROKEN_CLOSERS = 3  # block-comment closers broken inside a comment, nearest the
 
 
 @rule('lost-comment-closer', "a block comment's closer put back on a line of the comment that holds only what is "
-                             "left of it, code after it", 'languages with block comments')
+                             "left of it, code after it; or made whole at the end of a line of a comment that runs "
+                             "on over another comment's opener", 'languages with block comments')
 def _lost_comment_closer_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """`` /*`` where `` */`` ended a comment: the comment runs on over the code after it to
     the next closer, and the file breaks where that code's block ends. A line inside a
     comment that holds only the closer less a character, or its two characters swapped,
     and after which the next line does not go on as the comment's lines do (a ``*``),
-    gets the closer whole."""
+    gets the closer whole; so does one that ends a line of a comment running on over
+    another comment's opener (``/* Values ... *`/`` over ``enum {``), with a character
+    typed into it or its two characters swapped."""
     record = spec(language)
     opener, closer = record.block_comment if record is not None else ("", "")
     if not opener or not problems:
         return
     first = problems[0].line
-    broken = sorted(_broken_closers("\n".join(lines), opener, closer, comment_prefix(language)),
-                    key=lambda line_no: abs(line_no - first))
+    source = "\n".join(lines)
+    line_comment = comment_prefix(language)
+    broken = sorted(_broken_closers(source, opener, closer, line_comment), key=lambda line_no: abs(line_no - first))
     for line_no in broken[:BROKEN_CLOSERS]:
         text = lines[line_no - 1]
         at = len(text) - len(text.lstrip())
         remnant = text.strip()
         yield replace(replace_token(text, line_no, at, remnant, closer), direct=True)
+    ends = sorted(_broken_closers_at_line_ends(source, opener, closer, line_comment),
+                  key=lambda end: abs(end[0] - first))
+    for line_no, column, remnant in ends[:BROKEN_CLOSERS]:
+        yield replace(replace_token(lines[line_no - 1], line_no, column, remnant, closer), direct=True)
+
+
+def comments_over_openers(source: str, language: str) -> tuple[tuple[int, int], ...]:
+    """(start, end) offsets of each block comment of ``source`` that runs on over
+    another comment's opener: its own closer broke, and it swallowed the code down to
+    the other comment's closer."""
+    record = spec(language)
+    opener, closer = record.block_comment if record is not None else ("", "")
+    if not opener:
+        return ()
+    spans = _comment_spans(source, opener, closer, comment_prefix(language))
+    return tuple((start, end) for start, end in spans if source.find(opener, start + len(opener), end) >= 0)
+
+
+def _broken_closers_at_line_ends(source: str, opener: str, closer: str,
+                                 line_comment: str) -> list[tuple[int, int, str]]:
+    """(line, 0-based column, remnant) of a closer with one character typed into it that
+    ends a line of a comment running on over another comment's opener, before that
+    opener; or of that opener itself where it ends its line (the closer swapped)."""
+    # (the closer with one character, not a blank nor one of its own, typed inside it)
+    typed = re.compile("|".join(re.escape(closer[:i]) + r"[^\s" + re.escape(closer) + "]" + re.escape(closer[i:])
+                                for i in range(1, len(closer))) + r"$")
+    found = []
+    for start, end in _comment_spans(source, opener, closer, line_comment):
+        inner = source.find(opener, start + len(opener), end)
+        if inner < 0:
+            continue
+        line_end = source.find("\n", inner)
+        if closer[::-1] == opener and not source[inner + len(opener):line_end if line_end >= 0 else None].strip():
+            # (the opener it runs over ends a line: the closer, its two characters swapped)
+            line_start = source.rfind("\n", 0, inner) + 1
+            found.append((source.count("\n", 0, inner) + 1, inner - line_start, opener))
+            continue
+        first = source.count("\n", 0, start) + 1
+        body = source[start + len(opener):inner]
+        offset = start + len(opener)
+        for index, line in enumerate(body.split("\n")):
+            stripped = line.rstrip()
+            remnant = typed.search(stripped)
+            if remnant is not None:
+                line_start = source.rfind("\n", 0, offset) + 1
+                found.append((first + index, offset - line_start + remnant.start(), remnant.group()))
+            offset += len(line) + 1
+    return found
 
 
 @lru_cache(maxsize=16)

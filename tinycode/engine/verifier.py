@@ -41,7 +41,7 @@ from .grammar_space import keyword_typo, vocabulary
 from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
 from .proposals import edit_family
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
-from .messages import (AT_THE_END, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
+from .messages import (AT_THE_END, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
                        reported_line)
 
 if TYPE_CHECKING:
@@ -437,6 +437,12 @@ class Verifier:
         surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge) and p not in resurfaced]
         if _closed_too_early(old_judge, surfaced):
             return False
+        if surfaced and any(MEANT_HEADER.match(p.message) and edit_line <= p.line <= max(edit_end, edit_line)
+                            for p in old_judge) \
+                and not any(near(p.line, edit_line, edit_end, 0) for p in new_judge):
+            # The header the compiler said was meant, named now: it reads the file with
+            # its types, and what it reports elsewhere it could not have said before.
+            return True
         if surfaced and unread is not None and old_judge:
             first, last = unread[0], unread[1] + delta
             if all(abs(p.line + delta - last) <= 1 for p in old_judge) \

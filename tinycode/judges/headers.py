@@ -18,6 +18,7 @@ import subprocess
 from typing import Sequence
 
 from ..languages import spec
+from ..spelling import distance
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^<>\n]+)>)')
 _CONDITION = re.compile(r"^[ \t]*#[ \t]*(if|ifdef|ifndef|endif)\b")
@@ -107,7 +108,7 @@ def meant_by(line: str, flags: Sequence[str], executable: str, language: str, ti
 def meant(line: str, folders: tuple[str, ...]) -> str | None:
     """The header the ``<angled>`` name of ``#include`` ``line``, found in none of
     ``folders``, was meant to name: the name with the text typed after its ``>``
-    (``<types_traits.>hpp``), or the one header of the same folder a character away
+    (``<types_traits.>hpp``), or the one header of the same folder a typo away
     (``<sys/ucontext..h>``). None when there is no single such header, or the name is
     "quoted": a project's own header may be missing from a copy checked alone."""
     match = _INCLUDE.match(line)
@@ -141,13 +142,9 @@ def _entries(folder: str) -> list[str]:
 
 
 def _one_apart(a: str, b: str) -> bool:
-    """``b`` is ``a`` with one character deleted, inserted or replaced."""
-    if a == b or abs(len(a) - len(b)) > 1:
-        return False
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b)) == 1
-    short, long = (a, b) if len(a) < len(b) else (b, a)
-    return any(long[:i] + long[i + 1:] == short for i in range(len(long)))
+    """``b`` is ``a`` with one character deleted, inserted or replaced, or two next to
+    each other swapped (``<libc-header-starth.>``)."""
+    return a != b and distance(a, b, cap=2) == 1
 
 
 def _found(name: str, folders: Sequence[str]) -> bool:

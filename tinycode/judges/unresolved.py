@@ -141,9 +141,9 @@ def misspelt_keyword(message: str, text: str | None = None) -> bool:
                                      or (text is not None and _typed_keyword(message, text)))
 
 
-# Keywords this long are never one letter from a word a header would name a type, and a
-# name the text uses once gives no sign of being anyone's.
-_TYPED_KEYWORD_LENGTH = 6
+# In a type's place, where every header is found, a name the text uses once that is one
+# letter from a keyword this long is no one's type: it is that keyword mistyped.
+_TYPED_KEYWORD_LENGTH = 4
 # What a compiler says of a name in a type's place: where a keyword such as ``typename``,
 # ``struct`` or ``unsigned`` stands.
 _IN_A_TYPES_PLACE = re.compile(r"^'\w+' (?:has not been declared|does not name a type|is not a type)|^unknown type name")
@@ -151,11 +151,10 @@ _IN_A_TYPES_PLACE = re.compile(r"^'\w+' (?:has not been declared|does not name a
 
 def _typed_keyword(message: str, text: str) -> bool:
     """The name a message says is unknown, in a type's place, is one letter typed into,
-    lost from or changed in a keyword of six letters or more (``typenaame _ATraits``,
-    ``ypename Cmp_Fn``), and the text uses it only there."""
+    lost from or changed in a keyword of four letters or more (``typenaame _ATraits``,
+    ``ypename Cmp_Fn``, ``chaar``, ``car``), and the text uses it only there."""
     name = _first_name(message)
-    if not _IN_A_TYPES_PLACE.match(message) or len(name) < _TYPED_KEYWORD_LENGTH - 1 \
-            or len(re.findall(rf"\b{re.escape(name)}\b", text)) != 1:
+    if not _IN_A_TYPES_PLACE.match(message) or len(re.findall(rf"\b{re.escape(name)}\b", text)) != 1:
         return False
     return any(len(keyword) >= _TYPED_KEYWORD_LENGTH and distance(name, keyword, cap=2) == 1 for keyword in KEYWORDS)
 

@@ -61,6 +61,9 @@ class LanguageSpec:
     comment: str = "#"  # line-comment marker ("" when it has none)
     block_comment: tuple[str, str] = ("", "")  # a block comment's opener and closer (none: "")
     words: tuple[str, ...] = ()  # words in a web-search query that name it
+    # Words its grammar reads as a named node, not a keyword of its own, that are
+    # keywords to a person (C's ``char``, ``int``, ``void``: tree-sitter's primitive types).
+    named_keywords: tuple[str, ...] = ()
     relatives: tuple[str, ...] = ()  # languages whose knowledge also serves it
     available: Callable[[], bool] = always  # its grammar can be loaded here
     # Judged in process by CPython itself (check.py): the verdict, and its label.

@@ -25,6 +25,7 @@ def declare_type(name: str, namespace: str, template: bool) -> str:
 
 LANGUAGE = LanguageSpec(
     "c", wheel("tree_sitter_c"), (".c", ".h"), comment="//", block_comment=("/*", "*/"), words=("c", "gcc", "clang"), relatives=("cpp",),
+    named_keywords=("char", "int", "void", "float", "double", "bool"),
     judges=("gcc", "clang", "cc"), dialect=("-x", "c", "-std=gnu17"), judge_input="input.c",
     project=True, judged_as=judged_as, declare_type=declare_type, judge_reports_every_error=True,
 )

@@ -18,6 +18,8 @@ LANGUAGE = LanguageSpec(
     aliases=("c++", "cxx"), comment="//", block_comment=("/*", "*/"), words=("cpp",), relatives=("c",),
     # A C++ compiler reads the standard library's headers on every run (about a second
     # here), several times a C compiler's or node's work.
+    named_keywords=("char", "int", "void", "float", "double", "bool", "auto", "wchar_t", "char8_t", "char16_t",
+                    "char32_t"),
     judges=("g++", "clang++", "c++"), judge_cost=16, dialect=("-x", "c++", "-std=gnu++20"),
     judge_input="input.cpp", project=True, declare_type=declare_type, judge_reports_every_error=True,
 )
