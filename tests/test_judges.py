@@ -1117,6 +1117,26 @@ def test_a_repair_that_leaves_a_name_the_compiler_cannot_resolve_where_it_change
     after = check(fixed, "cpp")
     assert after.ok and after.note
     assert Verifier("cpp").unverified(missing, fixed, after) == ""
+    # every header found, two names fused on a line the repair left: a slip it left
+    fused = head + ("template<typename T>\nstruct is_ptr { static const bool value = is_pointerT::value; };\n"
+                    "struct other { int n = 1 +; };\n")
+    left = fused.replace(" +;", ";")
+    after = check(left, "cpp")
+    assert after.ok and after.note
+    assert "cannot resolve 'is_pointerT'" in Verifier("cpp").unverified(fused, left, after)
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_name_the_file_declares_as_no_template_used_with_arguments_is_a_problem_whatever_the_types():
+    # The node's ``template<...>`` line typed onto its doc comment: g++ says the struct
+    # "is not a template" where it is used with arguments, which no unknown type explains.
+    header = ('#include "node_config.h"\n\nnamespace tree\n{\n  /// Node.\n  template<typename _Value>\n'
+              '    struct node_\n    {\n      _Value m_value;\n      node_* m_p_next;\n    };\n\n'
+              '  typedef node_<int> int_node;\n} // namespace tree\n')
+    assert check(header, "cpp").ok
+    broken = header.replace("  /// Node.\n  template<typename _Value>\n", "  /// Node. template<typename _Value>\n")
+    found = check(broken, "cpp")
+    assert found.note and any("is not a" in p.message for p in found.problems)
 
 
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
@@ -1160,7 +1180,8 @@ def test_a_repair_the_compiler_rejects_is_not_verified_though_the_syntax_is_righ
               "  { std::swap(v, other.v); }\n};\n")
     repaired = header.replace("Struct holder", "struct holder")
     assert check(repaired, "cpp").ok
-    assert "the compiler rejects line 8" in Verifier("cpp").unverified(header, repaired, check(repaired, "cpp"))
+    # ('other', used once, every header found: no header's name)
+    assert "cannot resolve 'other' on line 8" in Verifier("cpp").unverified(header, repaired, check(repaired, "cpp"))
     assert Verifier("cpp").unverified(broken, broken.replace("    return\n", "    return s;\n"),
                                       check(broken.replace("    return\n", "    return s;\n"), "cpp")) == ""
 

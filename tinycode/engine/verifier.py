@@ -926,7 +926,7 @@ class Verifier:
         if unresolved:
             line, name = unresolved[0]
             return (f"not verified: the file's types are unknown, and the compiler cannot resolve '{name}' "
-                    f"on line {line}, which the repair changed")
+                    f"on line {line}")
         typo = self.misspelt_keyword(after)
         if typo:
             return f"not verified: the file's types are unknown, and {typo}"

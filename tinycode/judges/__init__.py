@@ -589,13 +589,13 @@ def unknown_names(source: str, language: str) -> list[tuple[int, str, str]]:
 
 
 def names_unresolved_at_repair(original: str, result: str, language: str) -> list[tuple[int, str]]:
-    """(line, name) for each name the compiler cannot resolve on a line that ``result``
-    changed from ``original``, where that is no missing header's doing: a name the
-    repair typed that the compiler resolves on another line (another scope's member,
-    typed where it means nothing), or, with every header found, a name used nowhere
-    else (``null_type_Alloc``: two names fused, which the repair left). A missing
-    header's names are unknown wherever they are used. Remembered from the checks:
-    no new run."""
+    """(line, name) for each name the compiler cannot resolve in ``result`` where that
+    is no missing header's doing: on a line that ``result`` changed from ``original``, a
+    name the repair typed that the compiler resolves on another line (another scope's
+    member, typed where it means nothing); on any line, with every header found, a name
+    used nowhere else (``null_type_Alloc``, ``is_pointertypename``: two names fused, which
+    the repair left). A missing header's names are unknown wherever they are used.
+    Remembered from the checks: no new run."""
     found = verdict(result, language)
     if found is None:
         return []
@@ -609,10 +609,16 @@ def names_unresolved_at_repair(original: str, result: str, language: str) -> lis
     lines = result.split("\n")
     out = []
     for name, where in unknown.items():
-        if not where & changed:
-            continue
         word = re.compile(rf"\b{re.escape(name)}\b")
         uses = len(word.findall(result))
+        if every_header and uses == 1 and _INCLUDE.search(result) and name != name.upper():
+            # (on a line the repair left too, in a file that names its headers: a slip it
+            # left; not in a fragment, whose file's headers are not here, nor a name in
+            # capitals, a macro the file leaves to the file including it)
+            out.append((min(where), name))
+            continue
+        if not where & changed:
+            continue
         typed = uses > len(word.findall(original)) and any(
             word.search(row) for number, row in enumerate(lines, 1) if number not in where | changed)
         if typed or (every_header and uses == 1):

@@ -35,6 +35,7 @@ _GCC_SYNTAX = re.compile(
     r"nested function '[^']+' declared '\w+'|two consecutive '\[' shall only introduce an attribute|"
     r"invalid storage class|expected unqualified-id|expected primary-expression|invalid declarator before|"
     r"an explicit specialization must be preceded by|declaration does not declare anything|"
+    r"'[\w:]+' is not a (?:class )?template|"
     r"token \"[^\"]*\" is not valid in preprocessor expressions|" + PREPROCESSOR + ")")
 # clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
 _CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")

@@ -73,8 +73,10 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' afte
                       # (said of a name it knows as a namespace or class: no unknown type's doing)
                       r"found ':' in nested-name-specifier|"
                       # (said of a name it knows as a class template: ``struct X<T, true>``
-                      # with no ``template<...>`` line before it)
-                      r"an explicit specialization must be preceded by|" + PREPROCESSOR + ")")
+                      # with no ``template<...>`` line before it; or of one it knows is no
+                      # template, used with arguments: its own ``template<...>`` line lost)
+                      r"an explicit specialization must be preceded by|'[\w:]+' is not a (?:class )?template|"
+                      + PREPROCESSOR + ")")
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
 
