@@ -4,7 +4,9 @@ region, and add none elsewhere. Every part of the engine asks the ``Verifier``:
 - the candidate search (``candidates``): each edit before its check (``opens_strings``,
   ``unbalances``), after its re-parse (``swallowed``, ``token_over_code``,
   ``tree_sitter_screen``, ``progress``) or compile (``first_error_progress``), and after
-  the language's own judge (``unconfirmed``, ``string_to_the_end``, ``clears_its_place``);
+  the language's own judge (``unconfirmed``, ``string_to_the_end``, ``clears_its_place``;
+  where it says more than before, ``surfaced_apart``, or the same with blocks still open,
+  ``closes_a_block`` and ``open_blocks``);
   pairs of edits at two places (``place_cleared``, ``pair_accepted``);
 - every step of the repair loop (``loop``): ``region_cleared``, ``alone`` and
   ``accepted_alone``, ``region_full``, ``progress`` for the model's rewrite, ``refused``
