@@ -731,11 +731,13 @@ def comments_over_openers(source: str, language: str) -> tuple[tuple[int, int], 
     return tuple((start, end) for start, end in spans if source.find(opener, start + len(opener), end) >= 0)
 
 
+@lru_cache(maxsize=16)
 def _broken_closers_at_line_ends(source: str, opener: str, closer: str,
-                                 line_comment: str) -> list[tuple[int, int, str]]:
+                                 line_comment: str) -> tuple[tuple[int, int, str], ...]:
     """(line, 0-based column, remnant) of a closer with one character typed into it that
     ends a line of a comment running on over another comment's opener, before that
-    opener; or of that opener itself where it ends its line (the closer swapped)."""
+    opener; or of that opener itself where it ends its line (the closer swapped).
+    Remembered, as ``_broken_closers``: a search proposes edits for the same text many times."""
     # (the closer with one character, not a blank nor one of its own, typed inside it)
     typed = re.compile("|".join(re.escape(closer[:i]) + r"[^\s" + re.escape(closer) + "]" + re.escape(closer[i:])
                                 for i in range(1, len(closer))) + r"$")
@@ -760,7 +762,7 @@ def _broken_closers_at_line_ends(source: str, opener: str, closer: str,
                 line_start = source.rfind("\n", 0, offset) + 1
                 found.append((first + index, offset - line_start + remnant.start(), remnant.group()))
             offset += len(line) + 1
-    return found
+    return tuple(found)
 
 
 @lru_cache(maxsize=16)

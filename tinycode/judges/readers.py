@@ -22,6 +22,11 @@ PREPROCESSOR = (r"missing binary operator|operator '[^']+' has no (?:right|left)
                 r"unterminated argument list invoking macro|#(?:el)?if with no expression|"
                 r"missing expression between '\(' and '\)'|too (?:many|few) arguments provided to function-like macro|"
                 r"'#pragma [^']+' string is badly formed|\"[^\"]+\" cannot be used as a macro name")
+# What a C++ compiler says of a name it knows, as a class template or as no template,
+# used otherwise: ``struct X<T, true>`` with no ``template<...>`` line before it, or a
+# struct used with arguments whose own ``template<...>`` line was lost. No unknown type's
+# doing (``unresolved``).
+KNOWN_TEMPLATE_MISUSED = r"an explicit specialization must be preceded by|'[\w:]+' is not a (?:class )?template"
 # gcc's messages that are about the text's grammar, not its meaning.
 _GCC_SYNTAX = re.compile(
     r"^(expected |stray |missing terminating |unterminated |.* without a previous |"
@@ -34,8 +39,7 @@ _GCC_SYNTAX = re.compile(
     r"a label can only be part of a statement|a function-definition is not allowed here|"
     r"nested function '[^']+' declared '\w+'|two consecutive '\[' shall only introduce an attribute|"
     r"invalid storage class|expected unqualified-id|expected primary-expression|invalid declarator before|"
-    r"an explicit specialization must be preceded by|declaration does not declare anything|"
-    r"'[\w:]+' is not a (?:class )?template|"
+    r"declaration does not declare anything|" + KNOWN_TEMPLATE_MISUSED + "|"
     r"token \"[^\"]*\" is not valid in preprocessor expressions|" + PREPROCESSOR + ")")
 # clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
 _CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")

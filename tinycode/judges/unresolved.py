@@ -32,7 +32,7 @@ from . import grammar_gaps
 from ..spelling import distance
 from .base import Diagnostic
 from .registry import ERROR_LIMIT
-from .readers import IN_HEADER, PREPROCESSOR, missing_header
+from .readers import IN_HEADER, KNOWN_TEMPLATE_MISUSED, PREPROCESSOR, missing_header
 
 if TYPE_CHECKING:
     from ..problems import Problem
@@ -72,11 +72,7 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' afte
                       r"token \"[^\"]*\" is not valid in preprocessor expressions|"
                       # (said of a name it knows as a namespace or class: no unknown type's doing)
                       r"found ':' in nested-name-specifier|"
-                      # (said of a name it knows as a class template: ``struct X<T, true>``
-                      # with no ``template<...>`` line before it; or of one it knows is no
-                      # template, used with arguments: its own ``template<...>`` line lost)
-                      r"an explicit specialization must be preceded by|'[\w:]+' is not a (?:class )?template|"
-                      + PREPROCESSOR + ")")
+                      + KNOWN_TEMPLATE_MISUSED + "|" + PREPROCESSOR + ")")
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
 
@@ -156,9 +152,9 @@ def _typed_keyword(message: str, text: str) -> bool:
     lost from or changed in a keyword of four letters or more (``typenaame _ATraits``,
     ``ypename Cmp_Fn``, ``chaar``, ``car``), and the text uses it only there."""
     name = _first_name(message)
-    if not _IN_A_TYPES_PLACE.match(message) or len(re.findall(rf"\b{re.escape(name)}\b", text)) != 1:
-        return False
-    return any(len(keyword) >= _TYPED_KEYWORD_LENGTH and distance(name, keyword, cap=2) == 1 for keyword in KEYWORDS)
+    return bool(_IN_A_TYPES_PLACE.match(message)) \
+        and any(len(keyword) >= _TYPED_KEYWORD_LENGTH and distance(name, keyword, cap=2) == 1 for keyword in KEYWORDS) \
+        and len(re.findall(rf"\b{re.escape(name)}\b", text)) == 1  # (the text searched last: it is the dearest)
 
 
 
