@@ -882,6 +882,9 @@ extern void reset_count (void);
     ("c", LICENCE_HEADER, "/* Copyright (C)", "/ Copyright (C)"),
     # a comment on one line, its opener less its '*'
     ("c", LICENCE_HEADER, "/* Reset the count.  */", "/ Reset the count.  */"),
+    # an opener typed backwards, alone on its line: a closer that closes nothing
+    ("c", LICENCE_HEADER.replace("/* Count the items of a list.  */", "/*\n * Count the items of a list.\n */"),
+     "/*\n * Count", "*/\n * Count"),
     ("css", "/* Layout.\n   Two columns. */\n.main { display: flex; }\n", "/* Layout.", "* Layout."),
     ("html", "<p>Hello</p>\n<!-- the list\n     of items -->\n<ul><li>a</li></ul>\n", "<!-- the list", "<!- the list"),
 ])
@@ -1181,6 +1184,16 @@ def test_an_include_guard_s_directive_that_lost_its_name_gets_the_name_the_other
     assert found and found[0].source_after == header  # not '#ifndef or', nor '#ifndef typename'
 
 
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_an_undef_that_lost_its_name_gets_a_macro_the_file_still_has_defined():
+    header = ("#ifndef TRAITS_H\n#define TRAITS_H\n\n#define DEBUG_CHECK(c) do { } while (0)\n"
+              "#define DEBUG_NOTE(n)\n\ntemplate<typename T>\nstruct traits\n{\n  T value;\n};\n\n"
+              "#undef DEBUG_NOTE\n#undef DEBUG_CHECK\n\n#endif\n")
+    broken = header.replace("#undef DEBUG_CHECK\n", "#undef\n")
+    found = suggest(broken, "cpp")
+    assert found and found[0].source_after == header  # not the guard, nor DEBUG_NOTE, undone above
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
 def test_a_name_the_compiler_points_at_is_deleted_only_after_the_token_it_lost():
     # "expected ')' before 'ch'": the ',' before the name was lost; deleting the name
@@ -1395,3 +1408,44 @@ def test_a_case_that_lost_its_in_gets_it_back():
     assert "near unexpected token" in check(broken, "bash").problems[0].message
     found = suggested(broken, "bash")
     assert found and found[0].source_after == fixed
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
+def test_a_fix_clean_only_by_the_parser_that_the_output_would_be_refused_for_is_no_fix_of_the_search():
+    from tinycode.check import source_lines
+    from tinycode.engine.candidates import WorkAccount, _Budget, _Node, _ReparseVerdicts
+    from tinycode.engine.edits import Edit
+
+    # A header missing: the types are unknown. Split, the comment's words read as a
+    # declaration to tree-sitter; asked again with the unknown names declared, g++ still
+    # rejects them: the search is told so, and why, and looks on.
+    source = ('// You should have received\na copy of the GNU General Public License and\n'
+              '// a copy of the GCC Runtime Library Exception.\n\n#include "demo_config.h"\n\n'
+              'int twice(int x) { return 2 * x; }\n')
+    result = check(source, "cpp")
+    assert result.note and [p.line for p in result.problems] == [2]
+    lines = source_lines(source)
+    account = WorkAccount(10_000)
+    verdicts = _ReparseVerdicts(_Node(lines, True, result.problems, (), 0), "cpp", judges.calls() + 100_000,
+                                _Budget(1_000, account))
+    split = Edit(2, 1, ["a", "copy of the GNU General Public License and"], "line 2: split before column 3")
+    text = "\n".join(split.applied(lines)) + "\n"
+    assert check(text, "cpp").ok  # clean, by the parser
+    with judges.baseline(source, "cpp"):
+        assert verdicts.confirm(text, split) is None
+    assert account.refused.startswith("not verified") and "line 3" in account.refused
+    joined = Edit(1, 2, ["// You should have received a copy of the GNU General Public License and"], "join")
+    with judges.baseline(source, "cpp"):
+        assert verdicts.confirm("\n".join(joined.applied(lines)) + "\n", joined) == ()
+
+
+def test_of_partial_repairs_those_that_leave_a_shell_block_without_its_closer_are_dropped():
+    # 'ten' for 'then': sh stops at the 'fi' ("expecting then"), and deleting the 'fi'
+    # lets it read on as far as respelling 'ten' does; but it leaves the 'if' open.
+    from tinycode.engine.candidates import _balanced, _Node
+
+    lines = ["if ! test_have_prereq PERL", "ten", "\tskip_all='no perl'", "\ttest_done", "fi", "", "rm -f` file"]
+    root = _Node(lines, True, (), (), 0)
+    deleted = _Node(lines[:4] + [""] + lines[5:], True, (), (), 0)
+    respelt = _Node(lines[:1] + ["then"] + lines[2:], True, (), (), 1)
+    assert _balanced([deleted, respelt], root, "bash") == [respelt]

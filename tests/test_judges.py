@@ -837,6 +837,36 @@ def test_a_template_line_typed_onto_a_comment_is_a_problem_whatever_the_types():
     assert fixed.status == "fixed" and fixed.source == HELPER_HPP
 
 
+TYPE_UTILS = """// Utilities for handling types.
+// You should have received a copy of the GNU General Public License and
+// a copy of the GCC Runtime Library Exception along with this program.
+
+#include "demo_config.h"
+
+namespace demo
+{
+  template<typename T>
+  struct is_const_pointer
+  {
+    enum { value = is_const<T>::value && is_pointer<T>::value };
+  };
+}
+"""
+
+
+@needs_gxx
+def test_a_comment_broken_onto_a_code_line_is_joined_back_where_the_types_are_unknown():
+    # Split there, the words would read as a declaration to tree-sitter, and asked again
+    # with the unknown names declared, g++ still rejects them: no fix, the search goes
+    # on. Joined, g++ reads on to ``is_const<T>``, unknown (it suggests ``const``,
+    # three letters away), and says what it does of any unknown template: the repair's
+    # doing neither.
+    broken = TYPE_UTILS.replace("// You should have received a copy", "// You should have received\na copy")
+    assert check(TYPE_UTILS, "cpp").ok and check(TYPE_UTILS, "cpp").note
+    result = repair(broken, "cpp", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == TYPE_UTILS
+
+
 @needs_gxx
 def test_a_keyword_misspelt_where_the_types_are_unknown_is_not_called_fixed():
     # A header g++ cannot find leaves it without the file's types, so its messages are
@@ -1124,6 +1154,27 @@ def test_a_repair_that_leaves_a_name_the_compiler_cannot_resolve_where_it_change
     after = check(left, "cpp")
     assert after.ok and after.note
     assert "cannot resolve 'is_pointerT'" in Verifier("cpp").unverified(fused, left, after)
+    # every header found, a parameter's name fused with the next one's type: the other
+    # function's parameter, used three times, is named here where it is no parameter
+    fused = ("#include <cstddef>\n\nstruct eq_fn\n{\n  bool\n  same(int r_lhs_key, int r_rhs_key) const\n"
+             "  { return r_lhs_key == r_rhs_key }\n\n  bool\n"
+             "  same(int r_lhs_keysize_t , lhs_hash, int r_rhs_key) const\n"
+             "  { return r_lhs_key == r_rhs_key && lhs_hash == 0; }\n};\n")
+    left = fused.replace("r_rhs_key }", "r_rhs_key; }")
+    after = check(left, "cpp")
+    assert after.ok and after.note
+    assert "cannot resolve 'r_lhs_key' on line 11" in Verifier("cpp").unverified(fused, left, after)
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_what_the_compiler_said_without_a_headers_types_vouches_for_no_line_beside_a_repair():
+    # The header's name broken, the compiler took pid_t for int and read the initializer
+    # wrongly: "excess elements" said there then is no reason to let it pass once the
+    # repair makes it find the header.
+    broken = '#include <sys/types..h>\nstatic pid_t ids[] = {\n    "early",,\n    0,\n};\n'
+    repaired = broken.replace("types..h", "types.h").replace(",,", ",")
+    assert any(d.message == "excess elements in struct initializer" for d in judges.verdict(broken, "c").diagnostics)
+    assert "excess elements in struct initializer" in [d.message for d in judges.errors_after_repair(broken, repaired, "c")]
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
@@ -1323,3 +1374,61 @@ def test_a_directive_typed_onto_a_line_comment_is_split_from_it():
     assert check(broken, "c").problems[0].message == "#endif without #if"
     found = suggest(broken, "c")
     assert found and found[0].source_after == CHECKS
+
+
+@needs_gxx
+def test_a_template_class_whose_name_was_lost_is_a_syntax_problem():
+    # g++ gives no category; a class template needs a name in any file, whatever its types.
+    source = "#include <cstddef>\n\ntemplate<typename T>\nstruct holder\n{\n  T value;\n};\n"
+    assert check(source, "cpp").ok
+    found = check(source.replace("struct holder\n", "struct\n"), "cpp")
+    assert [p.line for p in found.problems] == [4]
+
+
+@needs_gxx
+def test_what_the_compiler_says_past_the_first_syntax_error_left_is_not_new_until_it_is_repaired():
+    # The comment joined back, g++ reads on to ``Typename``, and recovering from it says
+    # the template's last parameter has no default: that error's doing, not the join's.
+    clean = ("#include <cstddef>\n// General Public License for more details.\n\ntemplate<typename Key,\n"
+             "         template<typename Node_CItr,\n                  typename Cmp_Fn_,\n"
+             "                  typename _Alloc>\n         class Node_Update,\n         typename _Alloc>\n"
+             "struct tree_traits { Key k; };\n")
+    both = clean.replace("// General Public", "// General\nPublic").replace("typename Cmp_Fn_", "Typename Cmp_Fn_")
+    joined = both.replace("// General\nPublic", "// General Public")
+    assert any("no default argument" in d.message for d in judges.verdict(joined, "cpp").diagnostics)
+    with judges.baseline(both, "cpp"):
+        assert [(d.line, d.message) for d in judges.problems(joined, "cpp")[1]] == \
+            [(6, "'Typename' has not been declared")]
+
+
+HOLDER_HPP = """#include <cstddef>
+#include <utility>
+
+template<typename Traits>
+struct holder
+{
+  typedef typename Traits::value_type value_type;
+  typedef std::size_t size_type;
+
+  size_type count(const value_type& v) const
+  { return v.size(); }
+
+  std::pair<value_type, size_type> first_pair(const value_type& v) const
+  { return std::make_pair(v, count(v)); }
+};
+"""
+
+
+@needs_gxx
+def test_two_words_of_the_file_typed_together_are_a_problem_where_every_header_is_found():
+    # g++ says only that the name "does not name a type", as of a type from a header; but
+    # every header is found, and the name, used once, is two of the file's own words.
+    assert check(HOLDER_HPP, "cpp").ok
+    for fused in ("std::pair<value_typesize_type>", "typedef typenameTraits"):
+        broken = HOLDER_HPP.replace(fused.replace("typesize", "type, size").replace("typenameT", "typename T"), fused)
+        assert broken != HOLDER_HPP and not check(broken, "cpp").ok
+    broken = HOLDER_HPP.replace("typedef typename Traits", "typedef typenameTraits")
+    result = repair(broken, "cpp", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == HOLDER_HPP
+    # a name no header declares that is not two of the file's words: a header's, as before
+    assert check(HOLDER_HPP.replace("return v.size();", "return v.size() + padding_of(v);"), "cpp").ok

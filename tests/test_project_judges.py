@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tinycode import judges
-from tinycode.judges import registry
+from tinycode.judges import precompiled, registry
 from tinycode.check import check
 from tinycode.engine.candidates import suggest
 from tinycode.cli import main
@@ -605,3 +605,21 @@ def test_the_preprocessors_objections_are_syntax_errors_whatever_the_types(heade
               "#define TWICE(x) ((x) * 2)\nint n = TWICE(1);\nsize_t m;\n")
     assert check(source, "c").ok
     assert not check(source.replace(old, new), "c").ok
+
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_an_argument_lost_in_a_call_of_a_libraries_macro_is_the_files_error_where_it_calls(tmp_path, language):
+    # gcc places the error inside the library's macro and its note names the file's line
+    # that used it; once the file's headers are precompiled, no chain of includes leads
+    # from that header to the file: the note still does.
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "twice.h").write_text("#pragma once\nint twice(int x, int k);\n#define DOUBLE(x) twice(x, 2)\n")
+    (tmp_path / "compile_flags.txt").write_text("-Ilib\n")
+    text = "#include <stdio.h>\n#include <twice.h>\n\nint main(void) {\n    return DOUBLE(3);\n}\n"
+    path = tmp_path / ("main.c" if language == "c" else "main.cpp")
+    path.write_text(text)
+    assert check(text, language, str(path)).ok
+    for blank in range(precompiled.RUNS_BEFORE_BUILD + 1):
+        broken = text.replace("DOUBLE(3)", "DOUBLE()").replace("\n\n", "\n" * (2 + blank), 1)
+        assert [p.line for p in check(broken, language, str(path)).problems] == [5 + blank]

@@ -1,7 +1,12 @@
 """How far apart two words are in typing: one measure for the engine's spelling
-proposals and for the judges' reading of a name that is a keyword mistyped."""
+proposals and for the judges' reading of a name that is a keyword mistyped; and the
+two words a name is when the space between them was lost."""
 
 from __future__ import annotations
+
+from typing import Callable
+
+FUSED_PART = 3  # letters, at least, of each of two words typed together
 
 
 def distance(a: str, b: str, cap: int = 3) -> int:
@@ -19,3 +24,13 @@ def distance(a: str, b: str, cap: int = 3) -> int:
                 current[j] = min(current[j], previous2[j - 2] + 1)
         previous2, previous = previous, current
     return min(previous[-1], cap)
+
+
+def fused(name: str, known: Callable[[str], bool]) -> tuple[str, str] | None:
+    """The two ``known`` words ``name`` is, typed together with the space between them
+    lost (``typenameTraits``: ``typename`` and ``Traits``), each of ``FUSED_PART``
+    letters or more; None when it is no two. The first split from the left that is."""
+    for at in range(FUSED_PART, len(name) - FUSED_PART + 1):
+        if known(name[:at]) and known(name[at:]):
+            return name[:at], name[at:]
+    return None

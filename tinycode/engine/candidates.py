@@ -29,12 +29,12 @@ from ..problems import tree_problems
 from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
 from .guard import hides_code
 from .rules import PAIRED_FIX, combined, judge_runs
-from .proposals import proposals
+from .proposals import edit_family, proposals
 from .. import judges
 from ..judges import grammar_gaps, judge_name, registry
 from ..languages import comment_prefix, get_parser, spec
 from .grammar_space import contexts_of, habits, strings_over_lines
-from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to, shape,
+from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to, near, shape,
                        nodes_starting, only_indentation, reported_line, too_wide, unmatched)
 
 if TYPE_CHECKING:
@@ -185,13 +185,18 @@ def _apart(found: list[_Node], root: _Node, language: str) -> bool:
 
 def _balanced(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:
     """The nodes that leave no more brackets unmatched in the whole file than there
-    were, when there are any: deleting a block's closer far from its opener may quiet
-    the judge here, but the opener it leaves is the next error. (CPython names
-    brackets itself: Python keeps them all.)"""
+    were, nor blocks of the language's keywords (the shell's ``if`` without its ``fi``),
+    when there are any: deleting a block's closer far from its opener may quiet the
+    judge here, but the opener it leaves is the next error. (CPython names brackets
+    itself: Python keeps them all.)"""
     if _one_error_at_a_time(language) or len(nodes) < 2:
         return nodes
-    limit = unmatched(root.lines)
-    kept = [n for n in nodes if unmatched(n.lines) <= limit]
+    blocks = edit_family(language).unmatched_blocks
+
+    def count(lines: list[str]) -> int:
+        return unmatched(lines) + (blocks(lines) if blocks is not None else 0)
+    limit = count(root.lines)
+    kept = [n for n in nodes if count(n.lines) <= limit]
     return kept or nodes
 
 
@@ -214,6 +219,7 @@ class WorkAccount:
     def __init__(self, units: int) -> None:
         self.left = units
         self.spent = 0
+        self.refused = ""  # why the last fix a search found clean was not verified (``Verifier.unverified``)
 
     def take(self, units: int) -> None:
         self.left -= units
@@ -351,6 +357,9 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
             if judged:  # the language's own judge saw progress: ahead of tree-sitter's guesses
                 progressing.insert(judged_progress, (rank, edit))
                 judged_progress += 1
+                if isinstance(verdicts, _ReparseVerdicts):  # (the guesses pushed out may get a second look)
+                    for pushed in progressing[max(MAX_PARTIAL, judged_progress):]:
+                        verdicts.note_progress(*pushed)
                 del progressing[MAX_PARTIAL:]
             elif len(progressing) < MAX_PARTIAL:
                 progressing.append((rank, edit))
@@ -735,12 +744,16 @@ class _ReparseVerdicts:
         """Keep ``edit`` (judged PROGRESS by tree-sitter, past the partial repairs kept)
         for a second look when tree-sitter saw an error on its lines before it and none
         after: its recovery may put a new one just below (a ``#ifdef`` inside an
-        initialiser), so only the judge can tell."""
+        initialiser), so only the judge can tell; and where tree-sitter sees nothing near
+        the judge's error (``blind``), when the edit is near it (``ten`` for ``then``,
+        three lines above the ``fi`` the judge stops at)."""
         if not self.native:
             return
         last = edit.last_written
         before = any(edit.line <= line <= edit.line + max(edit.span, 1) - 1 for line, _ in self.tree_before)
-        if before and not any(edit.line <= p.line <= last for p in self.seen[_key(edit)]):
+        first = next((p for p in self.node.problems if p.source != TREE_SITTER), None)
+        unseen = self.blind and first is not None and near(first.line, edit.line, last)
+        if (before or unseen) and not any(edit.line <= p.line <= last for p in self.seen[_key(edit)]):
             self._second_chance(rank, edit)
 
     def clears_its_place(self, edit: Edit, judged: bool) -> bool:
@@ -799,6 +812,11 @@ class _ReparseVerdicts:
             problems = result.problems
             if result.note:
                 self.types_unknown.add(_key(edit))
+                why = self.verifier.unverified(self.node.text, text, result) if not problems else ""
+                if why:  # clean only by the parser, and the output would be refused for it
+                    if self.budget is not None and self.budget.account is not None:
+                        self.budget.account.refused = why
+                    return None
             if self.budget is not None:
                 self.budget.take(self.run_cost)
         else:  # the incremental re-parse already saw the whole file

@@ -20,7 +20,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language, get_parser, spec
-from ..spelling import distance
+from ..spelling import distance, fused
 from .edits import Edit, differing_span
 from .rules import rule
 from .layout import indent_of, open_strings
@@ -453,10 +453,12 @@ def _within_reach(tokens: list[tuple[int, str]], line_no: int, problems: tuple[P
     return range(len(tokens) - width, len(tokens)) if line_no < problems[0].line else range(width)
 
 
-@rule('word-typo', 'a word near the error respelt as a keyword or a name of the file, or two tokens swapped')
+@rule('word-typo', 'a word near the error respelt as a keyword or a name of the file, or split into two of them, '
+      'or two tokens swapped')
 def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """The few edits of a word or of token order that a typo makes: each word near the
-    error replaced by its spelling neighbours, adjacent tokens swapped, a word typed
+    error replaced by its spelling neighbours or split into two words of the file,
+    adjacent tokens swapped, a word typed
     twice deleted, a quote of the other kind, two lines joined or one split at the error."""
     if not problems or not lines:
         return
@@ -479,6 +481,10 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
             if _WORD.fullmatch(tok) and tok not in keywords and names[tok] <= 1:
                 for other in spelling_neighbours(tok, keywords, names):
                     yield _line_edit(line_no, text, col, tok, other, f"respell {tok!r} as {other!r}")
+                # (two words of the file typed together: the space between them lost)
+                parts = fused(tok, lambda word: word in keywords or names[word] > 0)
+                if parts is not None:
+                    yield _line_edit(line_no, text, col, tok, " ".join(parts), f"split {tok!r} into {parts[0]!r} and {parts[1]!r}")
             elif tok.lower() in lowered and tok not in keywords:
                 # A keyword in another case, though the file has the word as a name too
                 # (``Func(n ir.Node) {`` in a file with a function ``Func``).

@@ -540,8 +540,9 @@ def _agent_or_stop(state: RepairState) -> str:
         state.result.reason = ("time budget spent before a step made progress" if expired()
                                else "work budget spent before a step made progress" if state.account.exhausted
                                else "no step makes progress (the agent is off for this model)")
-        if state.not_verified:  # a fix was found and refused: say why, as the output would
-            state.result.reason += f"; a complete fix was {state.not_verified}"
+        refused = state.not_verified or state.account.refused
+        if refused:  # a fix was found and refused: say why, as the output would
+            state.result.reason += f"; a complete fix was {refused}"
         return state.working
     return run_agent_on(state, style)
 

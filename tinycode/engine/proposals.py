@@ -24,7 +24,7 @@ from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deep
 from .messages import MEANT_HEADER, MEANT_NAME, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL, named_line
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
 from . import end_block_proposals as end_blocks
-from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits
+from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits, unmatched_blocks
 
 INSERTABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", '"', "'", ".", "+", "=", "()")
 REPLACEABLE = (")", "]", "}", ":", ",", ";", "(", "[", "{", "=", "==", ".")
@@ -59,6 +59,9 @@ class EditFamily:
     # Keywords the grammar admits where one was left out (``lookahead``); a family whose
     # judge names the keyword it expects proposes its own.
     lost_keywords: bool = True
+    # The blocks its keywords open and never close, and close and never opened (the
+    # shell's ``if`` without its ``fi``): unmatched as brackets are.
+    unmatched_blocks: Callable[[list[str]], int] | None = None
 
 
 # An end tag whose '/' became another character (``<code>Rc< code>``): text to the
@@ -90,7 +93,8 @@ GENERAL = EditFamily()
 EDIT_FAMILIES: dict[str, EditFamily] = {
     "python": EditFamily(own=python_edits, late=late_python_edits, block_indent=True,
                          alternatives=PYTHON_ALTERNATIVES, lost_keywords=False),
-    "shell": EditFamily(first=shell_edits, closers=CLOSING_WORDS, openers=OPENING_WORDS | {";"}),
+    "shell": EditFamily(first=shell_edits, closers=CLOSING_WORDS, openers=OPENING_WORDS | {";"},
+                        unmatched_blocks=unmatched_blocks),
     "markup": EditFamily(first=_end_tag_slash_edits),
     "end": EditFamily(first=end_blocks.end_block_edits, closers=end_blocks.CLOSING_WORDS,
                       openers=end_blocks.OPENING_WORDS),
@@ -146,7 +150,7 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
     # an edit of them (and the same split found by ``lost_breaks`` is asked of it too).
     for edit in chain(_endif_at_the_end(lines, problems), _endif_remnants(lines, problems),
                       _directives_joined_edits(lines, problems), _directive_swapped_edits(lines, problems),
-                      _guard_name_edits(lines, problems)):
+                      _guard_name_edits(lines, problems), _undef_name_edits(lines, problems)):
         yield replace(edit, direct=True)
     # A string closed with the other quote runs on to the next quote of its kind, maybe
     # far below, where the judge reports: the judge decides at once.
@@ -367,6 +371,39 @@ def _guard_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
                            f"line {p.line}: name it {partner.group(1)!r}")
 
 
+_NAMELESS_UNDEF = re.compile(r"^(\s*#\s*undef)\s*$")
+_DEFINES = re.compile(r"^\s*#\s*define\s+(\w+)")
+_UNDEFINES = re.compile(r"^\s*#\s*undef\s+(\w+)")
+MAX_UNDEF_NAMES = 3  # the macros still defined, nearest above first, an #undef's lost name is looked for among
+
+
+@rule('undef-name', "an '#undef' that lost its name given a macro the file defines above it and has not undefined "
+      "(its include guard's aside)", 'c, cpp')
+def _undef_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """``#undef`` with no name (the compiler: "no macro name given"): a file undefines the
+    macros it defined for its own use, after their last use; the name is one it still
+    has defined there, most likely the one defined last. Its include guard (``#ifndef``
+    right over the ``#define``) stays defined."""
+    for p in problems:
+        if p.kind != "compiler" or "no macro name given" not in p.message or not 1 <= p.line <= len(lines):
+            continue
+        nameless = _NAMELESS_UNDEF.match(lines[p.line - 1])
+        if nameless is None:
+            continue
+        defined: dict[str, int] = {}  # name -> the line of its #define, while it stays defined
+        for n in range(1, p.line):
+            undone = _UNDEFINES.match(lines[n - 1])
+            if undone:
+                defined.pop(undone.group(1), None)
+                continue
+            made = _DEFINES.match(lines[n - 1])
+            guard = made and n > 1 and _GUARD_TEST.match(lines[n - 2])
+            if made and not (guard and guard.group(1) == made.group(1)):
+                defined[made.group(1)] = n
+        for name in sorted(defined, key=lambda k: -defined[k])[:MAX_UNDEF_NAMES]:
+            yield Edit(p.line, 1, [f"{nameless.group(1)} {name}"], f"line {p.line}: name it {name!r}")
+
+
 # What a compiler says when a conditional directive lost its partner (an ``#else`` that
 # met an ``#else`` before it belongs to an ``#if`` the preprocessor did not see).
 _UNPAIRED_DIRECTIVE = re.compile(UNTERMINATED_CONDITIONAL.pattern + "|" + UNOPENED_DIRECTIVE.pattern
@@ -569,7 +606,8 @@ REPORTED = 3  # problems whose lines are looked at
                              "its closer follows", 'languages with block comments')
 def _lost_comment_opener_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """``/ Copyright (C) ...`` fifteen lines above a ``*/``: a block comment's opener
-    lost a character (or gained one: ``/\\**``), and the prose after it reads as code.
+    lost a character (or gained one: ``/\\**``, or was typed backwards: ``*/``), and the
+    prose after it reads as code.
     A line that begins with the opener less one character, or with one more inside
     it, where the closer comes before any other opener, gets it whole: a line a
     problem is reported on, or one above a closer that closes nothing (the topmost
@@ -592,10 +630,12 @@ def _lost_comment_opener_edits(lines: list[str], problems: tuple[Problem, ...], 
     for number in dict.fromkeys(candidates):
         text = lines[number - 1]
         stripped = text.lstrip()
-        if stripped.startswith((opener, closer)) or (line_comment and stripped.startswith(line_comment)):
-            continue
         at = len(text) - len(stripped)
-        remnant = broken_opener(stripped, opener)
+        backwards = _backwards_opener(stripped, opener, closer) and (number, at) in orphans
+        if (stripped.startswith((opener, closer)) and not backwards) \
+                or (line_comment and stripped.startswith(line_comment)):
+            continue
+        remnant = closer if backwards else broken_opener(stripped, opener)
         if remnant is None:
             continue
         rest = "\n".join([text[at + len(remnant):]] + lines[number:number + COMMENT_REACH])
@@ -604,6 +644,12 @@ def _lost_comment_opener_edits(lines: list[str], problems: tuple[Problem, ...], 
             # (tree-sitter's recovery may have read the comment's lines as any code: the
             # judge alone decides)
             yield replace(replace_token(text, number, at, remnant, opener), direct=True)
+
+
+def _backwards_opener(text: str, opener: str, closer: str) -> bool:
+    """``text`` begins with the comment's ``opener`` typed backwards, which is its
+    ``closer`` (``*/`` for ``/*``)."""
+    return closer == opener[::-1] and text.startswith(closer)
 
 
 def broken_opener(text: str, opener: str) -> str | None:
@@ -618,7 +664,8 @@ def broken_opener(text: str, opener: str) -> str | None:
 
 def mends_comment_opener(before: str, first: int, old: list[str], new: list[str], language: str) -> bool:
     """Line ``first`` of ``before`` (``old``, made ``new``) began with a block comment's
-    broken opener (``broken_opener``), now made whole, and the comment it opens ends at
+    broken opener (``broken_opener``; or the opener typed backwards, a closer that
+    closed nothing), now made whole, and the comment it opens ends at
     a closer that closed nothing: the lines between were that comment's all along."""
     record = spec(language)
     opener, closer = record.block_comment if record is not None else ("", "")
@@ -626,17 +673,19 @@ def mends_comment_opener(before: str, first: int, old: list[str], new: list[str]
         return False
     stripped = old[0].lstrip()
     at = len(old[0]) - len(stripped)
-    remnant = broken_opener(stripped, opener)
+    lines = source_lines(before)
+    orphans = _orphan_closers(before, opener, closer, comment_prefix(language))
+    remnant = closer if _backwards_opener(stripped, opener, closer) and (first, at) in orphans \
+        else broken_opener(stripped, opener)
     if remnant is None or new[0] != old[0][:at] + opener + stripped[len(remnant):]:
         return False
-    lines = source_lines(before)
     rest = "\n".join([old[0][at + len(remnant):]] + lines[first:])
     closes = rest.find(closer)
     if closes < 0 or 0 <= rest.find(opener) < closes:
         return False
     line = first + rest.count("\n", 0, closes)
     column = closes - (rest.rfind("\n", 0, closes) + 1) + (at + len(remnant) if line == first else 0)
-    return (line, column) in _orphan_closers(before, opener, closer, comment_prefix(language))
+    return (line, column) in orphans
 
 
 COMMENT_NEIGHBOURS = 2  # lines above a broken comment line where the line comment before it is looked for

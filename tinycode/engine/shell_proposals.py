@@ -170,6 +170,13 @@ def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
             yield Edit(last, 1, [lines[last - 1], pad + closer], f"line {last + 1}: insert {closer!r} at the end")
 
 
+def unmatched_blocks(lines: list[str]) -> int:
+    """The script's blocks opened and never closed, and its closers that close nothing
+    (``_blocks``): its keywords' brackets left unmatched."""
+    lost, stray = _blocks(lines)
+    return len(lost) + len(stray)
+
+
 def _unclosed(lines: list[str]) -> list[_Opener]:
     """Openers whose closer never came: popped by a mismatched closer, or left at the end."""
     return _blocks(lines)[0]

@@ -38,6 +38,7 @@ from ..check import CheckResult, Problem, check, shadowed
 from .. import judges
 from ..config import Settings, setting
 from ..languages import get_parser, spec
+from ..spelling import distance
 from .edits import BRACKETS, Edit, changed_hunks, code_tokens, differing_span, original_line
 from .grammar_space import keyword_typo, vocabulary
 from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
@@ -947,8 +948,9 @@ class Verifier:
 
     def misspelt_keyword(self, text: str) -> str:
         """A name the compiler could not resolve in ``text`` that is a keyword misspelt
-        (``typenamme``), or "": one the compiler itself takes for a keyword (``did you mean
-        'void'?``), or one used once, a typo from a keyword of six letters or more. With
+        (``typenamme``), or "": one typo from a keyword the compiler itself takes it for
+        (``did you mean 'void'?``; not ``is_const``, for which g++ suggests ``const``), or
+        one used once, a typo from a keyword of six letters or more. With
         the types unknown, an unknown name is set aside as a header's; a keyword misspelt
         is no header's."""
         keywords = vocabulary(self.language)[0]
@@ -959,7 +961,8 @@ class Verifier:
             guess = meant if meant in keywords else keyword_typo(name, self.language)
             if name.lower() == guess.lower():
                 continue  # a keyword in capitals is a header's macro (``EXTERN``, ``INLINE``)
-            if guess and (guess == meant or (len(guess) >= MIN_KEYWORD_TYPO and words[name] == 1)):
+            if guess and distance(name, guess, cap=2) <= 1 and (
+                    guess == meant or (len(guess) >= MIN_KEYWORD_TYPO and words[name] == 1)):
                 return f"'{name}' on line {line} is the keyword '{guess}' misspelt"
         return ""
 

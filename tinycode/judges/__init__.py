@@ -91,6 +91,11 @@ class _Baseline(NamedTuple):
         name = re.compile(rf"\b{re.escape(quoted.group(1))}\b")
         return all(_words(line) in self.words for line in source.split("\n") if name.search(line))
 
+    def kept(self, line: int, source: str) -> bool:
+        """Line ``line`` of ``source`` has the words of a line of the original."""
+        rows = source.split("\n")
+        return 0 < line <= len(rows) and _words(rows[line - 1]) in self.words
+
     def hidden_by_syntax(self, line: int, line_count: int) -> bool:
         """``line`` (of a text with ``line_count`` lines) is one the original could not
         parse, allowing for lines a repair added or removed above it."""
@@ -592,9 +597,11 @@ def names_unresolved_at_repair(original: str, result: str, language: str) -> lis
     """(line, name) for each name the compiler cannot resolve in ``result`` where that
     is no missing header's doing: on a line that ``result`` changed from ``original``, a
     name the repair typed that the compiler resolves on another line (another scope's
-    member, typed where it means nothing); on any line, with every header found, a name
-    used nowhere else (``null_type_Alloc``, ``is_pointertypename``: two names fused, which
-    the repair left). A missing header's names are unknown wherever they are used.
+    member, typed where it means nothing); on any line, in a file whose every header is
+    found, a name used nowhere else (``null_type_Alloc``, ``is_pointertypename``: two
+    names fused, which the repair left) or named on a line the compiler does not report
+    it on (another function's parameter: ``r_lhs_key`` where ``r_lhs_keysize_type`` fused
+    two). A missing header's names, and a fragment's, are unknown wherever they are used.
     Remembered from the checks: no new run."""
     found = verdict(result, language)
     if found is None:
@@ -604,16 +611,20 @@ def names_unresolved_at_repair(original: str, result: str, language: str) -> lis
         unknown.setdefault(name, set()).add(line)
     if not unknown:
         return []
-    every_header = not any(readers.missing_header(d.message) for d in found.diagnostics)
+    # (a file that names its headers, every one found; not a fragment, whose file's
+    # headers are not here)
+    every_header = bool(_INCLUDE.search(result)) and not any(readers.missing_header(d.message)
+                                                             for d in found.diagnostics)
     changed = _changed_lines(original, result)
     lines = result.split("\n")
     out = []
     for name, where in unknown.items():
         word = re.compile(rf"\b{re.escape(name)}\b")
         uses = len(word.findall(result))
-        if every_header and uses == 1 and _INCLUDE.search(result) and name != name.upper():
-            # (on a line the repair left too, in a file that names its headers: a slip it
-            # left; not in a fragment, whose file's headers are not here, nor a name in
+        if every_header and name != name.upper() and (
+                uses == 1 or any(word.search(row) for number, row in enumerate(lines, 1) if number not in where)):
+            # (on a line the repair left too: a slip it left, or a name of another scope,
+            # which the compiler resolves on a line it does not report; not a name in
             # capitals, a macro the file leaves to the file including it)
             out.append((min(where), name))
             continue
@@ -635,7 +646,9 @@ def errors_after_repair(original: str, result: str, language: str) -> list[Diagn
     whole unit: a name none of them declares is unknown for good): a name the repair
     typed that means nothing there, an operator made a macro's name (``#ifndef or``), or
     a mistake the input's syntax error kept the compiler from reading (a parameter's name
-    lost in a struct it did not read). Remembered from the checks: no new run."""
+    lost in a struct it did not read). Where the input missed a header that ``result``
+    finds (its name broken), the input's messages vouch for no line the repair changed,
+    nor the lines beside it: they were said without the header's types. Remembered from the checks: no new run."""
     found = verdict(result, language)
     if found is None or any(readers.missing_header(d.message) for d in found.diagnostics):
         return []
@@ -643,9 +656,13 @@ def errors_after_repair(original: str, result: str, language: str) -> list[Diagn
         return []  # a fragment, without the headers of the file it was taken from
     before = verdict(original, language)
     said = Counter(d.message for d in before.diagnostics) if before is not None else Counter()
+    changed = _changed_lines(original, result)
+    rows = result.split("\n")
+    if not any(_INCLUDE.match(rows[number - 1]) for number in changed if number <= len(rows)):
+        changed = set()
     new = []
     for d in found.diagnostics:
-        if said[d.message]:
+        if said[d.message] and not any(abs(d.line - line) <= 1 for line in changed):
             said[d.message] -= 1
         else:
             new.append(d)
@@ -775,8 +792,11 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
     """(judge, the diagnostics that are problems) for ``source``, or None without a
     verdict. Problems are the syntax messages, and during a repair (``baseline``) also
     any other message the original did not have. In a file that already leaves names
-    unresolved (its macros unexpanded, its types unknown), more such names, and what
-    the compiler says of a line it could not parse before, are not the repair's doing."""
+    unresolved (its macros unexpanded, its types unknown), more such names, what the
+    compiler says of a line it could not parse before, and what it says, uncorroborated
+    by tree-sitter, of a line the repair left as it was (``is_const<T>`` read on to), are
+    not the repair's doing. Nor, until it is repaired, is what the compiler says past the
+    text's first syntax error: how it reads on depends on how it recovered."""
     found = verdict(source, language)
     if found is None:
         return None
@@ -785,14 +805,21 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
     # The original's own messages are never new to it (a problems_before that says "new").
     if current is not None and current.language == language and found.other and source != current.original:
         allowed = Counter(current.allowed)
+        # (past the text's first syntax error, what the compiler says depends on how it
+        # recovered from it: that error's doing, until it is repaired)
+        first_syntax = min((d.line for d in found.syntax), default=None)
         for diagnostic in found.other:
             key = _key(diagnostic)
+            if first_syntax is not None and diagnostic.line > first_syntax:
+                continue
             if allowed[key] > 0:
                 allowed[key] -= 1
             elif not ((unresolved.UNRESOLVED.match(diagnostic.message)
                        and (current.names_unresolved or current.untouched(diagnostic.message, source)))
                       or (current.names_unresolved and not diagnostic.doubtful
-                          and current.hidden_by_syntax(diagnostic.line, source.count("\n") + 1))):
+                          and current.hidden_by_syntax(diagnostic.line, source.count("\n") + 1))
+                      or (current.names_unresolved and diagnostic.doubtful
+                          and current.kept(diagnostic.line, source))):
                 out.append(Diagnostic(diagnostic.line, diagnostic.column,
                                       diagnostic.message + NEW_MARK, True))
     out.sort(key=lambda d: (d.line, d.column))

@@ -39,7 +39,7 @@ _GCC_SYNTAX = re.compile(
     r"a label can only be part of a statement|a function-definition is not allowed here|"
     r"nested function '[^']+' declared '\w+'|two consecutive '\[' shall only introduce an attribute|"
     r"invalid storage class|expected unqualified-id|expected primary-expression|invalid declarator before|"
-    r"declaration does not declare anything|" + KNOWN_TEMPLATE_MISUSED + "|"
+    r"declaration does not declare anything|template class without a name|" + KNOWN_TEMPLATE_MISUSED + "|"
     r"token \"[^\"]*\" is not valid in preprocessor expressions|" + PREPROCESSOR + ")")
 # clang's categories for grammar problems (it prints them with -fdiagnostics-show-category=name).
 _CLANG_SYNTAX_CATEGORIES = ("[Parse Issue]", "[Lexical or Preprocessor Issue]")
@@ -95,7 +95,11 @@ def _compiler_lines(output: Output, filename: str, rows: list[str] | None) -> li
     found: list[Diagnostic] = []
     for match in _CC_LINE.finditer(output.stderr):
         message = match.group("msg").strip()
-        if match.group("file") != filename:
+        # An error inside a header's macro is the file's where it used that macro (an
+        # argument lost in ``PyModule_Create(&)``): the notes that follow name the place,
+        # with or without the chain of includes a precompiled header leaves out.
+        expanded = _expanded_at(output.stderr, match.end(), filename) if match.group("file") != filename else None
+        if match.group("file") != filename and expanded is None:
             # An error inside a header it included is put on the file's own #include
             # that led to it: a header that header cannot find stops the compiler there
             # (that line can then be left out); any other is no syntax problem of the
@@ -119,7 +123,7 @@ def _compiler_lines(output: Output, filename: str, rows: list[str] | None) -> li
             syntax = category_syntax
         else:
             syntax = bool(_GCC_SYNTAX.match(message))
-        line, column = _expanded_at(output.stderr, match.end(), filename) or \
+        line, column = expanded or _expanded_at(output.stderr, match.end(), filename) or \
             (int(match.group("line")), int(match.group("col") or 1))
         if rows is not None and not has_category:  # gcc: a column on the screen, a tab reaching to its next stop
             column = _character_column(rows, line, column)

@@ -29,7 +29,7 @@ import re
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import grammar_gaps
-from ..spelling import distance
+from ..spelling import FUSED_PART, distance, fused
 from .base import Diagnostic
 from .registry import ERROR_LIMIT
 from .readers import IN_HEADER, KNOWN_TEMPLATE_MISUSED, PREPROCESSOR, missing_header
@@ -136,7 +136,8 @@ def misspelt_keyword(message: str, text: str | None = None) -> bool:
     meant = _MEANT.search(message)
     return name not in KEYWORDS and (name.lower() in KEYWORDS or _scrambled_keyword(message)
                                      or (meant is not None and meant.group(1) in KEYWORDS)
-                                     or (text is not None and _typed_keyword(message, text)))
+                                     or (text is not None and (_typed_keyword(message, text)
+                                                               or _fused_names(message, text))))
 
 
 # In a type's place, where every header is found, a name the text uses once that is one
@@ -156,6 +157,23 @@ def _typed_keyword(message: str, text: str) -> bool:
         and any(len(keyword) >= _TYPED_KEYWORD_LENGTH and distance(name, keyword, cap=2) == 1 for keyword in KEYWORDS) \
         and len(re.findall(rf"\b{re.escape(name)}\b", text)) == 1  # (the text searched last: it is the dearest)
 
+
+
+def _fused_names(message: str, text: str) -> bool:
+    """The name a message says is unknown, used only there, is two words of the text
+    typed together, the space between them lost (``typenameTraits``,
+    ``value_typesize_type``, ``is_pointertypename``): no header declares a name the
+    text spells of its own two."""
+    name = _first_name(message)
+    if len(name) < 2 * FUSED_PART or len(re.findall(rf"\b{re.escape(name)}\b", text)) != 1:
+        return False
+    return fused(name, _words(text).__contains__) is not None
+
+
+@functools.lru_cache(maxsize=8)
+def _words(text: str) -> frozenset[str]:
+    """The names and keywords ``text`` uses (remembered: each message asks)."""
+    return frozenset(re.findall(r"[A-Za-z_]\w*", _CODE_NOISE.sub(" ", text))) | KEYWORDS
 
 
 # A name the text declares or uses as a tag (``struct link_map``, ``enum mode``).
