@@ -1449,3 +1449,13 @@ def test_of_partial_repairs_those_that_leave_a_shell_block_without_its_closer_ar
     deleted = _Node(lines[:4] + [""] + lines[5:], True, (), (), 0)
     respelt = _Node(lines[:1] + ["then"] + lines[2:], True, (), (), 1)
     assert _balanced([deleted, respelt], root, "bash") == [respelt]
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
+def test_no_edit_fuses_two_words_of_the_file_into_a_name_it_has_nowhere():
+    source = ("class TaskManager\n  def [](task_name, scopes=nil)\n    scopes ||= []\n    lookup(task_name, scopes)\n"
+              "  end\n\n  def lookup(name, scopes)\n    scopes.first || name\n  end\nend\n")
+    broken = source.replace("scopes=nil", "scopes==nil")
+    found = [c.source_after for c in suggest(broken, "ruby", limit=6)]
+    assert source in found
+    assert not any("scopesnil" in text for text in found)  # (ruby -c accepts it: a new name)
