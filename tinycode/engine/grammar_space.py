@@ -458,8 +458,8 @@ def _within_reach(tokens: list[tuple[int, str]], line_no: int, problems: tuple[P
 def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """The few edits of a word or of token order that a typo makes: each word near the
     error replaced by its spelling neighbours or split into two words of the file,
-    adjacent tokens swapped, a word typed
-    twice deleted, a quote of the other kind, two lines joined or one split at the error."""
+    adjacent tokens swapped, a word typed twice deleted, a quote of the other kind, two
+    lines joined or one split at the error."""
     if not problems or not lines:
         return
     keywords, symbols = vocabulary(language)

@@ -950,9 +950,9 @@ class Verifier:
         """A name the compiler could not resolve in ``text`` that is a keyword misspelt
         (``typenamme``), or "": one typo from a keyword the compiler itself takes it for
         (``did you mean 'void'?``; not ``is_const``, for which g++ suggests ``const``), or
-        one used once, a typo from a keyword of six letters or more. With
-        the types unknown, an unknown name is set aside as a header's; a keyword misspelt
-        is no header's."""
+        one used once, a typo from a keyword of six letters or more. With the types
+        unknown, an unknown name is set aside as a header's; a keyword misspelt is no
+        header's."""
         keywords = vocabulary(self.language)[0]
         words = Counter(re.findall(r"[A-Za-z_]\w*", text))
         for line, name, meant in judges.unknown_names(text, self.language):

@@ -646,9 +646,10 @@ def errors_after_repair(original: str, result: str, language: str) -> list[Diagn
     whole unit: a name none of them declares is unknown for good): a name the repair
     typed that means nothing there, an operator made a macro's name (``#ifndef or``), or
     a mistake the input's syntax error kept the compiler from reading (a parameter's name
-    lost in a struct it did not read). Where the input missed a header that ``result``
-    finds (its name broken), the input's messages vouch for no line the repair changed,
-    nor the lines beside it: they were said without the header's types. Remembered from the checks: no new run."""
+    lost in a struct it did not read). Where the repair changed an ``#include`` (a header
+    name broken), the input's messages vouch for no line it changed, nor the lines
+    beside them: they were said of other headers' types. Remembered from the checks: no
+    new run."""
     found = verdict(result, language)
     if found is None or any(readers.missing_header(d.message) for d in found.diagnostics):
         return []
