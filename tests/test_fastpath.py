@@ -85,3 +85,18 @@ def test_without_a_clear_lead_the_model_still_chooses():
     llm = FakeLLM(scorer=lambda prompt, text: 0.0 if "sum(values)\n" in text else -9.0)
     fast = try_fast_repair(SEVERAL, "python", None, llm)
     assert fast is not None and fast.scored
+
+
+def test_of_partial_repairs_the_one_the_judge_reads_furthest_after_comes_first(monkeypatch):
+    # A quote put at a line's end leaves fewer problems, but bash stops 13 lines down;
+    # ``ten`` made ``then`` lets it read on to the next mistake, 140 lines further.
+    from tinycode.engine import fastpath
+    from tinycode.engine.candidates import Candidate
+    from tinycode.engine.edits import Edit
+
+    source = "if [ \"$x\" != 1 ]; ten\n  echo a\nfi\n"
+    quote = Candidate(Edit(1, 1, ["if [ \"$x\" != 1 ]; ten'"], "line 1: insert \"'\" at the end"), 2, "quoted", reach=66)
+    then = Candidate(Edit(1, 1, ["if [ \"$x\" != 1 ]; then"], "line 1: respell 'ten' as 'then'"), 3, "then", reach=179)
+    monkeypatch.setattr(fastpath, "suggest", lambda *args, **kwargs: [quote, then])
+    chosen = fastpath.try_fast_repair(source, "bash", check(source, "bash"), FakeLLM([]), partial=True)
+    assert chosen is not None and chosen.candidate is then

@@ -98,6 +98,7 @@ class Candidate:
     # when the file is too short to have habits.
     unfamiliar: int | None = None
     types_unknown: bool = False  # the compiler did not know the file's types after it (``_Node.order``)
+    reach: int = 0  # the line the language's own judge read to without an error after it (``_reach``), or 0
 
     @property
     def fixes_all(self) -> bool:
@@ -997,7 +998,7 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
                       rule=combined(e.rule for e in node.edits))
         unfamiliar = contexts.unseen(node.lines) if contexts.enough else None
         out[key], offbeat[key] = Candidate(change, _count(node, text, language), text, unfamiliar,
-                                           node.types_unknown), unusual
+                                           node.types_unknown, node.reach), unusual
     return list(out.values())[:limit]
 
 

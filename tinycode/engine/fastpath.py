@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 from .candidates import WORK_BUDGET, Candidate, WorkAccount, suggest
+from .verifier import REGION
 from ..check import CheckResult, check
 from ..llm.base import LLM, ScoringUnsupported
 
@@ -71,6 +72,11 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
         # Where the compiler knows the file's types after some, their problems are its
         # own count; the others' only tree-sitter's (``_Node.order``).
         progress = [c for c in progress if not c.types_unknown] or progress
+        # The language's own judge reads on past the others' next errors, by more than a
+        # region, after some: it stops sooner after the rest (a quote put at a line's
+        # end, where ``ten`` was meant for ``then``); of those, the fewest problems.
+        farthest = max((c.reach for c in progress), default=0)
+        progress = [c for c in progress if c.reach >= farthest - REGION]
         fewest = min((c.problems_after for c in progress), default=0)
         complete = [c for c in progress if c.problems_after == fewest]
     if not complete:
