@@ -1432,3 +1432,14 @@ def test_two_words_of_the_file_typed_together_are_a_problem_where_every_header_i
     assert result.status == "fixed" and result.source == HOLDER_HPP
     # a name no header declares that is not two of the file's words: a header's, as before
     assert check(HOLDER_HPP.replace("return v.size();", "return v.size() + padding_of(v);"), "cpp").ok
+
+
+@needs_gxx
+def test_what_the_compiler_still_says_of_a_line_the_repair_changed_is_not_vouched_for_by_the_input():
+    # ``and`` typed as the lost argument: g++ says of the line what it said before the
+    # repair, which repaired nothing there.
+    head = "#include <utility>\n\ntemplate<typename A, typename B, typename C>\nstruct box {};\n\n"
+    original = head + "typedef box<int, long ,> pair_box;\n"
+    repaired = head + "typedef box<int, long , and > pair_box;\n"
+    assert [d.line for d in judges.errors_after_repair(original, repaired, "cpp")] == [6]
+    assert judges.errors_after_repair(original + "int n = 1;\n", original + "int n = 1 ;\n", "cpp") == []

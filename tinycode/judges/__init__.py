@@ -646,10 +646,10 @@ def errors_after_repair(original: str, result: str, language: str) -> list[Diagn
     whole unit: a name none of them declares is unknown for good): a name the repair
     typed that means nothing there, an operator made a macro's name (``#ifndef or``), or
     a mistake the input's syntax error kept the compiler from reading (a parameter's name
-    lost in a struct it did not read). Where the repair changed an ``#include`` (a header
-    name broken), the input's messages vouch for no line it changed, nor the lines
-    beside them: they were said of other headers' types. Remembered from the checks: no
-    new run."""
+    lost in a struct it did not read). The input's messages vouch for no line the repair
+    changed (what the compiler still says there, the repair did not repair), nor, where
+    it changed an ``#include`` (a header name broken), for the lines beside them: they
+    were said of other headers' types. Remembered from the checks: no new run."""
     found = verdict(result, language)
     if found is None or any(readers.missing_header(d.message) for d in found.diagnostics):
         return []
@@ -659,11 +659,11 @@ def errors_after_repair(original: str, result: str, language: str) -> list[Diagn
     said = Counter(d.message for d in before.diagnostics) if before is not None else Counter()
     changed = _changed_lines(original, result)
     rows = result.split("\n")
-    if not any(_INCLUDE.match(rows[number - 1]) for number in changed if number <= len(rows)):
-        changed = set()
+    # (beside a changed line too, where the repair changed an #include)
+    beside = 1 if any(_INCLUDE.match(rows[number - 1]) for number in changed if number <= len(rows)) else 0
     new = []
     for d in found.diagnostics:
-        if said[d.message] and not any(abs(d.line - line) <= 1 for line in changed):
+        if said[d.message] and not any(abs(d.line - line) <= beside for line in changed):
             said[d.message] -= 1
         else:
             new.append(d)
