@@ -1443,3 +1443,14 @@ def test_what_the_compiler_still_says_of_a_line_the_repair_changed_is_not_vouche
     repaired = head + "typedef box<int, long , and > pair_box;\n"
     assert [d.line for d in judges.errors_after_repair(original, repaired, "cpp")] == [6]
     assert judges.errors_after_repair(original + "int n = 1;\n", original + "int n = 1 ;\n", "cpp") == []
+
+
+@needs_gcc
+def test_a_typedef_that_names_nothing_is_a_problem():
+    # gcc only warns of ``typedef struct {...};`` (silenced by -w), and every use of the
+    # name it lost is then unknown, as a missing header's would be.
+    source = ("#include <stddef.h>\n\ntypedef struct {\n    size_t length;\n    /* } */\n} buffer;\n\n"
+              "typedef enum mode { READ, WRITE } mode_t2;\n\nbuffer *buffer_new(size_t length);\n")
+    assert check(source, "c").ok
+    found = check(source.replace("} buffer;", "};"), "c")
+    assert [(p.line, p.message) for p in found.problems][:1] == [(6, "typedef declares no name")]

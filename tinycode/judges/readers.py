@@ -82,11 +82,42 @@ def directives_typed_on(text: str) -> list[Diagnostic]:
     return found
 
 
+# A ``typedef`` of a struct, union or enum whose body is followed by no name
+# (``typedef struct { ... };``): the compiler only warns ("useless storage class specifier
+# in empty declaration", silenced by ``-w``), and every use of the type's name is then
+# unknown, as a missing header's would be.
+_TYPEDEF_OPENED = re.compile(r"\btypedef\s+(?:struct|union|enum)\b\s*\w*\s*\{")
+_CODE_ONLY = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', re.DOTALL)
+
+
+def typedefs_without_name(text: str) -> list[Diagnostic]:
+    """A syntax problem for each ``typedef`` of a struct, union or enum body that names
+    no type: at the ``;`` right after its closing brace."""
+    if "typedef" not in text:
+        return []
+    code = _CODE_ONLY.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    found = []
+    for match in _TYPEDEF_OPENED.finditer(code):
+        depth, at = 0, match.end() - 1
+        while at < len(code):
+            depth += {"{": 1, "}": -1}.get(code[at], 0)
+            if depth == 0:
+                break
+            at += 1
+        after = re.compile(r"\s*;").match(code, at + 1)
+        if at < len(code) and after is not None:
+            semicolon = after.end() - 1
+            line = code.count("\n", 0, semicolon) + 1
+            found.append(Diagnostic(line, semicolon - code.rfind("\n", 0, semicolon), "typedef declares no name", True))
+    return found
+
+
 def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
     """gcc, g++, clang, clang++; and the directives with another typed onto their line
-    (``directives_typed_on``), which the compiler only warns of."""
-    return _placed_unplaced(output.stderr, filename,
-                            directives_typed_on(text) + _compiler_lines(output, filename, text.split("\n")))
+    (``directives_typed_on``) and the typedefs that name nothing (``typedefs_without_name``),
+    which the compiler only warns of."""
+    return _placed_unplaced(output.stderr, filename, directives_typed_on(text) + typedefs_without_name(text)
+                            + _compiler_lines(output, filename, text.split("\n")))
 
 
 def _compiler_lines(output: Output, filename: str, rows: list[str] | None) -> list[Diagnostic]:
