@@ -588,6 +588,7 @@ class _ReparseVerdicts:
         # edit lets it know them (a header's name repaired), they are no new problems.
         self.set_aside: tuple[Problem, ...] = ()
         self.blind = False  # tree-sitter sees nothing where the judge reports its error
+        self.blind_at: int | None = None  # that error's line, when it does not
         self.blocks_open: int | None = None  # ``_fewer_blocks_open``: blocks the text leaves open, once counted
         self.accepted: frozenset[str] = frozenset()  # tree-sitter's objections to lines the judge accepts
         self.tree_spans: list[tuple[int, int]] = []
@@ -606,6 +607,7 @@ class _ReparseVerdicts:
             first = next((p for p in node.problems if p.source != TREE_SITTER), None)
             self.blind = first is not None and not any(
                 p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
+            self.blind_at = first.line if first is not None and self.blind else None
             # What tree-sitter objects to on lines near the judge's error that the judge
             # accepts, when it does on several: what its grammar cannot read there.
             judged = {p.line for p in node.problems if p.source != TREE_SITTER}
@@ -752,8 +754,7 @@ class _ReparseVerdicts:
             return
         last = edit.last_written
         before = any(edit.line <= line <= edit.line + max(edit.span, 1) - 1 for line, _ in self.tree_before)
-        first = next((p for p in self.node.problems if p.source != TREE_SITTER), None)
-        unseen = self.blind and first is not None and near(first.line, edit.line, last)
+        unseen = self.blind_at is not None and near(self.blind_at, edit.line, last)
         if (before or unseen) and not any(edit.line <= p.line <= last for p in self.seen[_key(edit)]):
             self._second_chance(rank, edit)
 

@@ -36,6 +36,13 @@ SPELLING_LINES = 2  # the error's line and the non-blank line before it
 MIN_SPELLING_WORD = 2  # shorter words are everyone's neighbour
 
 
+@lru_cache(maxsize=16)
+def words_of(text: str) -> Counter[str]:
+    """How often ``text`` uses each name or keyword (remembered: a search proposes edits
+    for the same text with several rules). Not to be changed by the caller."""
+    return Counter(_WORD.findall(text))
+
+
 @lru_cache(maxsize=None)
 def vocabulary(language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(keywords, symbols): the grammar's visible anonymous tokens, in its own order, and
@@ -463,7 +470,7 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     if not problems or not lines:
         return
     keywords, symbols = vocabulary(language)
-    names = Counter(_WORD.findall("\n".join(lines)))
+    names = words_of("\n".join(lines))
     contexts = contexts_of("\n".join(lines), language)
     problem = problems[0]
     rows = _rows(lines, problem, language)

@@ -7,7 +7,6 @@ An edit replaces ``span`` lines from ``line`` with ``new_lines``.
 from __future__ import annotations
 
 import re
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import chain
@@ -18,7 +17,7 @@ from ..languages import comment_prefix, spec
 from .edits import BRACKETS, Edit, insert, kept_ends, replace_token
 from .rules import rule
 from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edits, habits, late_edits, lost_breaks,
-                            prose, strings_over_lines, vocabulary)
+                            prose, strings_over_lines, vocabulary, words_of)
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
@@ -113,28 +112,25 @@ def proposals(lines: list[str], problems: tuple[Problem, ...], language: str) ->
     none that only changes a comment's words, which no parser reads, nor one that fuses
     two words into one the file has nowhere (``_fuses_words``)."""
     comments: dict[int, list[tuple[int, int]]] | None = None
-    words: Counter[str] = Counter()
+    text = ""
     for edit in _proposals(lines, problems, language):
         if edit.span == 1 and len(edit.new_lines) == 1 and 1 <= edit.line <= len(lines):
             if comments is None:
-                comments = closed_comments("\n".join(lines), language)
-                words = Counter(_WORDS.findall("\n".join(lines)))
-                words.update({keyword: 2 for keyword in vocabulary(language)[0]})
-            if _only_a_comment_s_words(lines[edit.line - 1], edit.new_lines[0], comments.get(edit.line, ()), language):
-                continue
-            if _fuses_words(lines[edit.line - 1], edit.new_lines[0], words):
+                text = "\n".join(lines)
+                comments = closed_comments(text, language)
+            old, new = lines[edit.line - 1], edit.new_lines[0]
+            if _only_a_comment_s_words(old, new, comments.get(edit.line, ()), language) \
+                    or _fuses_words(old, new, text, language):
                 continue
         yield edit
 
 
-_WORDS = re.compile(r"[A-Za-z_]\w*")
-
-
-def _fuses_words(old: str, new: str, words: Counter[str]) -> bool:
-    """``new`` is ``old`` with what stood between two words of the file taken away
-    (``scopes==nil`` made ``scopesnil``; each word used elsewhere too, or a keyword), and
-    the word they make is none the file has: no repair, a new name. (A character typed
-    into a name, ``my_va#lue``, taken away gives back a name whose halves are no words.)"""
+def _fuses_words(old: str, new: str, text: str, language: str) -> bool:
+    """``new`` is ``old``, a line of ``text``, with what stood between two words of the
+    file taken away (``scopes==nil`` made ``scopesnil``; each word used elsewhere too, or
+    a keyword), and the word they make is none the file has: no repair, a new name. (A
+    character typed into a name, ``my_va#lue``, taken away gives back a name whose halves
+    are no words.)"""
     start, end = kept_ends(old, new)
     if len(new) != start + end or start == len(old) - end or not start or not end:
         return False  # not a deletion inside the line
@@ -142,7 +138,12 @@ def _fuses_words(old: str, new: str, words: Counter[str]) -> bool:
     right = re.match(r"\w+", new[start:])
     if left is None or right is None or left.end() != start:
         return False
-    return words[left.group()] >= 2 and words[right.group()] >= 2 and not words[left.group() + right.group()]
+    words, keywords = words_of(text), vocabulary(language)[0]
+
+    def known(word: str) -> bool:
+        return word in keywords or words[word] >= 2
+    return known(left.group()) and known(right.group()) \
+        and not (left.group() + right.group() in keywords or words[left.group() + right.group()])
 
 
 def _only_a_comment_s_words(old: str, new: str, spans: Sequence[tuple[int, int]], language: str) -> bool:

@@ -87,7 +87,9 @@ def directives_typed_on(text: str) -> list[Diagnostic]:
 # in empty declaration", silenced by ``-w``), and every use of the type's name is then
 # unknown, as a missing header's would be.
 _TYPEDEF_OPENED = re.compile(r"\btypedef\s+(?:struct|union|enum)\b\s*\w*\s*\{")
-_CODE_ONLY = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'', re.DOTALL)
+# C's and C++'s comments and string and character literals, which hold no code.
+COMMENTS_AND_STRINGS = r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\''
+_CODE_ONLY = re.compile(COMMENTS_AND_STRINGS, re.DOTALL)
 
 
 def typedefs_without_name(text: str) -> list[Diagnostic]:

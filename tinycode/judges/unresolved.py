@@ -32,7 +32,7 @@ from . import grammar_gaps
 from ..spelling import FUSED_PART, distance, fused
 from .base import Diagnostic
 from .registry import ERROR_LIMIT
-from .readers import IN_HEADER, KNOWN_TEMPLATE_MISUSED, PREPROCESSOR, missing_header
+from .readers import COMMENTS_AND_STRINGS, IN_HEADER, KNOWN_TEMPLATE_MISUSED, PREPROCESSOR, missing_header
 
 if TYPE_CHECKING:
     from ..problems import Problem
@@ -173,7 +173,7 @@ def _fused_names(message: str, text: str) -> bool:
 @functools.lru_cache(maxsize=8)
 def _words(text: str) -> frozenset[str]:
     """The names and keywords ``text`` uses (remembered: each message asks)."""
-    return frozenset(re.findall(r"[A-Za-z_]\w*", _CODE_NOISE.sub(" ", text))) | KEYWORDS
+    return frozenset(_WORDS.findall(_CODE_NOISE.sub(" ", text))) | KEYWORDS
 
 
 # A name the text declares or uses as a tag (``struct link_map``, ``enum mode``).
@@ -334,8 +334,7 @@ _NOT_A_TYPE = re.compile(r"^'[^']+' (?:in namespace '[^']+' )?does not name a ty
 
 # A bracket a message names: "expected '}' at end of input", "before '{' token".
 _NAMED_BRACKET = re.compile(r"'([{}()])'")
-_CODE_NOISE = re.compile(r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\\.)*\'|^[ \t]*#(?:[^\n\\]|\\.)*',
-                         re.DOTALL | re.MULTILINE)
+_CODE_NOISE = re.compile(COMMENTS_AND_STRINGS + r"|^[ \t]*#(?:[^\n\\]|\\.)*", re.DOTALL | re.MULTILINE)
 
 
 def _unpaired(text: str) -> set[str]:
