@@ -1401,6 +1401,22 @@ def test_what_the_compiler_says_past_the_first_syntax_error_left_is_not_new_unti
             [(6, "'Typename' has not been declared")]
 
 
+
+@needs_gxx
+def test_what_the_compiler_says_of_the_head_of_a_declaration_a_syntax_error_is_in_is_not_new():
+    # The comment made whole again, g++ reads the member's definition, whose parameters
+    # end in a ',', and says first that no declaration matches it, on the line the
+    # definition begins: the comma's doing, two lines below, which is the problem.
+    clean = ("#include <cstddef>\n// of the GNU General Public License\n\nstruct traits\n{\n"
+             "  bool equal(const char* b, const char* e, bool after) const;\n};\n\n"
+             "inline bool\ntraits::\nequal(const char* b, const char* e,\n"
+             "      bool after /*= false */) const\n{ return b == e && after; }\n")
+    both = clean.replace("// of the", "/of / the").replace("after /*= false */)", "after /*= false */,)")
+    comment = both.replace("/of / the", "// of the")
+    assert any("no declaration matches" in d.message for d in judges.verdict(comment, "cpp").diagnostics)
+    with judges.baseline(both, "cpp"):
+        assert [d.line for d in judges.problems(comment, "cpp")[1]] == [12]
+
 HOLDER_HPP = """#include <cstddef>
 #include <utility>
 

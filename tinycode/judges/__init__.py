@@ -789,6 +789,25 @@ def parser_only(source: str, language: str, found: list) -> tuple[list, str]:
     return found, ""
 
 
+# How far up a declaration or statement is followed from a line (its first line): a
+# function's head runs over a few lines, its template and specifiers included.
+STATEMENT_LINES = 6
+# A line after which a new declaration or statement begins: one ending a statement or
+# opening or closing a block, a directive, or a blank line.
+_ENDS_STATEMENT = re.compile(r"(?:[;{}]|^\s*#.*|^\s*)$")
+
+
+def _statement_start(source: str, line: int) -> int:
+    """The first line of the declaration or statement that ``line`` of ``source`` is in,
+    at most STATEMENT_LINES above it (comments aside: a line's own ``//`` comment)."""
+    lines = readers.code_only(source).split("\n")
+    start = line
+    while start > 1 and line - start < STATEMENT_LINES \
+            and not _ENDS_STATEMENT.search(lines[start - 2].rstrip() if start - 2 < len(lines) else ""):
+        start -= 1
+    return start
+
+
 def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
     """(judge, the diagnostics that are problems) for ``source``, or None without a
     verdict. Problems are the syntax messages, and during a repair (``baseline``) also
@@ -807,11 +826,14 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
     if current is not None and current.language == language and found.other and source != current.original:
         allowed = Counter(current.allowed)
         # (past the text's first syntax error, what the compiler says depends on how it
-        # recovered from it: that error's doing, until it is repaired)
+        # recovered from it: that error's doing, until it is repaired; so is what it says
+        # of the lines above it of the same declaration, "no declaration matches" a
+        # function whose parameters end in a ',')
         first_syntax = min((d.line for d in found.syntax), default=None)
+        begins = _statement_start(source, first_syntax) if first_syntax is not None else None
         for diagnostic in found.other:
             key = _key(diagnostic)
-            if first_syntax is not None and diagnostic.line > first_syntax:
+            if first_syntax is not None and (diagnostic.line > first_syntax or begins <= diagnostic.line < first_syntax):
                 continue
             if allowed[key] > 0:
                 allowed[key] -= 1

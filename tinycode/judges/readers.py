@@ -92,12 +92,17 @@ COMMENTS_AND_STRINGS = r'//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|\'(?:[^\'\\\n]|\
 _CODE_ONLY = re.compile(COMMENTS_AND_STRINGS, re.DOTALL)
 
 
+def code_only(text: str) -> str:
+    """``text`` with its comments and literals blanked, each line where it was."""
+    return _CODE_ONLY.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+
+
 def typedefs_without_name(text: str) -> list[Diagnostic]:
     """A syntax problem for each ``typedef`` of a struct, union or enum body that names
     no type: at the ``;`` right after its closing brace."""
     if "typedef" not in text:
         return []
-    code = _CODE_ONLY.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    code = code_only(text)
     found = []
     for match in _TYPEDEF_OPENED.finditer(code):
         depth, at = 0, match.end() - 1
