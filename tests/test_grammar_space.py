@@ -566,6 +566,20 @@ def test_a_comment_s_markup_around_its_words_is_prose():
     assert not prose("total = realm + user", keywords, symbols)
 
 
+def test_words_a_slash_joins_are_prose_and_go_back_into_their_comment():
+    from tinycode.engine.grammar_space import prose
+
+    keywords, symbols = vocabulary("java")
+    assert prose("the save/restore calls and/or others", keywords, symbols)
+    assert not prose("total / count", keywords, symbols)
+    source = ("final class Feedback {\n    private final int size;\n\n    // variables\n"
+              "    for save/restore calls\n    private byte[] saved = null;\n}\n")
+    lines = source_lines(source)
+    joined = [e.new_lines for e in early_edits(lines, tuple(check(source, "java").problems), "java")
+              if "join" in e.description]
+    assert ["    // variables for save/restore calls"] in joined
+
+
 def test_an_address_split_before_its_dot_is_joined_back_without_a_blank():
     from tinycode.engine.grammar_space import _joins
 

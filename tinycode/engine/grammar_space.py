@@ -999,6 +999,7 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
     run = longest = 0
     end = -1  # where the token before ends
     text = _APOSTROPHE.sub("", text)  # (``TSAN's``, ``don't``: one word, no quote opened)
+    text = _SLASHED.sub("", text)  # (``save/restore``, ``and/or``: one word)
     text = _MARKUP.sub("", text)  # (RDoc's ``+user+``, a ``*word*`` stressed: the word)
     text = _ESCAPE.sub(" ", text)  # (``matched by \s.``: a pattern's escape named in a sentence)
     for col, tok in _tokens(text, symbols):
@@ -1019,6 +1020,7 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
 
 
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
+_SLASHED = re.compile(r"(?<=[A-Za-z])/(?=[A-Za-z])")  # two words a slash joins, no blank
 _ESCAPE = re.compile(r"(?<=\s)\\[A-Za-z](?![A-Za-z])")  # ``\s``, ``\n`` after a blank
 # A comment's markup: a ``+``, ``*`` or backquote that touches a word on one side and a
 # blank or the line's edge on the other.
