@@ -1417,6 +1417,21 @@ def test_what_the_compiler_says_of_the_head_of_a_declaration_a_syntax_error_is_i
     with judges.baseline(both, "cpp"):
         assert [d.line for d in judges.problems(comment, "cpp")[1]] == [12]
 
+
+@needs_gcc
+def test_an_output_whose_headers_the_compiler_cannot_read_is_not_verified():
+    # A comment's closer typed early leaves ``**`` as code before the #include: gcc meets
+    # a syntax error inside the system header, which is not broken; the file is.
+    from tinycode.engine.verifier import Verifier
+
+    after = "/* A header.\n ************/**\n\n#include <sys/types.h>\n\nextern int count (const char *, int);\n"
+    original = after.replace("count (const char *, int)", "count (const char *, int,)")
+    checked = check(after, "c")
+    assert checked.ok  # the file's own lines: no syntax error gcc places there
+    assert "header included on line 4" in Verifier("c").unverified(original, after, checked)
+    clean = after.replace("/**\n", "/\n")
+    assert Verifier("c").unverified(original, clean, check(clean, "c")) == ""
+
 HOLDER_HPP = """#include <cstddef>
 #include <utility>
 

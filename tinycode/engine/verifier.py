@@ -911,11 +911,17 @@ class Verifier:
         return record is not None and record.declare_type is not None
 
     def unverified(self, original: str, after: str, checked: CheckResult) -> str:
-        """Why a clean ``after`` is not verified, or '': the compiler reports an error the
+        """Why a clean ``after`` is not verified, or '': the compiler meets a syntax error
+        inside a header the file includes (``judges.syntax_in_headers``); it reports an error the
         input did not have (``judges.errors_after_repair``); or it did not know the file's types,
         so its syntax messages were set aside, and a line the repair changed
         names a header it cannot find (``judges.headers_lost``), or asked again with those
         names declared it still rejects the change (``judges.unverified_changes``)."""
+        if self.types_may_be_unknown:
+            broken = judges.syntax_in_headers(after, self.language)
+            if broken:
+                return (f"not verified: the compiler meets a syntax error in the header included on line "
+                        f"{broken[0].line} ({broken[0].message})")
         if not checked.note:
             return self._rejected(original, after)
         lost = judges.headers_lost(original, after, self.language)

@@ -565,6 +565,15 @@ def unverified_changes(original: str, result: str, language: str) -> list[Diagno
             or ((d.message, row) not in seen and any(abs(d.line - line) <= 1 for line in changed))]
 
 
+def syntax_in_headers(result: str, language: str) -> list[Diagnostic]:
+    """The syntax errors the compiler meets inside headers ``result`` includes, each on
+    the file's ``#include`` that led there: the headers are not what is broken, the
+    file's text before them is (a comment's closer typed early, ``*/**``, leaving ``**``
+    as code), and the compiler rejects the file (remembered from its check: no new run)."""
+    found = verdict(result, language)
+    return [d for d in found.diagnostics if readers.syntax_in_header(d.message)] if found is not None else []
+
+
 def headers_lost(original: str, result: str, language: str) -> list[Diagnostic]:
     """The compiler's "no such file" for each header that ``result`` names on a line it
     changed and that ``original`` did not miss: a repair of an ``#include`` line must
