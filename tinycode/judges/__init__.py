@@ -839,7 +839,9 @@ def problems(source: str, language: str) -> tuple[str, list[Diagnostic]] | None:
         # of the lines above it of the same declaration, "no declaration matches" a
         # function whose parameters end in a ',')
         first_syntax = min((d.line for d in found.syntax), default=None)
-        begins = _statement_start(source, first_syntax) if first_syntax is not None else None
+        # (the text read for it only where the compiler said something just above)
+        begins = _statement_start(source, first_syntax) if first_syntax is not None and any(
+            first_syntax - STATEMENT_LINES <= d.line < first_syntax for d in found.other) else first_syntax
         for diagnostic in found.other:
             key = _key(diagnostic)
             if first_syntax is not None and (diagnostic.line > first_syntax or begins <= diagnostic.line < first_syntax):
