@@ -1385,37 +1385,44 @@ def test_a_template_class_whose_name_was_lost_is_a_syntax_problem():
     assert [p.line for p in found.problems] == [4]
 
 
-@needs_gxx
-def test_what_the_compiler_says_past_the_first_syntax_error_left_is_not_new_until_it_is_repaired():
+# What the compiler says where a syntax error left in the text decides how it reads:
+# (clean file, the slips made in it, the one mended, what g++ then says, the problems
+# counted while repairing as (line, how their message begins)).
+READ_ON_FROM_A_SLIP = [
     # The comment joined back, g++ reads on to ``Typename``, and recovering from it says
     # the template's last parameter has no default: that error's doing, not the join's.
-    clean = ("#include <cstddef>\n// General Public License for more details.\n\ntemplate<typename Key,\n"
-             "         template<typename Node_CItr,\n                  typename Cmp_Fn_,\n"
-             "                  typename _Alloc>\n         class Node_Update,\n         typename _Alloc>\n"
-             "struct tree_traits { Key k; };\n")
-    both = clean.replace("// General Public", "// General\nPublic").replace("typename Cmp_Fn_", "Typename Cmp_Fn_")
-    joined = both.replace("// General\nPublic", "// General Public")
-    assert any("no default argument" in d.message for d in judges.verdict(joined, "cpp").diagnostics)
-    with judges.baseline(both, "cpp"):
-        assert [(d.line, d.message) for d in judges.problems(joined, "cpp")[1]] == \
-            [(6, "'Typename' has not been declared")]
-
-
-
-@needs_gxx
-def test_what_the_compiler_says_of_the_head_of_a_declaration_a_syntax_error_is_in_is_not_new():
+    ("#include <cstddef>\n// General Public License for more details.\n\ntemplate<typename Key,\n"
+     "         template<typename Node_CItr,\n                  typename Cmp_Fn_,\n"
+     "                  typename _Alloc>\n         class Node_Update,\n         typename _Alloc>\n"
+     "struct tree_traits { Key k; };\n",
+     [("// General Public", "// General\nPublic"), ("typename Cmp_Fn_", "Typename Cmp_Fn_")],
+     ("// General\nPublic", "// General Public"), "no default argument",
+     [(6, "'Typename' has not been declared")]),
     # The comment made whole again, g++ reads the member's definition, whose parameters
     # end in a ',', and says first that no declaration matches it, on the line the
     # definition begins: the comma's doing, two lines below, which is the problem.
-    clean = ("#include <cstddef>\n// of the GNU General Public License\n\nstruct traits\n{\n"
-             "  bool equal(const char* b, const char* e, bool after) const;\n};\n\n"
-             "inline bool\ntraits::\nequal(const char* b, const char* e,\n"
-             "      bool after /*= false */) const\n{ return b == e && after; }\n")
-    both = clean.replace("// of the", "/of / the").replace("after /*= false */)", "after /*= false */,)")
-    comment = both.replace("/of / the", "// of the")
-    assert any("no declaration matches" in d.message for d in judges.verdict(comment, "cpp").diagnostics)
-    with judges.baseline(both, "cpp"):
-        assert [d.line for d in judges.problems(comment, "cpp")[1]] == [12]
+    ("#include <cstddef>\n// of the GNU General Public License\n\nstruct traits\n{\n"
+     "  bool equal(const char* b, const char* e, bool after) const;\n};\n\n"
+     "inline bool\ntraits::\nequal(const char* b, const char* e,\n"
+     "      bool after /*= false */) const\n{ return b == e && after; }\n",
+     [("// of the", "/of / the"), ("after /*= false */)", "after /*= false */,)")],
+     ("/of / the", "// of the"), "no declaration matches", [(12, "")]),
+]
+
+
+@needs_gxx
+@pytest.mark.parametrize("clean, slips, mended, said, counted", READ_ON_FROM_A_SLIP,
+                         ids=["past_the_first_syntax_error", "head_of_the_declaration_it_is_in"])
+def test_what_the_compiler_says_where_a_syntax_error_left_decides_is_not_new(clean, slips, mended, said, counted):
+    broken = clean
+    for old, new in slips:
+        broken = broken.replace(old, new)
+    partly = broken.replace(*mended)
+    assert any(said in d.message for d in judges.verdict(partly, "cpp").diagnostics)
+    with judges.baseline(broken, "cpp"):
+        found = [(d.line, d.message) for d in judges.problems(partly, "cpp")[1]]
+    assert [(line, message[:len(begins)]) for (line, message), (_, begins) in zip(found, counted)] == counted
+    assert len(found) == len(counted)
 
 
 @needs_gcc

@@ -86,7 +86,7 @@ def _css(source: str) -> str:
     text = _CSS_RANGE.sub(_feature, text)
     text = _CSS_QUERY_FUNCTION.sub(_feature, text)
     text = _CSS_CONTAINER_NAME.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
-    text = _CSS_IMPORT.sub(lambda m: _CSS_IMPORT_CONDITION.sub(_blank, m.group(0)), text)
+    text = _CSS_IMPORT.sub(lambda m: _CSS_IMPORT_CONDITION.sub(blank, m.group(0)), text)
     text = _CSS_LAYER_NAMES.sub(lambda m: re.sub(r"(?<=\w)\.(?=[A-Za-z_-])", "-", m.group(0)), text)
     text = _CSS_ATTRIBUTE_FLAG.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
     text = _CSS_PAGE_PSEUDO.sub(lambda m: m.group(1) + " " * len(m.group(2)), text)
@@ -134,7 +134,7 @@ _RCDATA = re.compile(r"(<(title|textarea)\b[^<>]*>)(.*?)(?=</\2\s*>)", re.IGNORE
 
 
 def _html(source: str) -> str:
-    text = _TEMPLATE.sub(_blank, source)
+    text = _TEMPLATE.sub(blank, source)
     text = _RCDATA.sub(lambda m: m.group(1) + re.sub(r"[<&]", " ", m.group(3)), text)
     chars = list(text)
     for start, end in _text_runs(text):
@@ -206,7 +206,7 @@ def _tag_end(text: str, opening: int) -> int:
 
 
 def _processing_instructions(text: str) -> str:
-    return re.sub(r"<\?.*?\?>", _blank, text, flags=re.DOTALL)
+    return re.sub(r"<\?.*?\?>", blank, text, flags=re.DOTALL)
 
 
 # --- PHP ----------------------------------------------------------------------------
@@ -334,10 +334,10 @@ def _c_family(source: str) -> str:
     use = re.compile(r"\b(?:" + "|".join(map(re.escape, names)) + r")\b")
     out, at = [], 0
     for directive in _DIRECTIVE_LINE.finditer(source):  # the definitions themselves stay
-        out.append(use.sub(_blank, source[at:directive.start()]))
+        out.append(use.sub(blank, source[at:directive.start()]))
         out.append(directive.group(0))
         at = directive.end()
-    out.append(use.sub(_blank, source[at:]))
+    out.append(use.sub(blank, source[at:]))
     return "".join(out)
 
 
@@ -373,16 +373,16 @@ def first_branches(source: str, inside: Callable[[list[str], int], bool] | None 
             chosen = hidden() or inside is None or inside(lines, number)
             reading = directive.group(2) not in _NEVER
             groups.append([chosen, reading, reading])
-            blank = chosen
+            blanked = chosen
         elif kind == "endif":
-            blank = groups.pop()[0] if groups else False
-            blank = blank or hidden()
+            blanked = groups.pop()[0] if groups else False
+            blanked = blanked or hidden()
         else:
             if groups:
                 group = groups[-1]
                 group[1], group[2] = not group[2], True
-            blank = bool(groups) and groups[-1][0]
-        if blank:
+            blanked = bool(groups) and groups[-1][0]
+        if blanked:
             lines[number] = " " * len(line)
     return "\n".join(lines)
 
@@ -404,7 +404,8 @@ _RUST_SAFE_ITEM = re.compile(r"\bsafe(?=[ \t]+(?:fn|static)\b)")
 
 # --- the table ------------------------------------------------------------------------
 
-def _blank(match: re.Match[str]) -> str:
+def blank(match: re.Match[str]) -> str:
+    """What ``match`` covers, as blanks: every line where it was."""
     return re.sub(r"[^\n]", " ", match.group(0))
 
 

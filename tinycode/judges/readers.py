@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .base import Diagnostic, Output
+from .grammar_gaps import blank
 
 # gcc/clang/swiftc: "file:LINE:COL: error: message [category]"
 _CC_LINE = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+):(?:(?P<col>\d+):)?\s*(?P<level>fatal error|error):\s*(?P<msg>.*)$",
@@ -94,7 +95,7 @@ _CODE_ONLY = re.compile(COMMENTS_AND_STRINGS, re.DOTALL)
 
 def code_only(text: str) -> str:
     """``text`` with its comments and literals blanked, each line where it was."""
-    return _CODE_ONLY.sub(lambda m: re.sub(r"[^\n]", " ", m.group()), text)
+    return _CODE_ONLY.sub(blank, text)
 
 
 def typedefs_without_name(text: str) -> list[Diagnostic]:
