@@ -10,7 +10,8 @@ import pytest
 
 from tinycode.errors import ModelError
 from tinycode.llm import load_llm
-from tinycode.llm.llama_cpp import _common_prefix_length, physical_cores
+from tinycode.llm.cores import physical_cores
+from tinycode.llm.llama_cpp import _common_prefix_length
 
 
 def test_physical_cores_is_a_sane_count():
@@ -247,3 +248,52 @@ def test_a_long_scoring_pass_stops_at_the_deadline_between_batches(real_llm):
             real_llm.score("# python\ndef f(values):\n    total = 0\n", [long, long.replace("*", "+")])
     assert time.monotonic() - started < 10  # not the whole pass (a minute on two cores)
     assert real_llm.score("# python\nx = 1\n", ["y = 2\n"])  # and the model goes on
+
+
+def test_threads_are_the_cpus_other_processes_left_idle():
+    from tinycode.llm.cores import threads_for
+
+    # Two CPUs over 100 ticks each: one kept busy by another process leaves one thread.
+    assert threads_for(2, 2, (0, 0), (100, 200)) == 1
+    assert threads_for(2, 2, (0, 0), (20, 200)) == 2  # a little background work
+    assert threads_for(2, 2, (0, 0), (200, 200)) == 1  # never none
+    assert threads_for(8, 4, (0, 0), (100, 800)) == 4  # never more than loaded with
+    assert threads_for(2, 2, (50, 50), (50, 50)) == 2  # no time passed: as loaded
+
+
+def test_cpu_ticks_are_read_for_the_usable_cpus_only(tmp_path, monkeypatch):
+    from tinycode.llm import cores
+
+    stat = tmp_path / "stat"
+    stat.write_text("cpu  30 0 10 160 0 0 0 0 0 0\n"
+                    "cpu0 10 0 5 80 5 0 0 0 0 0\n"
+                    "cpu1 20 0 5 75 0 0 0 0 0 0\n"
+                    "intr 12345 0 0\nctxt 999\n")
+    monkeypatch.setattr(cores, "_STAT", str(stat))
+    assert cores._cpu_ticks({0}) == (15, 100)  # iowait is idle
+    assert cores._cpu_ticks({0, 1}) == (40, 200)
+    monkeypatch.setattr(cores, "_STAT", str(tmp_path / "missing"))
+    assert cores._cpu_ticks({0}) is None
+    assert cores.CoreShare(3).threads() == 3  # the system does not say: as loaded
+
+
+@pytest.mark.model
+def test_the_thread_count_changes_no_answer(model_path, monkeypatch):
+    import llama_cpp
+
+    from tinycode.llm.llama_cpp import LlamaCppLLM
+
+    llm = LlamaCppLLM(model_path, n_ctx=1024, threads=2, prefix_cache=False)
+    prompt = [{"role": "user", "content": "Fix the syntax error:\n```c\nint f(int a,)\n{\n    return a\n}\n```"}]
+    candidates = ["int f(int a)\n", "int f(int a,int b)\n", "int f(int a,)\n"]
+    answers = []
+    try:
+        for threads in (1, 2):
+            monkeypatch.setattr(llm._cores, "threads", lambda threads=threads: threads)
+            answer = llm.complete(prompt, max_tokens=24)
+            scores = llm.score("```c\n", candidates)
+            assert llama_cpp.llama_n_threads(llm._llm._ctx.ctx) == threads
+            answers.append((answer.text, scores))
+    finally:
+        llm.close()
+    assert answers[0] == answers[1]  # bit for bit

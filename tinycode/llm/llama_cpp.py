@@ -20,6 +20,7 @@ from typing import Any, Iterator, Sequence
 from ..deadline import expired, ensure_time_left
 from ..errors import ModelError
 from .base import Completion, Prompt
+from .cores import CoreShare, physical_cores
 from .native import extra_buffer_types, extra_buffers_of
 from .prefix_cache import PrefixStates
 
@@ -29,29 +30,6 @@ _SCORE_BATCH = 128
 _SCORE_SEQUENCES = 8  # KV sequences in the scoring context: the prefix and 7 continuations
 # A system message shorter than this is evaluated again rather than restored.
 MIN_SAVED_PREFIX = 32
-
-
-def physical_cores() -> int:
-    """Cores this process may use, counting each physical core once where we can tell."""
-    try:
-        usable = len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        usable = os.cpu_count() or 1
-    siblings = _threads_per_core()
-    return max(1, usable // siblings if usable >= siblings else usable)
-
-
-def _threads_per_core() -> int:
-    try:
-        with open("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list") as handle:
-            text = handle.read().strip()
-    except OSError:
-        return 1
-    count = 0
-    for part in text.split(","):
-        low, _, high = part.partition("-")
-        count += int(high) - int(low) + 1 if high else 1
-    return max(1, count)
 
 
 class LlamaCppLLM:
@@ -76,6 +54,9 @@ class LlamaCppLLM:
             raise ModelError(f"llama.cpp could not load {self.path} ({exc}): the file is damaged, "
                              "truncated or holds an architecture this llama.cpp does not know") from None
         self.load_seconds = time.perf_counter() - start
+        # Threads and batch threads as loaded, each lowered while other processes keep
+        # cores busy (``cores.CoreShare``); with layers on a GPU the CPU threads matter little.
+        self._cores = CoreShare(self._llm.context_params.n_threads) if not gpu_layers else None
         self.n_ctx = self._llm.n_ctx()
         self._grammars: dict[str, Any] = {}
         self._formatter: Any = None
@@ -98,6 +79,7 @@ class LlamaCppLLM:
                                        logits_processor=_end_at_deadline(self._llm.token_eos()))
         if temperature == 0.0:
             options["top_k"] = 1
+        self._share_cores()
         start = time.perf_counter()
         tokens = self._tokenize(prompt if isinstance(prompt, str) else self.apply_chat_template(prompt))
         self._restore_prefix(prompt, tokens)
@@ -259,7 +241,22 @@ class LlamaCppLLM:
         text = prompt if isinstance(prompt, str) else self.apply_chat_template(prompt)
         if self._scorer is None:
             self._scorer = Scorer(self._llm, self.n_ctx)
+        self._share_cores()
         return self._scorer.score_texts(text, continuations)
+
+    def _share_cores(self) -> None:
+        """Both contexts compute with as many threads as the cores other processes
+        leave free (``cores.CoreShare``): as loaded on an idle machine."""
+        if self._cores is None:
+            return
+        import llama_cpp
+
+        loaded = self._llm.context_params
+        threads = self._cores.threads()
+        batch = loaded.n_threads_batch if threads == loaded.n_threads else threads
+        llama_cpp.llama_set_n_threads(self._llm._ctx.ctx, threads, batch)
+        if self._scorer is not None:
+            self._scorer.set_threads(threads, batch)
 
     def close(self) -> None:
         if not self.closed:
@@ -335,6 +332,9 @@ class Scorer:
 
     def reset(self) -> None:
         self._api.llama_memory_clear(self._ctx.memory, True)
+
+    def set_threads(self, threads: int, batch: int) -> None:
+        self._api.llama_set_n_threads(self._ctx.ctx, threads, batch)
 
     def close(self) -> None:
         self._batch.close()
