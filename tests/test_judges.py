@@ -1053,6 +1053,40 @@ def test_a_directive_typed_onto_another_is_a_problem_the_compiler_only_warns_of(
     assert found.problems and found.problems[0].line == line + 1 and "extra tokens" in found.problems[0].message
 
 
+@needs_gcc
+@pytest.mark.parametrize("typed, line", [
+    ("#ifndef POINT_H;", 2),  # more than a comment after the name a directive takes
+    ("#ifdef POINT_T)", 4),
+    ("#\tundef POINT_T POINT_H", 9),
+])
+def test_more_than_a_comment_after_the_name_of_a_directive_is_a_problem(typed, line):
+    # gcc only warns of "extra tokens at end of #ifndef directive" (silenced by -w).
+    clean = ("/* a point */\n#ifndef POINT_H\n#define POINT_H 1\n#ifdef POINT_T // its own type\n"
+             "typedef POINT_T coord;\n#else /* else int */\ntypedef int coord;\n#endif\n#\tundef POINT_T\n"
+             "struct point { coord x, y; };\n#endif POINT_H\n")  # a label after #endif is old practice
+    assert check(clean, "c").ok
+    lines = clean.split("\n")
+    broken = "\n".join(lines[:line - 1] + [typed] + lines[line:])
+    found = check(broken, "c")
+    assert [(p.line, "extra tokens" in p.message) for p in found.problems] == [(line, True)]
+
+
+@needs_gcc
+@pytest.mark.parametrize("typo", ["eelse", "elsif"])
+def test_a_conditional_directive_mistyped_in_a_group_the_compiler_skips_is_a_problem(typo):
+    # Inside ``#ifdef _WIN32`` (skipped here) gcc passes over ``#eelse`` without a word, and
+    # skips the ``#define`` meant for every other system with it: the name is then unknown.
+    clean = ("#ifdef _WIN32\n#  define API __declspec(dllimport)\n#elif defined(__GNUC__)\n#  define API\n"
+             "#else\n#  define API\n#endif\nAPI int answer(void);\n")
+    assert check(clean, "c").ok
+    directive = {"eelse": "#else", "elsif": "#elif defined(__GNUC__)"}[typo]
+    broken = clean.replace(directive + "\n", directive.replace(directive.split()[0][1:], typo, 1) + "\n", 1)
+    assert broken != clean
+    found = check(broken, "c")
+    assert found.problems and found.problems[0].line == clean.split("\n").index(directive) + 1
+    assert f"#{typo}" in found.problems[0].message
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None or not os.path.exists("/usr/include/x86_64-linux-gnu/sys/cdefs.h")
                     and not os.path.exists("/usr/include/sys/cdefs.h"), reason="needs gcc and glibc's headers")
 def test_a_name_beside_an_error_that_a_header_defines_is_no_unknown_macro():

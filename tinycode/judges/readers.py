@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 from .base import Diagnostic, Output
+from ..spelling import distance
 from .grammar_gaps import blank
 
 # gcc/clang/swiftc: "file:LINE:COL: error: message [category]"
@@ -73,13 +74,53 @@ _DIRECTIVE_TYPED_ON = re.compile(
     r"[ \t]+(?P<second>#[ \t]*(?:include|import|define|undef|ifndef|ifdef|if|elif|else|endif|pragma)\b)", re.MULTILINE)
 
 
+# A directive that takes one name (``#ifndef X``) with more after it than a comment: the
+# compiler warns the same way ("extra tokens at end of #ifndef directive"); a ``;`` or a
+# word there is no C. Not ``#endif`` or ``#else``: a label after them is old, common
+# practice, and only warned of by ``-Wendif-labels``.
+_AFTER_NAME = re.compile(r"^[ \t]*#[ \t]*(?P<first>ifndef|ifdef|undef)[ \t]+[A-Za-z_$][\w$]*(?![\w$])[ \t]*"
+                         r"(?P<second>[^\s\\][^\n]*)$", re.MULTILINE)
+
+
 def directives_typed_on(text: str) -> list[Diagnostic]:
-    """A syntax problem for each directive line with a second directive typed onto it."""
+    """A syntax problem for each directive line with a second directive typed onto it,
+    or more than a comment after the name of one that takes a name (``_AFTER_NAME``)."""
+    found: dict[int, Diagnostic] = {}
+    names = code_only(text) if "#" in text else ""  # no directive in a comment
+    for pattern, read in ((_DIRECTIVE_TYPED_ON, text), (_AFTER_NAME, names)):
+        for match in pattern.finditer(read):
+            line = text.count("\n", 0, match.start()) + 1
+            column = match.start("second") - match.start() + 1
+            found.setdefault(line, Diagnostic(line, column, f"extra tokens at end of #{match.group('first')} directive",
+                                              True))
+    return sorted(found.values(), key=lambda d: d.line)
+
+
+# The conditional directives, and every directive C and C++ know. A name one typo from
+# a conditional one that is no directive (``#eelse``, ``#endiff``) is a conditional
+# mistyped: inside a group it does not read, the compiler passes over it without a word
+# (clang warns: "invalid preprocessing directive, did you mean '#else'?"), and reads the
+# groups around it otherwise than they were written.
+_CONDITIONALS = ("ifdef", "ifndef", "elif", "elifdef", "elifndef", "else", "endif")
+_DIRECTIVES = frozenset(_CONDITIONALS + ("if", "define", "undef", "include", "include_next", "import", "line",
+                                         "error", "warning", "pragma", "ident", "sccs", "assert", "unassert",
+                                         "embed"))
+_DIRECTIVE_NAME = re.compile(r"^[ \t]*#[ \t]*(?P<name>[A-Za-z_]\w*)", re.MULTILINE)
+
+
+def directives_mistyped(text: str) -> list[Diagnostic]:
+    """A syntax problem for each directive whose name is a conditional one mistyped."""
+    if "#" not in text:
+        return []
+    code = code_only(text)
     found = []
-    for match in _DIRECTIVE_TYPED_ON.finditer(text):
-        line = text.count("\n", 0, match.start()) + 1
-        column = match.start("second") - match.start() + 1
-        found.append(Diagnostic(line, column, f"extra tokens at end of #{match.group('first')} directive", True))
+    for match in _DIRECTIVE_NAME.finditer(code):
+        name = match.group("name")
+        meant = next((c for c in _CONDITIONALS if distance(name, c, 2) <= 1), None)
+        if name not in _DIRECTIVES and meant is not None:
+            line = code.count("\n", 0, match.start()) + 1
+            found.append(Diagnostic(line, match.start("name") - match.start() + 1,
+                                    f"invalid preprocessing directive #{name}; did you mean #{meant}?", True))
     return found
 
 
@@ -124,8 +165,10 @@ def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
     """gcc, g++, clang, clang++; and the directives with another typed onto their line
     (``directives_typed_on``) and the typedefs that name nothing (``typedefs_without_name``),
     which the compiler only warns of."""
+    compiler = _compiler_lines(output, filename, text.split("\n"))
+    said = {d.line for d in compiler}
     return _placed_unplaced(output.stderr, filename, directives_typed_on(text) + typedefs_without_name(text)
-                            + _compiler_lines(output, filename, text.split("\n")))
+                            + [d for d in directives_mistyped(text) if d.line not in said] + compiler)
 
 
 def _compiler_lines(output: Output, filename: str, rows: list[str] | None) -> list[Diagnostic]:
