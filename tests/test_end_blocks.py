@@ -47,6 +47,17 @@ def test_the_line_that_lost_its_opening_word_gets_it_back(source, old, new):
     assert source in found
 
 
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
+@pytest.mark.parametrize("typo", ["ddef", "Def", "dfe"])
+def test_the_opening_word_mistyped_is_respelt_not_another_put_before_it(typo):
+    # ``ddef stop`` is a call to Ruby: only the file's last ``end``, closing nothing, is
+    # reported; the line the layout says lost its word has that word mistyped.
+    broken = SERVER.replace("  def stop", f"  {typo} stop")
+    assert [p.line for p in check(broken, "ruby").problems] == [14]
+    found = [c.source_after for c in suggest(broken, "ruby", limit=8)]
+    assert found and found[0] == SERVER
+
+
 def test_only_a_line_that_opens_nothing_lost_its_word():
     lines = SERVER.replace("  def start(config)", "  start(config)").split("\n")
     assert lost_header(lines, 9) == 6  # the 'end' of 'start' closes the line that lost 'def'

@@ -419,6 +419,19 @@ def test_a_line_typed_onto_a_block_opener_is_split_off_with_the_files_indentatio
     assert found and found[0].source_after == fixed
 
 
+def test_a_line_that_begins_with_a_token_lines_end_with_is_split_after_it():
+    from tinycode.engine.grammar_space import lost_breaks
+
+    # Ruby's ``end`` ends this file's lines: ``end self`` is a block's end with the
+    # method's last line typed onto it.
+    body = "".join(f"  def m{n}(x)\n    x.each do |y|\n      y\n    end\n    self\n  end\n\n" for n in range(3))
+    fixed = f"class A\n{body}end\n"
+    lines = source_lines(fixed.replace("    end\n    self\n  end\n\n  def m1", "    end self\n  end\n\n  def m1"))
+    problems = tuple(check("\n".join(lines), "ruby").problems)
+    assert problems
+    assert any(e.applied(lines) == source_lines(fixed) for e in lost_breaks(lines, problems, "ruby"))
+
+
 def test_line_breaks_come_from_the_files_own_habits_not_from_names():
     from tinycode.engine.grammar_space import lost_breaks
 

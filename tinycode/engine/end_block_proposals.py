@@ -12,6 +12,7 @@ that does not close it.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from typing import Iterator
 
 from ..check import Problem
@@ -66,19 +67,28 @@ def lost_header(lines: list[str], end_line: int) -> int | None:
     return None
 
 
-@rule('lost-end-opener', "the word that opens a block closed by 'end' put back on the line indented as "
-      "deeply above an 'end' that closes nothing", 'ruby')
+@rule('lost-end-opener', "the word that opens a block closed by 'end' put back (or its typo respelt) on the "
+      "line indented as deeply above an 'end' that closes nothing", 'ruby')
 def lost_opener_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     """For each ``end`` whose block's first line opens nothing (``lost_header``), the
-    nearest the first problem first: that line with each opening word before it, and
-    with ``do`` after it (before its block's ``|arguments|``)."""
+    nearest the first problem first: that line's first word respelt as the opening word
+    it is a typo of (``ddef``: the file's only one); that line with each opening word
+    before it, and with ``do`` after it (before its block's ``|arguments|``)."""
     if not problems:
         return
     ends = [number for number, text in enumerate(lines, 1) if _END.fullmatch(text.split("#")[0].strip())]
     headers = {lost_header(lines, number) for number in ends} - {None}
+    words: Counter = Counter()
     for header in sorted(headers, key=lambda line: abs(line - problems[0].line))[:LOST_OPENERS]:
         text = lines[header - 1]
         start = _indent(text)
+        first = re.match(r"[A-Za-z_]\w*", text[start:])
+        meant = first and next((w for w in LEADING_OPENERS if distance(first.group().lower(), w, cap=2) <= 1), None)
+        if first and meant and first.group() != meant:
+            words = words or Counter(re.findall(r"[A-Za-z_]\w*", "\n".join(lines)))
+            if words[first.group()] == 1:
+                yield Edit(header, 1, [text[:start] + meant + text[start + first.end():]],
+                           f"line {header}: respell {first.group()!r} as {meant!r}")
         arguments = _BLOCK_ARGUMENTS.search(text)
         at = arguments.start(1) if arguments else len(text.rstrip())
         do = text[:at].rstrip() + " do" + (" " + text[at:].lstrip() if text[at:].strip() else "")

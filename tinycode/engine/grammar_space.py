@@ -610,12 +610,12 @@ class _LineBreaks:
         block_opener = record.block_comment[0] if (record := spec(language)) is not None else ""
         for line_no, (text, toks) in enumerate(zip(lines, line_tokens), 1):
             comment = _comment_column(text, toks, marker, comments.get(line_no, ()), block_opener)
-            for i, (col, tok) in enumerate(toks[1:], 1):
+            for i, (col, tok) in enumerate(toks):  # (a line's first token may end one: ``end self``)
                 if (comment is None or col < comment) and in_spans(quiet, line_no, col):
                     continue
                 if _code_after_sentence(text, toks, i, comment, marks[_AFTER], keywords, symbols):
                     side, rest, after = _BEFORE, text[col:], text[col:]
-                elif tok in marks[_BEFORE]:
+                elif tok in marks[_BEFORE] and i:
                     side, rest, after = _BEFORE, text[col:], text[col + len(tok):]
                 elif tok in marks[_AFTER] and i + 1 < len(toks):
                     side, rest = _AFTER, text[toks[i + 1][0]:]
