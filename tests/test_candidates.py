@@ -1459,3 +1459,60 @@ def test_no_edit_fuses_two_words_of_the_file_into_a_name_it_has_nowhere():
     found = [c.source_after for c in suggest(broken, "ruby", limit=6)]
     assert source in found
     assert not any("scopesnil" in text for text in found)  # (ruby -c accepts it: a new name)
+
+
+COUNTS_RS = """use std::collections::HashMap;
+
+/// Counts of each word.
+pub struct Counts {
+    words: HashMap<String, usize>,
+}
+
+// Adds the words of a line; a word seen before
+// counts once more.
+fn add_line(counts: &mut Counts, line: &str) -> usize {
+    let mut added = 0;
+    for word in line.split_whitespace() {
+        *counts.words.entry(word.to_string()).or_insert(0) += 1;
+        added += 1;
+    }
+    added
+}
+
+fn total(counts: &Counts) -> usize {
+    counts.words.values().sum()
+}
+
+fn distinct(counts: &Counts) -> usize {
+    counts.words.len()
+}
+
+fn report(counts: &Counts) -> String {
+    let total = total(counts);
+    let distinct = distinct(counts);
+    format!("{} words, {} distinct", total, distinct)
+}
+
+fn main() {
+    let mut counts = Counts { words: HashMap::new() };
+    let added = add_line(&mut counts, "a b a");
+    println!("{} {}", added, report(&counts));
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("rustfmt") is None, reason="needs rustfmt")
+def test_a_header_typed_onto_a_comment_is_split_off_though_the_mistakes_it_hid_then_show():
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    # rustfmt stops at the ``}`` that closes nothing; once the function's header is code
+    # again, tree-sitter sees the two mistakes below, which its body had hidden, and
+    # rustfmt says two things of the first one's line: neither is the split's doing.
+    broken = COUNTS_RS.replace("// counts once more.\nfn add_line", "// counts once more. fn add_line") \
+        .replace("fn distinct(counts", "fn distinct?(counts") \
+        .replace("    let distinct = distinct(counts);", "    elt distinct = distinct(counts);")
+    assert [p.line for p in check(broken, "rust").problems if p.source != "tree-sitter"] == [16]
+    result = repair(broken, "rust", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert result.status == "fixed" and result.source == COUNTS_RS

@@ -356,7 +356,14 @@ _SLASH = "expected unqualified-id before '/' token"
     (1, [problem(1, _SLASH, "g++ -fsyntax-only")],
      [problem(14, _SLASH, "g++ -fsyntax-only"), problem(29, _SLASH, "g++ -fsyntax-only")],
      [problem(14, _SLASH, "g++ -fsyntax-only"), problem(29, "expected ';' before '}' token", "g++ -fsyntax-only")]),
-], ids=["running out of file", "a line and the next", "the same words further on"])
+    # A function's header typed onto a comment split off on line 9: rustfmt now stops at
+    # a '?' typed into another header, and says two things of that line.
+    (9, [problem(16, "unexpected closing delimiter: `}`", "rustfmt --check")],
+     [problem(23, "missing parameters for function definition", "rustfmt --check"),
+      problem(23, "expected one of `->`, `<`, `where`, or `{`, found `?`", "rustfmt --check")],
+     [problem(23, "missing parameters for function definition", "rustfmt --check"),
+      problem(29, "expected one of `.`, `;`, `?`, `}`, or an operator, found `distinct`", "rustfmt --check")]),
+], ids=["running out of file", "a line and the next", "the same words further on", "one line"])
 def test_what_a_judge_says_of_one_mistake_is_one_mistake(edit_line, before, one, more):
     assert made_progress(before, one, edit_line, edit_line, 0)
     # Two mistakes past the edit are still more than the one it repaired.
@@ -437,3 +444,20 @@ def test_the_header_the_compiler_said_was_meant_named_is_progress_whatever_it_re
     assert verifier.progress(before, after, 22, 22, 0)
     other = (compiler(19, "unterminated #ifndef"), compiler(22, "expected ';' before 'struct'"))
     assert not verifier.progress(other, after, 22, 22, 0)
+
+
+def test_what_tree_sitter_newly_sees_well_past_where_the_judge_stopped_is_the_judge_s_to_decide():
+    from tinycode.engine.edits import Edit
+
+    # rustfmt stopped at line 94 (a '}' closing nothing); tree-sitter saw one error there,
+    # its recovery having wrapped the rest. The header typed onto the comment on line 67
+    # split off: tree-sitter now sees the mistakes at 171 and 183 that the wrap hid.
+    lines = ["// to add it. fn add(x: &str) -> String {"] + ["    x"] * 200
+    edit = Edit(1, 1, ["// to add it.", "fn add(x: &str) -> String {"], "line 1: split before 'fn'")
+    after = (problem(171, "unexpected '?'"), problem(183, "unexpected 'format'"))
+    screen = Verifier("rust").tree_sitter_screen
+    assert screen(lines, {(94, "unexpected '}'")}, [(94, 96)], after, edit, False, read_to=94) == "fixed"
+    assert screen(lines, {(94, "unexpected '}'")}, [(94, 96)], after, edit, False) is None
+    # Near where the judge stopped it is still new.
+    near_it = (problem(99, "unexpected 'x'"), problem(100, "unexpected '?'"))
+    assert screen(lines, {(94, "unexpected '}'")}, [(94, 96)], near_it + after, edit, False, read_to=94) is None

@@ -587,6 +587,7 @@ class _ReparseVerdicts:
         # The compiler's messages set aside because the file's types are unknown: once an
         # edit lets it know them (a header's name repaired), they are no new problems.
         self.set_aside: tuple[Problem, ...] = ()
+        self.read_to: int | None = None  # the one line the judge reported errors on, if one
         self.blind = False  # tree-sitter sees nothing where the judge reports its error
         self.blind_at: int | None = None  # that error's line, when it does not
         self.blocks_open: int | None = None  # ``_fewer_blocks_open``: blocks the text leaves open, once counted
@@ -605,6 +606,8 @@ class _ReparseVerdicts:
                 self.set_aside = tuple(Problem(d.line, d.column, d.line, d.column, d.message, kind="compiler")
                                        for d in said.diagnostics if not d.syntax)
             first = next((p for p in node.problems if p.source != TREE_SITTER), None)
+            judged_lines = {p.line for p in node.problems if p.source != TREE_SITTER}
+            self.read_to = judged_lines.pop() if len(judged_lines) == 1 else None  # ``tree_sitter_screen``
             self.blind = first is not None and not any(
                 p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
             self.blind_at = first.line if first is not None and self.blind else None
@@ -649,7 +652,8 @@ class _ReparseVerdicts:
             return None
         if self.native:
             return FIXED if edit.direct else self.verifier.tree_sitter_screen(
-                self.node.lines, self.tree_before, self.tree_spans, problems, edit, self.blind, self.accepted)
+                self.node.lines, self.tree_before, self.tree_spans, problems, edit, self.blind, self.accepted,
+                self.read_to)
         last = edit.last_written
         if self.verifier.token_over_code(self.tree, after, edit.line - 1, last - 1, edit.shift):
             return None

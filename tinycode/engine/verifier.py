@@ -124,16 +124,18 @@ def _closed_too_early(old_judge: Sequence[Problem], surfaced: Sequence[Problem])
 
 
 def _errors(problems: Sequence[Problem]) -> int:
-    """The mistakes a judge's ``problems`` tell of: one message on a line and one on the
-    next, and none on the lines around them, are one (a line split in two: gofmt's
-    "expected 1 expression" on the first, "expected statement, found ':='" on the
-    next); so is what it says on running out of file, however many lines it takes
-    (bash's "unexpected EOF while looking for matching" and "unexpected end of file")."""
+    """The mistakes a judge's ``problems`` tell of: what it says of one line is one
+    (rustfmt's "missing parameters for function definition" and "expected one of `->`...,
+    found `?`"); one message on a line and one on the next, and none on the lines around
+    them, are one (a line split in two: gofmt's "expected 1 expression" on the first,
+    "expected statement, found ':='" on the next); so is what it says on running out of
+    file, however many lines it takes (bash's "unexpected EOF while looking for matching"
+    and "unexpected end of file")."""
     ends = sum(bool(AT_THE_END.search(p.message)) for p in problems)
     per_line = Counter(p.line for p in problems if not AT_THE_END.search(p.message))
     pairs = sum(1 for line, count in per_line.items()
                 if count == 1 and per_line.get(line + 1) == 1 and line - 1 not in per_line and line + 2 not in per_line)
-    return sum(per_line.values()) - pairs + min(ends, 1)
+    return len(per_line) - pairs + min(ends, 1)
 
 
 def too_wide(problem: Problem) -> bool:
@@ -826,7 +828,8 @@ class Verifier:
 
     def tree_sitter_screen(self, lines: list[str], tree_before: set[tuple[int, str]],
                            tree_spans: list[tuple[int, int]], problems: tuple[Problem, ...], edit: Edit,
-                           blind: bool, accepted: frozenset[str] = frozenset()) -> str | None:
+                           blind: bool, accepted: frozenset[str] = frozenset(),
+                           read_to: int | None = None) -> str | None:
         """Where the language has its own judge, tree-sitter's screen of an edit of
         ``lines`` before the judge runs (``tree_before``: its problems before, as (line,
         message); ``tree_spans``: its errors over several lines; ``problems``: its problems
@@ -838,18 +841,24 @@ class Verifier:
         the ``shape`` of those objections; its grammar cannot read them, as a C enum with
         directives between its values), is every edit after which it objects to nothing
         new but the edited lines, as it does to those and did not before: they now read
-        as those do."""
+        as those do. ``read_to``: the one line the judge reported errors on, where it
+        did on one only: what tree-sitter newly finds well past it, far from the edit, is
+        past where the judge stopped reading (a function's header typed onto a comment
+        hid the rest of the file in its body), the judge's to decide."""
         if not self.indentation_is_syntax and only_indentation(lines, edit):
             return None
         delta = edit.shift
         shifted = {(line + delta if line > edit.line else line, message) for line, message in tree_before}
         spans = [(first, last + delta if last > edit.line else last) for first, last in tree_spans]
+        last = edit.last_written
+        stopped = read_to + delta if read_to is not None and read_to > edit.line else read_to
         # Errors over several lines: what tree-sitter finds inside one once it is gone was
         # hidden by it, not added by the edit (macros it cannot expand under an ``#ifdef``
         # that lost its ``#endif``).
         found = {(p.line, p.message) for p in problems
-                 if not any(first < p.line <= last for first, last in spans)}
-        last = edit.last_written
+                 if not any(first < p.line <= last for first, last in spans)
+                 and not (stopped is not None and p.line > stopped + REGION and not near(p.line, edit.line, last)
+                          and (p.line, p.message) not in shifted)}
         if any(near(line, edit.line, last) for line, _ in shifted) \
                 and not any(near(line, edit.line, last) for line, _ in found):
             return FIXED  # repaired here; what tree-sitter sees now is elsewhere: ask the judge
