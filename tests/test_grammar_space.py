@@ -432,6 +432,23 @@ def test_a_line_that_begins_with_a_token_lines_end_with_is_split_after_it():
     assert any(e.applied(lines) == source_lines(fixed) for e in lost_breaks(lines, problems, "ruby"))
 
 
+def test_each_reported_error_has_its_nearest_places_to_split_in_turn():
+    from tinycode.engine.grammar_space import lost_breaks
+
+    # Imports full of ``{`` and ``}`` around a misspelt ``usse`` are many places near
+    # that error; the function's header typed onto a comment far below, near the other
+    # error, is one place, and is tried among the first.
+    imports = "".join(f"use std::m{n}::{{self, T{n}}};\n" for n in range(3))
+    body = "".join(f"fn f{n}(x: u32) -> u32 {{\n    x + {n}\n}}\n\n" for n in range(10))
+    text = ("usse std::a::{self, A};\n" + imports + "\n" + body
+            + "// Adds one. fn g(x: u32) -> u32 {\n" + "    let x = x + 1;\n" * 20 + "    x\n}\n")
+    lines = source_lines(text)
+    problems = (Problem(len(lines) - 1, 1, len(lines) - 1, 1, "unexpected closing delimiter: `}`",
+                        source="rustfmt --check"), Problem(1, 1, 1, 1, "unexpected 'std'"))
+    splits = [e.new_lines for e in lost_breaks(lines, problems, "rust")]
+    assert ["// Adds one.", "fn g(x: u32) -> u32 {"] in splits
+
+
 def test_line_breaks_come_from_the_files_own_habits_not_from_names():
     from tinycode.engine.grammar_space import lost_breaks
 

@@ -456,8 +456,25 @@ def test_what_tree_sitter_newly_sees_well_past_where_the_judge_stopped_is_the_ju
     edit = Edit(1, 1, ["// to add it.", "fn add(x: &str) -> String {"], "line 1: split before 'fn'")
     after = (problem(171, "unexpected '?'"), problem(183, "unexpected 'format'"))
     screen = Verifier("rust").tree_sitter_screen
-    assert screen(lines, {(94, "unexpected '}'")}, [(94, 96)], after, edit, False, read_to=94) == "fixed"
+    assert screen(lines, {(94, "unexpected '}'")}, [(94, 96)], after, edit, False, stopped_at=94) == "fixed"
     assert screen(lines, {(94, "unexpected '}'")}, [(94, 96)], after, edit, False) is None
     # Near where the judge stopped it is still new.
     near_it = (problem(99, "unexpected 'x'"), problem(100, "unexpected '?'"))
-    assert screen(lines, {(94, "unexpected '}'")}, [(94, 96)], near_it + after, edit, False, read_to=94) is None
+    assert screen(lines, {(94, "unexpected '}'")}, [(94, 96)], near_it + after, edit, False, stopped_at=94) is None
+
+
+def test_what_a_judge_that_pairs_brackets_first_reports_once_they_pair_is_the_file_s_other_mistakes():
+    # rustfmt said only that a '}' at line 94 closes nothing: it read none of the grammar.
+    # The header typed onto a comment on line 67 split off, the brackets pair, and it
+    # reads the file: its first mistake is at line 11, above the edit, and tree-sitter
+    # now sees one at line 56 too.
+    progress = Verifier("rust").progress
+    before = [problem(94, "unexpected closing delimiter: `}`", "rustfmt --check"), problem(11, "unexpected 'std'")]
+    after = [problem(11, "expected one of `!` or `::`, found `std`", "rustfmt --check"),
+             problem(11, "unexpected 'std'"), problem(56, "unexpected '$'")]
+    assert progress(before, after, 67, 68, 1)
+    # A judge that read the grammar and now stops above the edit: the edit's doing.
+    read = [problem(94, "expected one of `.`, `;`, or an operator, found `}`", "rustfmt --check"), before[1]]
+    assert not progress(read, after, 67, 68, 1)
+    # What it reports near the edit is still the edit's.
+    assert not progress(before, [problem(69, "expected item, found `let`", "rustfmt --check")], 67, 68, 1)

@@ -34,8 +34,8 @@ from .. import judges
 from ..judges import grammar_gaps, judge_name, registry
 from ..languages import comment_prefix, get_parser, spec
 from .grammar_space import contexts_of, habits, strings_over_lines
-from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to, near, shape,
-                       nodes_starting, only_indentation, reported_line, too_wide, unmatched)
+from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to,
+                       judge_stopped_at, near, shape, nodes_starting, only_indentation, reported_line, too_wide, unmatched)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -587,7 +587,7 @@ class _ReparseVerdicts:
         # The compiler's messages set aside because the file's types are unknown: once an
         # edit lets it know them (a header's name repaired), they are no new problems.
         self.set_aside: tuple[Problem, ...] = ()
-        self.read_to: int | None = None  # the one line the judge reported errors on, if one
+        self.stopped_at: int | None = None  # where the judge stopped reading (``judge_stopped_at``)
         self.blind = False  # tree-sitter sees nothing where the judge reports its error
         self.blind_at: int | None = None  # that error's line, when it does not
         self.blocks_open: int | None = None  # ``_fewer_blocks_open``: blocks the text leaves open, once counted
@@ -606,8 +606,7 @@ class _ReparseVerdicts:
                 self.set_aside = tuple(Problem(d.line, d.column, d.line, d.column, d.message, kind="compiler")
                                        for d in said.diagnostics if not d.syntax)
             first = next((p for p in node.problems if p.source != TREE_SITTER), None)
-            judged_lines = {p.line for p in node.problems if p.source != TREE_SITTER}
-            self.read_to = judged_lines.pop() if len(judged_lines) == 1 else None  # ``tree_sitter_screen``
+            self.stopped_at = judge_stopped_at(node.problems)
             self.blind = first is not None and not any(
                 p.line - REGION <= first.line <= p.end_line + REGION for p in seen)
             self.blind_at = first.line if first is not None and self.blind else None
@@ -653,7 +652,7 @@ class _ReparseVerdicts:
         if self.native:
             return FIXED if edit.direct else self.verifier.tree_sitter_screen(
                 self.node.lines, self.tree_before, self.tree_spans, problems, edit, self.blind, self.accepted,
-                self.read_to)
+                self.stopped_at)
         last = edit.last_written
         if self.verifier.token_over_code(self.tree, after, edit.line - 1, last - 1, edit.shift):
             return None

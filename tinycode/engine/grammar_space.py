@@ -668,15 +668,18 @@ def lost_breaks(lines: list[str], problems: tuple[Problem, ...], language: str) 
     """A line break lost, two lines typed as one: a line split before a token that
     begins the file's lines or after one that ends them, and seldom stands inside one
     (``unset x fi``, ``class A: def f():``, ``} x = 1``, ``// note } finally {``),
-    nearest the reported errors first (a block left open may be reported at its end,
-    far below). Only whitespace changes: no token is added or lost. Where indentation
+    nearest the reported errors first, each error's in turn (a block left open may be
+    reported at its end, far below). Only whitespace changes: no token is added or lost. Where indentation
     is syntax, each way the file indents such a line is tried; elsewhere the file's
     usual one."""
     if not problems or not lines:
         return
     breaks = _line_breaks("\n".join(lines), language)
-    reported = [min(max(p.line, 1), len(lines)) for p in problems[:3]]
-    places = sorted(breaks.places, key=lambda at: (min(abs(at[0] - r) for r in reported), at))
+    reported = list(dict.fromkeys(min(max(p.line, 1), len(lines)) for p in problems[:3]))
+    # Each reported error's nearest places in turn: one error among many places (a list
+    # of imports, each ``{`` and ``}`` a place) does not crowd out another's.
+    nearest = [sorted(breaks.places, key=lambda at: (abs(at[0] - r), at)) for r in reported]
+    places = list(dict.fromkeys(at for row in zip(*nearest) for at in row))
     record = spec(language)
     every_indent = record is not None and record.indentation_is_syntax
     for line_no, col, tok, side in places[:MAX_BREAKS]:

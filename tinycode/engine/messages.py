@@ -34,6 +34,13 @@ STRING_TO_THE_END = re.compile(
 READ_NO_FURTHER = re.compile(r"^failed to tokenize ")
 
 
+# A judge that pairs a file's brackets before it reads any of its grammar (rustc's
+# lexer, in rustfmt: "unexpected closing delimiter", "mismatched closing delimiter",
+# "this file contains an unclosed delimiter"): saying so, it read none of it, so what it
+# reports anywhere once the brackets pair is the file's other mistakes, not the edit's.
+BRACKETS_FIRST = re.compile(r"(?:unexpected|mismatched) closing delimiter|unclosed delimiter")
+
+
 # A construct reported where it opens and never closed ("unterminated #ifdef",
 # "Unclosed '{'"): its closer was due anywhere further on.
 UNCLOSED = re.compile(r"unterminated|never closed|unclosed|not closed", re.IGNORECASE)

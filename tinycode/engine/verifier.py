@@ -44,7 +44,7 @@ from .grammar_space import keyword_typo, vocabulary
 from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
 from .proposals import edit_family
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
-from .messages import (AT_THE_END, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
+from .messages import (AT_THE_END, BRACKETS_FIRST, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
                        reported_line)
 
 if TYPE_CHECKING:
@@ -322,6 +322,17 @@ def judge_read_to(problems: Sequence[Problem]) -> int | None:
     return min((p.line for p in judged), default=0)
 
 
+def judge_stopped_at(problems: Sequence[Problem]) -> int | None:
+    """Where the language's own judge stopped reading: the one line it reports errors
+    on, or 0 where it read none of the grammar (``BRACKETS_FIRST``); None where it
+    reports on several lines (it read on past its first error) or on none."""
+    judged = [p for p in problems if p.source != TREE_SITTER]
+    if judged and all(BRACKETS_FIRST.search(p.message) for p in judged):
+        return 0
+    lines = {p.line for p in judged}
+    return lines.pop() if len(lines) == 1 else None
+
+
 _NAME_IN_MESSAGE = re.compile(r"[A-Za-z_]\w*")
 _NUMBER_IN_MESSAGE = re.compile(r"\b\d[\w.]*")
 
@@ -394,6 +405,10 @@ class Verifier:
         new_tree = {(p.line, p.message) for p in after if p.source == TREE_SITTER}
         new_judge = [p for p in after if p.source != TREE_SITTER]
         judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
+        # The judge read none of the grammar before (``BRACKETS_FIRST``): what it and
+        # tree-sitter see now away from the edit, it could not have said.
+        read_nothing = bool(old_judge) and all(BRACKETS_FIRST.search(p.message) for p in old_judge) \
+            and not any(BRACKETS_FIRST.search(p.message) for p in new_judge)
         new_tree -= _cascade(new_tree, seen, edit_line, edit_end)
         revealed = _revealed(before, new_tree - seen, edit_line, edit_end, delta)
         new_tree -= revealed
@@ -425,7 +440,7 @@ class Verifier:
             # badly there is reported at its ``fi`` or its ``)``.)
             read_past = bool(new_judge) and min(p.line for p in new_judge) > edit_end
             one_line = {(p.line, p.message) for p in after if p.end_line == p.line}
-            allowed = hidden if judge_fewer else {(line, message) for line, message in hidden
+            allowed = hidden if judge_fewer or read_nothing else {(line, message) for line, message in hidden
                                              if (read_past and line < edit_line and (line, message) in one_line)
                                              or next_lines and (line >= min(next_lines) - NEXT_ERROR_REACH
                                                                 or (line, message) in wide)}
@@ -484,6 +499,8 @@ class Verifier:
             if not old_judge or _errors(new_judge) > _errors(old_judge) and not len(new_tree) < len(old_tree) \
                     and not gave_up:
                 return False
+            if read_nothing:
+                return not any(near(p.line, edit_line, edit_end) for p in surfaced)
             first_old = min(reported_line(p) + delta if reported_line(p) > edit_line else reported_line(p)
                        for p in old_judge)
             return all(p.line > max(edit_end, first_old) for p in surfaced)
@@ -829,7 +846,7 @@ class Verifier:
     def tree_sitter_screen(self, lines: list[str], tree_before: set[tuple[int, str]],
                            tree_spans: list[tuple[int, int]], problems: tuple[Problem, ...], edit: Edit,
                            blind: bool, accepted: frozenset[str] = frozenset(),
-                           read_to: int | None = None) -> str | None:
+                           stopped_at: int | None = None) -> str | None:
         """Where the language has its own judge, tree-sitter's screen of an edit of
         ``lines`` before the judge runs (``tree_before``: its problems before, as (line,
         message); ``tree_spans``: its errors over several lines; ``problems``: its problems
@@ -841,24 +858,24 @@ class Verifier:
         the ``shape`` of those objections; its grammar cannot read them, as a C enum with
         directives between its values), is every edit after which it objects to nothing
         new but the edited lines, as it does to those and did not before: they now read
-        as those do. ``read_to``: the one line the judge reported errors on, where it
-        did on one only: what tree-sitter newly finds well past it, far from the edit, is
-        past where the judge stopped reading (a function's header typed onto a comment
-        hid the rest of the file in its body), the judge's to decide."""
+        as those do. ``stopped_at``: where the judge stopped reading (``judge_stopped_at``):
+        what tree-sitter newly finds well past it, far from the edit, the judge never read
+        (a function's header typed onto a comment hid the rest of the file in its body),
+        and is the judge's to decide."""
         if not self.indentation_is_syntax and only_indentation(lines, edit):
             return None
         delta = edit.shift
         shifted = {(line + delta if line > edit.line else line, message) for line, message in tree_before}
         spans = [(first, last + delta if last > edit.line else last) for first, last in tree_spans]
         last = edit.last_written
-        stopped = read_to + delta if read_to is not None and read_to > edit.line else read_to
+        stopped = stopped_at + delta if stopped_at is not None and stopped_at > edit.line else stopped_at
         # Errors over several lines: what tree-sitter finds inside one once it is gone was
         # hidden by it, not added by the edit (macros it cannot expand under an ``#ifdef``
         # that lost its ``#endif``).
         found = {(p.line, p.message) for p in problems
                  if not any(first < p.line <= last for first, last in spans)
-                 and not (stopped is not None and p.line > stopped + REGION and not near(p.line, edit.line, last)
-                          and (p.line, p.message) not in shifted)}
+                 and not (stopped is not None and (not stopped or p.line > stopped + REGION)
+                          and not near(p.line, edit.line, last) and (p.line, p.message) not in shifted)}
         if any(near(line, edit.line, last) for line, _ in shifted) \
                 and not any(near(line, edit.line, last) for line, _ in found):
             return FIXED  # repaired here; what tree-sitter sees now is elsewhere: ask the judge
