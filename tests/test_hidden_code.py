@@ -197,3 +197,14 @@ def test_a_repair_that_hides_code_takes_nothing_from_the_runs_left_for_the_searc
     assert check(source, "c").ok and not check(broken, "c").ok
     found = suggest(broken, "c", limit=5)
     assert source in [c.source_after for c in found]
+
+
+def test_a_quote_mended_in_a_run_of_strings_hides_nothing_of_the_runs_later_strings():
+    # A table of strings written one after another: the quote of one closed with the
+    # other kind turned every string below inside out. Put back, the strings below are
+    # each between their own quotes again, not inside one the edit opened above them.
+    rows = "".join(f"    '\\x{n:02x}'     #  0x{n:02X} -> SIGN {n}\n" for n in range(160, 200))
+    fixed = "decoding_table = (\n" + rows + "    '\\ufffe'   #  0xFF -> UNDEFINED\n)\n"
+    broken = fixed.replace("    '\\xa4'     #", "    '\\xa4\"     #")
+    assert broken != fixed and not check(broken, "python").ok and check(fixed, "python").ok
+    assert hides_code(broken, fixed, "python") == ""

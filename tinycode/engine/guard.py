@@ -558,13 +558,15 @@ _READ_STRINGS = frozenset({"system_lib_string"})
 
 def _quiet(node) -> tuple[int, int] | None:
     """The byte span of the comment, string (a quoted value or scalar too) or macro body ``node`` lies in (the
-    outermost string), or None where it is code (a string's interpolation is code)."""
+    outermost string, not a run of strings written one after another: each of those has
+    its own quotes), or None where it is code (a string's interpolation is code)."""
     while node is not None:
         kind = node.type
         if any(part in kind for part in _INSIDE_STRING_CODE):
             return None
         if (_quiet_kind(kind) and kind not in _READ_STRINGS) or _inline_text(node):
-            while node.parent is not None and ("string" in node.parent.type or "heredoc" in node.parent.type):
+            while node.parent is not None and ("string" in node.parent.type or "heredoc" in node.parent.type) \
+                    and "concatenated" not in node.parent.type:
                 node = node.parent
             return node.start_byte, node.end_byte
         node = node.parent
