@@ -695,7 +695,8 @@ class _ReparseVerdicts:
                                       edit.shift, self.shadowed, set_aside=self.set_aside, unread=unread,
                                       swallowed_below=self.swallowed_below.get(_key(edit), False),
                                       structure_kept=all(map(too_wide, problems)) and self.verifier.keeps_structure(
-                                          self.node.lines, edit))
+                                          self.node.lines, edit),
+                                      marks_kept=self.verifier.keeps_marks(self.node.lines, edit))
 
     def judged(self, edit: Edit, lines: list[str], rank: int = 0) -> str | None:
         """The native judge's verdict on the edited file: FIXED, PROGRESS or None (also

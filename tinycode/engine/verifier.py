@@ -376,7 +376,8 @@ class Verifier:
     def progress(self, before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
                  edit_end: int, delta: int, shadowed: Sequence[Problem] = (), *,
                  swallowed_below: bool = False, structure_kept: bool = False,
-                 set_aside: Sequence[Problem] = (), unread: tuple[int, int] | None = None) -> bool:
+                 set_aside: Sequence[Problem] = (), unread: tuple[int, int] | None = None,
+                 marks_kept: bool = False) -> bool:
         """``after`` (the problems once lines from ``edit_line`` on were edited, ending at
         ``edit_end`` in the new text and shifting later lines by ``delta``) is progress
         over ``before``. ``shadowed``: tree-sitter's problems of the text before that its
@@ -391,7 +392,8 @@ class Verifier:
         the file's types being unknown: where the edit lets it know them, they are the
         file's other mistakes, not the edit's. ``unread``: the (first, last) lines of a
         string the edit ended on its first line, which ran on to where the judge reported
-        before: what the judge reports inside it now, it never read as code."""
+        before: what the judge reports inside it now, it never read as code.
+        ``marks_kept``: the edit typed and took away no bracket or quote (``keeps_marks``)."""
         after = self.read_by_the_judge(after)
         if not after:
             return True
@@ -406,8 +408,9 @@ class Verifier:
         new_judge = [p for p in after if p.source != TREE_SITTER]
         judge_fewer = bool(old_judge) and len(new_judge) < len(old_judge)
         # The judge read none of the grammar before (``BRACKETS_FIRST``): what it and
-        # tree-sitter see now away from the edit, it could not have said.
-        read_nothing = bool(old_judge) and all(BRACKETS_FIRST.search(p.message) for p in old_judge) \
+        # tree-sitter see now away from the edit, it could not have said; where the edit
+        # made the brackets pair without a bracket or quote of its own (a line split).
+        read_nothing = marks_kept and bool(old_judge) and all(BRACKETS_FIRST.search(p.message) for p in old_judge) \
             and not any(BRACKETS_FIRST.search(p.message) for p in new_judge)
         new_tree -= _cascade(new_tree, seen, edit_line, edit_end)
         revealed = _revealed(before, new_tree - seen, edit_line, edit_end, delta)
@@ -759,6 +762,13 @@ class Verifier:
             return False
         return not _puts_back_block_opener(lines, edit)
 
+    def keeps_marks(self, lines: list[str], edit: Edit) -> bool:
+        """The edit types and takes away no bracket and no quote: it cannot make brackets
+        pair by putting some inside a string (a raw string's ``"#`` made ``'#``)."""
+        old = "".join(lines[edit.line - 1:edit.line - 1 + edit.span])
+        new = "".join(edit.new_lines)
+        return all(old.count(mark) == new.count(mark) for mark in "()[]{}\"'`")
+
     def keeps_structure(self, lines: list[str], edit: Edit) -> bool:
         """The edit only takes tokens away, and none of them a bracket, quote or keyword of
         the language: it can neither open nor close a block or a string, nor make the
@@ -861,7 +871,8 @@ class Verifier:
         as those do. ``stopped_at``: where the judge stopped reading (``judge_stopped_at``):
         what tree-sitter newly finds well past it, far from the edit, the judge never read
         (a function's header typed onto a comment hid the rest of the file in its body),
-        and is the judge's to decide."""
+        and is the judge's to decide; where it read none of the grammar (0), only after an
+        edit that types and takes away no bracket or quote (``keeps_marks``)."""
         if not self.indentation_is_syntax and only_indentation(lines, edit):
             return None
         delta = edit.shift
@@ -869,6 +880,8 @@ class Verifier:
         spans = [(first, last + delta if last > edit.line else last) for first, last in tree_spans]
         last = edit.last_written
         stopped = stopped_at + delta if stopped_at is not None and stopped_at > edit.line else stopped_at
+        if stopped == 0 and not self.keeps_marks(lines, edit):
+            stopped = None
         # Errors over several lines: what tree-sitter finds inside one once it is gone was
         # hidden by it, not added by the edit (macros it cannot expand under an ``#ifdef``
         # that lost its ``#endif``).
