@@ -322,12 +322,18 @@ def judge_read_to(problems: Sequence[Problem]) -> int | None:
     return min((p.line for p in judged), default=0)
 
 
+def read_no_grammar(judged: Sequence[Problem]) -> bool:
+    """The judge's ``judged`` problems say only that the brackets do not pair: it read
+    none of the grammar (``BRACKETS_FIRST``)."""
+    return bool(judged) and all(BRACKETS_FIRST.search(p.message) for p in judged)
+
+
 def judge_stopped_at(problems: Sequence[Problem]) -> int | None:
     """Where the language's own judge stopped reading: the one line it reports errors
-    on, or 0 where it read none of the grammar (``BRACKETS_FIRST``); None where it
+    on, or 0 where it read none of the grammar (``read_no_grammar``); None where it
     reports on several lines (it read on past its first error) or on none."""
     judged = [p for p in problems if p.source != TREE_SITTER]
-    if judged and all(BRACKETS_FIRST.search(p.message) for p in judged):
+    if read_no_grammar(judged):
         return 0
     lines = {p.line for p in judged}
     return lines.pop() if len(lines) == 1 else None
@@ -410,7 +416,7 @@ class Verifier:
         # The judge read none of the grammar before (``BRACKETS_FIRST``): what it and
         # tree-sitter see now away from the edit, it could not have said; where the edit
         # made the brackets pair without a bracket or quote of its own (a line split).
-        read_nothing = marks_kept and bool(old_judge) and all(BRACKETS_FIRST.search(p.message) for p in old_judge) \
+        read_nothing = marks_kept and read_no_grammar(old_judge) \
             and not any(BRACKETS_FIRST.search(p.message) for p in new_judge)
         new_tree -= _cascade(new_tree, seen, edit_line, edit_end)
         revealed = _revealed(before, new_tree - seen, edit_line, edit_end, delta)

@@ -82,12 +82,12 @@ _AFTER_NAME = re.compile(r"^[ \t]*#[ \t]*(?P<first>ifndef|ifdef|undef)[ \t]+[A-Z
                          r"(?P<second>[^\s\\][^\n]*)$", re.MULTILINE)
 
 
-def directives_typed_on(text: str) -> list[Diagnostic]:
+def directives_typed_on(text: str, code: str) -> list[Diagnostic]:
     """A syntax problem for each directive line with a second directive typed onto it,
-    or more than a comment after the name of one that takes a name (``_AFTER_NAME``)."""
+    or more than a comment after the name of one that takes a name (``_AFTER_NAME``, read
+    in ``code``: ``text`` with its comments and literals blanked)."""
     found: dict[int, Diagnostic] = {}
-    names = code_only(text) if "#" in text else ""  # no directive in a comment
-    for pattern, read in ((_DIRECTIVE_TYPED_ON, text), (_AFTER_NAME, names)):
+    for pattern, read in ((_DIRECTIVE_TYPED_ON, text), (_AFTER_NAME, code)):
         for match in pattern.finditer(read):
             line = text.count("\n", 0, match.start()) + 1
             column = match.start("second") - match.start() + 1
@@ -108,11 +108,9 @@ _DIRECTIVES = frozenset(_CONDITIONALS + ("if", "define", "undef", "include", "in
 _DIRECTIVE_NAME = re.compile(r"^[ \t]*#[ \t]*(?P<name>[A-Za-z_]\w*)", re.MULTILINE)
 
 
-def directives_mistyped(text: str) -> list[Diagnostic]:
-    """A syntax problem for each directive whose name is a conditional one mistyped."""
-    if "#" not in text:
-        return []
-    code = code_only(text)
+def directives_mistyped(code: str) -> list[Diagnostic]:
+    """A syntax problem for each directive of ``code`` (comments and literals blanked)
+    whose name is a conditional one mistyped."""
     found = []
     for match in _DIRECTIVE_NAME.finditer(code):
         name = match.group("name")
@@ -139,12 +137,12 @@ def code_only(text: str) -> str:
     return _CODE_ONLY.sub(blank, text)
 
 
-def typedefs_without_name(text: str) -> list[Diagnostic]:
-    """A syntax problem for each ``typedef`` of a struct, union or enum body that names
-    no type: at the ``;`` right after its closing brace."""
-    if "typedef" not in text:
+def typedefs_without_name(code: str) -> list[Diagnostic]:
+    """A syntax problem for each ``typedef`` of a struct, union or enum body of ``code``
+    (comments and literals blanked) that names no type: at the ``;`` right after its
+    closing brace."""
+    if "typedef" not in code:
         return []
-    code = code_only(text)
     found = []
     for match in _TYPEDEF_OPENED.finditer(code):
         depth, at = 0, match.end() - 1
@@ -167,8 +165,9 @@ def read_cc(output: Output, filename: str, text: str) -> list[Diagnostic]:
     which the compiler only warns of."""
     compiler = _compiler_lines(output, filename, text.split("\n"))
     said = {d.line for d in compiler}
-    return _placed_unplaced(output.stderr, filename, directives_typed_on(text) + typedefs_without_name(text)
-                            + [d for d in directives_mistyped(text) if d.line not in said] + compiler)
+    code = code_only(text)  # once, for the three readers of the text itself
+    return _placed_unplaced(output.stderr, filename, directives_typed_on(text, code) + typedefs_without_name(code)
+                            + [d for d in directives_mistyped(code) if d.line not in said] + compiler)
 
 
 def _compiler_lines(output: Output, filename: str, rows: list[str] | None) -> list[Diagnostic]:
