@@ -1516,3 +1516,105 @@ def test_a_header_typed_onto_a_comment_is_split_off_though_the_mistakes_it_hid_t
     assert [p.line for p in check(broken, "rust").problems if p.source != "tree-sitter"] == [16]
     result = repair(broken, "rust", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
     assert result.status == "fixed" and result.source == COUNTS_RS
+
+
+SCOPE_RB = """# frozen_string_literal: true
+module Demo
+  class Scope < Chain # :nodoc: all
+
+    # Path for the scope.
+    def path
+      map(&:to_s).reverse.join(":')
+    end
+
+    # Path for the scope + the named path.
+    def path_with_task_name(task_name)
+      "#{path}:#{task_name}"
+    end
+
+    # Trim +n+ innermost scope levels from the scope. In no case will
+    # this trim beyond the toplevel scope.
+    def trim(n)
+      result = self
+      while n > 0 !result.empty?
+        result = result.tail
+        n -= 1
+      end
+      result
+    end
+
+    # Scope lists always end with an BlankScope object. See Null
+    # Object Pattern)
+    class BlankScope < EmptyChain
+      @parent = Scope
+
+      path
+        ""
+      end
+
+      def path_with_task_name(task_name)
+        task_name
+      end
+    end
+
+    # Singleton null object for an empty scope.
+    EMPTY = BlankScope.new
+  end
+end
+"""
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
+def test_a_bracket_in_a_comment_does_not_make_the_right_quote_look_unbalancing():
+    # Line 7's string closed with the other quote. Mended, the brackets of the code pair,
+    # and the ')' of the comment on line 27 is prose, not a closer left over; requoting
+    # line 12's whole string instead runs a string on to the file's end, which is no
+    # region repaired.
+    found = suggest(SCOPE_RB, "ruby")
+    assert found[0].edit.line == 7 and ("join(':')" in found[0].source_after or 'join(":")' in found[0].source_after)
+    requoted = next(c for c in found if c.edit.line == 12)
+    assert "unterminated string meets end of file" in [p.message for p in check(requoted.source_after, "ruby").problems]
+    assert not Verifier("ruby").region_cleared(SCOPE_RB, check(SCOPE_RB, "ruby"), requoted.source_after, requoted.edit)
+
+
+COMMENT_TS = """/*! *****************************************************************************
+Copyright (c) Example Corporation. All rights reserved.
+Licensed under the Apache License, Version 2.0 (the "License"); you may not use
+this file except in compliance with the License.
+***************************************************************************** /
+
+declare namespace Intl {
+    type RoundingPriority = "auto" | "morePrecision" | "lessPrecision";
+
+    interface NumberFormatOptionsUseGroupingRegistry {
+        min2: never;
+        auto: never;
+        always: never;
+    }
+
+    NumberFormatOptions {
+        roundingIncrement: 1 | 2 | 5 | 10;
+        trailingZeroDisplay: "auto" | "stripIfInteger";
+    }
+
+    interface NumberFormat {
+        formatRange(start: number, end: number): string;
+    }
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("tsc") is None, reason="typescript (tsc) not installed")
+def test_a_comment_run_on_to_the_end_by_a_blank_in_its_closer_is_closed_first():
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    # The closer '* /' left the licence comment open to the file's end: TypeScript's parser read
+    # nothing after it. Closed, the mistake it hid (an interface's keyword lost) shows,
+    # and is the file's other mistake, not the edit's.
+    found = suggest(COMMENT_TS, "typescript")
+    assert found and found[0].edit.description == "line 5: replace '* /' with '*/'"
+    fixed = repair(COMMENT_TS, "typescript", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed"
+    assert fixed.source == COMMENT_TS.replace("** /", "**/").replace("    NumberFormatOptions", "    interface NumberFormatOptions")

@@ -152,6 +152,9 @@ REPAIRS = [
     # A comment's line split inside its address: the rest, joined back, was no code.
     ("cpp", "// If not, see\n// <http://www.gnu\n.org/licenses/>.\n\nint x;\n",
      "// If not, see\n// <http://www.gnu.org/licenses/>.\n\nint x;\n"),
+    # A comment's closer with a blank typed into it, made whole: its '/' is the closer's.
+    ("typescript", "/* Licence of the file,\n   all rights reserved.\n***** /\n\nlet x = 1;\nexport const y = x / 2;\n",
+     "/* Licence of the file,\n   all rights reserved.\n*****/\n\nlet x = 1;\nexport const y = x / 2;\n"),
     # A docstring closed after its prose: words, not code.
     ("python", 'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more.\n    return 1\n',
      'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),

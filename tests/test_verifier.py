@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tinycode.check import Problem
-from tinycode.engine.verifier import Verifier
+from tinycode.engine.verifier import Verifier, unmatched
 
 made_progress = Verifier("javascript").progress
 
@@ -482,3 +482,10 @@ def test_what_a_judge_that_pairs_brackets_first_reports_once_they_pair_is_the_fi
     # What it reports near the edit is still the edit's.
     assert not progress(before, [problem(69, "expected item, found `let`", "rustfmt --check")], 67, 68, 1,
                         marks_kept=True)
+
+
+def test_brackets_in_line_comments_are_prose_given_the_marker():
+    # A call left open: the comment's ')' below closes nothing.
+    lines = ["x = f(a", "# see the Null Object Pattern)", "y = 1  # (one)"]
+    assert unmatched(lines) == 0
+    assert unmatched(lines, "#") == 1

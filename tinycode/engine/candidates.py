@@ -193,9 +193,10 @@ def _balanced(nodes: list[_Node], root: _Node, language: str) -> list[_Node]:
     if _one_error_at_a_time(language) or len(nodes) < 2:
         return nodes
     blocks = edit_family(language).unmatched_blocks
+    marker = comment_prefix(language)
 
     def count(lines: list[str]) -> int:
-        return unmatched(lines) + (blocks(lines) if blocks is not None else 0)
+        return unmatched(lines, marker) + (blocks(lines) if blocks is not None else 0)
     limit = count(root.lines)
     kept = [n for n in nodes if count(n.lines) <= limit]
     return kept or nodes
@@ -696,7 +697,8 @@ class _ReparseVerdicts:
                                       swallowed_below=self.swallowed_below.get(_key(edit), False),
                                       structure_kept=all(map(too_wide, problems)) and self.verifier.keeps_structure(
                                           self.node.lines, edit),
-                                      marks_kept=self.verifier.keeps_marks(self.node.lines, edit))
+                                      marks_kept=self.verifier.keeps_marks(self.node.lines, edit),
+                                      closes_comment=self.verifier.types_comment_closer(self.node.lines, edit))
 
     def judged(self, edit: Edit, lines: list[str], rank: int = 0) -> str | None:
         """The native judge's verdict on the edited file: FIXED, PROGRESS or None (also

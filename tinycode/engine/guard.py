@@ -314,6 +314,8 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
     prefix, suffix = kept_ends(before, after)
     old_tree, new_tree = tree_of(before, language), tree_of(after, language)
     shift = len(after) - len(before)
+    record = spec(language)
+    closer = record.block_comment[1].encode() if record is not None else b""
     # A token after the edit is hidden only inside a comment or string of ``after`` that
     # begins on the edit's line or above it: none lies past where the last such ends,
     # and the tokens of the file beyond that line are not read.
@@ -335,6 +337,8 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
             continue  # only what follows the edit, unchanged, and was not a comment, string or quote
         at = leaf.start_byte + shift
         span = _quiet(new_tree.root_node.descendant_for_byte_range(at, at + 1))
+        if span is not None and closer and span[1] - len(closer) <= at and after[span[1] - len(closer):span[1]] == closer:
+            continue  # (the comment's closer itself, made whole: ``* /`` made ``*/``)
         if span is not None and pairs_quotes and after[span[0]:span[0] + 1].decode("latin-1") in QUOTES \
                 and not span[0] <= prefix <= len(after) - suffix <= span[1]:
             # The edit leaves its line's quotes paired: a string there that it neither

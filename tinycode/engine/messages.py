@@ -28,6 +28,12 @@ STRING_TO_THE_END = re.compile(
     r"EOF while scanning", re.IGNORECASE)
 
 
+# A judge that read a block comment on to the end of the file ("'*/' expected." from
+# TypeScript's parser at the last line, "unterminated comment", "unclosed comment",
+# "unterminated block comment"): it read nothing after the comment's opener.
+COMMENT_TO_THE_END = re.compile(r"^'\*/' expected|unterminated (?:block )?comment|unclosed comment", re.IGNORECASE)
+
+
 # A judge that gave up reading at its error (html-validate's tokenizer: "failed to
 # tokenize ..."): it read nothing past it, so the errors it reports there once the
 # error is repaired are the file's further mistakes, not the edit's.

@@ -766,7 +766,7 @@ BROKEN_CLOSERS = 3  # block-comment closers broken inside a comment, nearest the
 
 @rule('lost-comment-closer', "a block comment's closer put back on a line of the comment that holds only what is "
                              "left of it, code after it; or made whole at the end of a line of a comment that runs "
-                             "on over another comment's opener", 'languages with block comments')
+                             "on over another comment's opener or to the file's end", 'languages with block comments')
 def _lost_comment_closer_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """`` /*`` where `` */`` ended a comment: the comment runs on over the code after it to
     the next closer, and the file breaks where that code's block ends. A line inside a
@@ -774,7 +774,8 @@ def _lost_comment_closer_edits(lines: list[str], problems: tuple[Problem, ...], 
     and after which the next line does not go on as the comment's lines do (a ``*``),
     gets the closer whole; so does one that ends a line of a comment running on over
     another comment's opener (``/* Values ... *`/`` over ``enum {``), with a character
-    typed into it or its two characters swapped."""
+    typed into it or its two characters swapped, or of a comment that runs on to the
+    file's end, with a character or a blank typed into it (``***** /``)."""
     record = spec(language)
     opener, closer = record.block_comment if record is not None else ("", "")
     if not opener or not problems:
@@ -790,7 +791,8 @@ def _lost_comment_closer_edits(lines: list[str], problems: tuple[Problem, ...], 
         yield replace(replace_token(text, line_no, at, remnant, closer), direct=True)
     ends = sorted(_broken_closers_at_line_ends(source, opener, closer, line_comment),
                   key=lambda end: abs(end[0] - first))
-    for line_no, column, remnant in ends[:BROKEN_CLOSERS]:
+    for line_no, column, remnant in ends[:BROKEN_CLOSERS] + list(_broken_closers_of_unclosed(
+            source, opener, closer, line_comment)[:BROKEN_CLOSERS]):
         yield replace(replace_token(lines[line_no - 1], line_no, column, remnant, closer), direct=True)
 
 
@@ -859,6 +861,28 @@ def _broken_closers(source: str, opener: str, closer: str, line_comment: str) ->
     return tuple(found)
 
 
+@lru_cache(maxsize=16)
+def _broken_closers_of_unclosed(source: str, opener: str, closer: str,
+                                line_comment: str) -> tuple[tuple[int, int, str], ...]:
+    """(line, 0-based column, remnant) of a closer with one character or a blank typed
+    into it that ends a line of a block comment never closed, in the file's order: the
+    comment ran on from there over the code to the file's end."""
+    start = _block_comments(source, opener, closer, line_comment)[2]
+    if start < 0:
+        return ()
+    typed = re.compile("|".join(re.escape(closer[:i]) + r"[^\n" + re.escape(closer) + "]" + re.escape(closer[i:])
+                                for i in range(1, len(closer))) + r"$")
+    lines = source.split("\n")
+    first = source.count("\n", 0, start) + 1
+    after_opener = start - (source.rfind("\n", 0, start) + 1) + len(opener)  # its column on its line
+    found = []
+    for number in range(first, len(lines) + 1):
+        remnant = typed.search(lines[number - 1].rstrip(), after_opener if number == first else 0)
+        if remnant is not None:
+            found.append((number, remnant.start(), remnant.group()))
+    return tuple(found)
+
+
 def _comment_spans(source: str, opener: str, closer: str, line_comment: str) -> tuple[tuple[int, int], ...]:
     """(start, end) offsets of each block comment."""
     return _block_comments(source, opener, closer, line_comment)[0]
@@ -871,28 +895,30 @@ def _orphan_closers(source: str, opener: str, closer: str, line_comment: str) ->
 
 @lru_cache(maxsize=16)
 def _block_comments(source: str, opener: str, closer: str, line_comment: str
-                    ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...]]:
-    """The block comments of ``source`` as (start, end) offsets, and its closers outside
-    any comment or string as (line, 0-based column); strings and line comments skipped
-    (a string is taken to end with its line). Remembered: a search proposes edits for
-    the same text many times."""
+                    ) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[int, int], ...], int]:
+    """The block comments of ``source`` as (start, end) offsets, its closers outside
+    any comment or string as (line, 0-based column), and the offset of an opener whose
+    closer never comes (-1 if none); strings and line comments skipped (a string is
+    taken to end with its line). Remembered: a search proposes edits for the same text
+    many times."""
     marks = [re.escape(opener), re.escape(closer)] + ([re.escape(line_comment) + r"[^\n]*"] if line_comment else [])
     marks += [rf"{q}(?:[^{q}\\\n]|\\.)*{q}?" for q in "\"'`"]
     pattern = re.compile("|".join(marks))
     spans, orphans = [], []
-    at = 0
+    at, unclosed = 0, -1
     while (match := pattern.search(source, at)) is not None:
         at = match.end()
         if match.group() == opener:
             end = source.find(closer, at)
             if end < 0:
+                unclosed = match.start()
                 break
             spans.append((match.start(), end))
             at = end + len(closer)
         elif match.group() == closer:
             line_start = source.rfind("\n", 0, match.start()) + 1
             orphans.append((source.count("\n", 0, match.start()) + 1, match.start() - line_start))
-    return tuple(spans), tuple(orphans)
+    return tuple(spans), tuple(orphans), unclosed
 
 
 # Another language's comment: a line of one (``// note``, ``# note``, ``/* x */``), or one

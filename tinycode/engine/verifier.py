@@ -37,14 +37,14 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence
 from ..check import CheckResult, Problem, check, shadowed
 from .. import judges
 from ..config import Settings, setting
-from ..languages import get_parser, spec
+from ..languages import comment_prefix, get_parser, spec
 from ..spelling import distance
 from .edits import BRACKETS, Edit, changed_hunks, code_tokens, differing_span, original_line
 from .grammar_space import keyword_typo, vocabulary
 from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
 from .proposals import edit_family
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
-from .messages import (AT_THE_END, BRACKETS_FIRST, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
+from .messages import (AT_THE_END, BRACKETS_FIRST, COMMENT_TO_THE_END, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
                        reported_line)
 
 if TYPE_CHECKING:
@@ -263,9 +263,10 @@ def moved(at: tuple[int, int], edit: Edit, lines: list[str]) -> tuple[int, int]:
     return line, column
 
 
-def unmatched(lines: Sequence[str]) -> int:
-    """How many brackets of ``lines`` are unmatched."""
-    return len(unmatched_brackets(list(lines), 1, len(lines), ""))
+def unmatched(lines: Sequence[str], comment: str = "") -> int:
+    """How many brackets of ``lines`` are unmatched, outside strings and, given the
+    language's line ``comment`` marker, its line comments (``# see Pattern)`` is prose)."""
+    return len(unmatched_brackets(list(lines), 1, len(lines), comment))
 
 
 def nodes_starting(tree: tree_sitter.Tree, first_row: int, last_row: int) -> int:
@@ -320,6 +321,16 @@ def judge_read_to(problems: Sequence[Problem]) -> int | None:
     if any(AT_THE_END.search(p.message) for p in judged):
         return None
     return min((p.line for p in judged), default=0)
+
+
+def _newly_unclosed(before: Sequence[Problem], after: Sequence[Problem]) -> bool:
+    """The language's own judge reports a construct never closed, met at the file's end
+    (``UNCLOSED`` and ``AT_THE_END``: "unterminated string meets end of file") after an
+    edit, and reported none before it: where it opens, the judge does not say."""
+    def unclosed(problems: Sequence[Problem]) -> bool:
+        return any(p.source != TREE_SITTER and UNCLOSED.search(p.message) and AT_THE_END.search(p.message)
+                   for p in problems)
+    return unclosed(after) and not unclosed(before)
 
 
 def read_no_grammar(judged: Sequence[Problem]) -> bool:
@@ -383,7 +394,7 @@ class Verifier:
                  edit_end: int, delta: int, shadowed: Sequence[Problem] = (), *,
                  swallowed_below: bool = False, structure_kept: bool = False,
                  set_aside: Sequence[Problem] = (), unread: tuple[int, int] | None = None,
-                 marks_kept: bool = False) -> bool:
+                 marks_kept: bool = False, closes_comment: bool = False) -> bool:
         """``after`` (the problems once lines from ``edit_line`` on were edited, ending at
         ``edit_end`` in the new text and shifting later lines by ``delta``) is progress
         over ``before``. ``shadowed``: tree-sitter's problems of the text before that its
@@ -399,7 +410,8 @@ class Verifier:
         file's other mistakes, not the edit's. ``unread``: the (first, last) lines of a
         string the edit ended on its first line, which ran on to where the judge reported
         before: what the judge reports inside it now, it never read as code.
-        ``marks_kept``: the edit typed and took away no bracket or quote (``keeps_marks``)."""
+        ``marks_kept``: the edit typed and took away no bracket or quote (``keeps_marks``).
+        ``closes_comment``: the edit typed a block comment's closer (``types_comment_closer``)."""
         after = self.read_by_the_judge(after)
         if not after:
             return True
@@ -486,6 +498,13 @@ class Verifier:
             opened = min(reported_line(p) for p in old_judge)
             if all(opened < p.line and not UNCLOSED.search(p.message) for p in surfaced):
                 return True
+        if surfaced and old_judge and all(COMMENT_TO_THE_END.search(p.message) for p in old_judge) \
+                and not any(COMMENT_TO_THE_END.search(p.message) for p in new_judge) \
+                and closes_comment and not any(near(p.line, edit_line, edit_end) for p in surfaced):
+            # A block comment the judge read on to the file's end, closed by the closer the
+            # edit typed: it had read nothing after the opener, and what it reports away
+            # from the edit now is the file's other mistakes.
+            return True
         if surfaced and old_judge and not any((p.line, p.message) in shifted(old_judge) for p in new_judge) \
                 and all(not near(p.line, edit_line, edit_end) and p.line > edit_end
                         and any(p.message == old.message for old in old_judge) for p in surfaced):
@@ -616,8 +635,12 @@ class Verifier:
         if any(near(p.line, first, last, reach) or near(p.end_line, first, last, reach)
                or p.line < first <= p.end_line for p in problems):
             return False
+        if _newly_unclosed(current.problems, after):
+            return False  # (a string the judge now finds running to the file's end opens anywhere: here too)
         if target.source == TREE_SITTER:
             return True
+        if COMMENT_TO_THE_END.search(target.message) and not any(COMMENT_TO_THE_END.search(p.message) for p in after):
+            return True  # (said at the file's end of a comment opened anywhere, and gone)
         line = target.line + (edit.shift if target.line > edit.line else 0)
         return not any(near(p.line, line, line, reach) for p in problems)
 
@@ -764,9 +787,18 @@ class Verifier:
             return False  # the same brackets in the same order: none more unmatched
         before = lines[max(0, edit.line - 1 - BRACKET_REACH):edit.line - 1]
         after = lines[edit.line - 1 + edit.span:edit.line - 1 + edit.span + BRACKET_REACH]
-        if unmatched(before + list(edit.new_lines) + after) <= unmatched(before + old + after):
+        marker = comment_prefix(self.language)
+        if unmatched(before + list(edit.new_lines) + after, marker) <= unmatched(before + old + after, marker):
             return False
         return not _puts_back_block_opener(lines, edit)
+
+    def types_comment_closer(self, lines: list[str], edit: Edit) -> bool:
+        """The edit's new lines hold more of the language's block-comment closer than the
+        lines it replaces."""
+        record = spec(self.language)
+        closer = record.block_comment[1] if record is not None else ""
+        old = "".join(lines[edit.line - 1:edit.line - 1 + edit.span])
+        return bool(closer) and "".join(edit.new_lines).count(closer) > old.count(closer)
 
     def keeps_marks(self, lines: list[str], edit: Edit) -> bool:
         """The edit types and takes away no bracket and no quote: it cannot make brackets
