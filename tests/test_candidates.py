@@ -14,7 +14,7 @@ from tinycode.languages import get_parser
 from tinycode.engine.proposals import proposals
 from tinycode.check import check
 from tinycode.config import Settings
-from tinycode.engine.edits import replace_lines, token_distance
+from tinycode.engine.edits import Edit, replace_lines, token_distance
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -1568,13 +1568,15 @@ end
 def test_a_bracket_in_a_comment_does_not_make_the_right_quote_look_unbalancing():
     # Line 7's string closed with the other quote. Mended, the brackets of the code pair,
     # and the ')' of the comment on line 27 is prose, not a closer left over; requoting
-    # line 12's whole string instead runs a string on to the file's end, which is no
-    # region repaired.
+    # line 12's whole string instead runs a string on to the file's end: no progress,
+    # and no region repaired.
     found = suggest(SCOPE_RB, "ruby")
     assert found[0].edit.line == 7 and ("join(':')" in found[0].source_after or 'join(":")' in found[0].source_after)
-    requoted = next(c for c in found if c.edit.line == 12)
-    assert "unterminated string meets end of file" in [p.message for p in check(requoted.source_after, "ruby").problems]
-    assert not Verifier("ruby").region_cleared(SCOPE_RB, check(SCOPE_RB, "ruby"), requoted.source_after, requoted.edit)
+    assert not any(c.edit.line == 12 for c in found)
+    requoted = Edit(12, 1, ['      `#{path}:#{task_name}`'], "line 12: quote it with '`'", 1)
+    after = "\n".join(requoted.applied(SCOPE_RB.split("\n")))
+    assert "unterminated string meets end of file" in [p.message for p in check(after, "ruby").problems]
+    assert not Verifier("ruby").region_cleared(SCOPE_RB, check(SCOPE_RB, "ruby"), after, requoted)
 
 
 COMMENT_TS = """/*! *****************************************************************************

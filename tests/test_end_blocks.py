@@ -167,3 +167,52 @@ def test_an_end_lost_is_put_back_where_the_layout_closes_its_block(old, new):
     result = repair(broken, "ruby", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
     assert result.status == "fixed"
     assert result.source.split() == SHAPES.split()  # (on the class's line or one of its own)
+
+
+HISTORY_SH = """#!/bin/sh
+# Sets up the history of the test repository.
+#
+setup_history () {
+\techo one >file &&
+\tgit add file &&
+\tgit commit -m one
+}
+
+setup_history
+"""
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs a shell")
+@pytest.mark.parametrize("broken", [
+    HISTORY_SH.replace("#\nsetup_history () {", "# setup_history () {"),  # the line typed onto the comment
+    HISTORY_SH.replace("setup_history () {", "# setup_history () {"),  # or commented out alone
+])
+def test_a_function_s_first_line_in_a_comment_is_code_again_where_its_closing_brace_closes_nothing(broken):
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    found = suggest(broken, "bash")
+    assert found and found[0].edit.rule == "opener-in-comment"
+    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: 0.0))  # (a model with no preference)
+    assert fixed.status == "fixed"
+    assert "\nsetup_history () {\n\techo one" in fixed.source and fixed.source.rstrip().endswith("setup_history")
+    assert fixed.source.count("\n}\n") == 1  # the closer kept
+
+
+@pytest.mark.parametrize("typo, closer", [("fii", "fi"), ("Fi", "fi"), ("doen", "done"), ("}#", "}")])
+def test_a_closer_misspelt_where_its_block_ends_is_respelt_not_followed_by_another(typo, closer):
+    from tinycode.engine.shell_proposals import _missing_closer_edits
+
+    opening = {"fi": ["if test -n \"$1\"", "then"], "done": ["for x in a b", "do"], "}": ["setup () {"]}[closer]
+    lines = opening + ["\techo \"$1\"", typo, "", "echo end"]
+    edits = list(_missing_closer_edits(lines, len(lines)))
+    assert edits[0].new_lines == [closer]
+    assert not any(edit.new_lines == [closer, typo] for edit in edits)  # no closer put before the typo
+
+
+def test_a_lone_word_that_only_resembles_a_closer_is_not_respelt():
+    from tinycode.engine.shell_proposals import _missing_closer_edits
+
+    lines = ["if test -n \"$1\"", "then", "\techo \"$1\"", ":", "if"]
+    assert not any(edit.new_lines == ["fi"] for edit in _missing_closer_edits(lines, 5))

@@ -693,3 +693,16 @@ def test_a_sentence_that_names_a_pattern_s_escape_is_still_a_sentence():
     problems = tuple(check(source, "javascript").problems)
     joined = [e.new_lines for e in early_edits(source_lines(source), problems, "javascript") if "join" in e.description]
     assert ["// ECMAScript whitespace and line terminators matched by \\s."] in joined
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs a shell")
+def test_a_comment_s_line_split_before_the_closer_of_its_bracket_is_joined_back_against_it():
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    clean = ('#!/bin/sh\n# Licensed under the Apache License, Version 2.0 (the "License");\n'
+             '# you may not use this file except in compliance with the License.\nset -e\necho "start"\n')
+    broken = clean.replace('"License");', '"License"\n);')
+    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed" and fixed.source == clean

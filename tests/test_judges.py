@@ -1526,3 +1526,44 @@ def test_a_typedef_that_names_nothing_is_a_problem():
     assert check(source, "c").ok
     found = check(source.replace("} buffer;", "};"), "c")
     assert [(p.line, p.message) for p in found.problems][:1] == [(6, "typedef declares no name")]
+
+
+EXCEPTIONS_HPP = """// Demo exceptions.
+#include <stdexcept>
+
+namespace demo
+{
+  /// Base class for the exceptions of this library.
+  struct container_error : public std::logic_error
+  {
+    container_error() : std::logic_error("demo") { }
+  };
+
+  /// An entry cannot be inserted into a container object for logical
+  /// reasons (not if memory is short: then the allocator's exception is thrown).
+  struct insert_error : public container_error { };
+
+  inline void
+  throw_insert_error()
+  { throw insert_error(); }
+}
+"""
+
+
+@needs_gxx
+def test_a_declaration_typed_onto_a_comment_is_a_problem_where_the_compiler_cannot_resolve_its_name():
+    # g++ says only that 'insert_error' is unknown where it is used, which looks like a
+    # type from a header it was not shown: the file was reported clean.
+    broken = EXCEPTIONS_HPP.replace("is thrown).\n  struct insert_error", "is thrown). struct insert_error")
+    assert check(EXCEPTIONS_HPP, "cpp").ok
+    found = check(broken, "cpp").problems
+    assert [(p.line, p.message) for p in found] == [(13, "a declaration typed onto a comment: 'insert_error'")]
+    fixed = repair(broken, "cpp", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.source == EXCEPTIONS_HPP
+
+
+@needs_gxx
+def test_a_declaration_in_a_comment_of_a_name_the_compiler_knows_is_prose():
+    text = EXCEPTIONS_HPP.replace("/// Base class for the exceptions of this library.",
+                                  "/// Base class. struct container_error : public std::logic_error {};")
+    assert check(text, "cpp").ok

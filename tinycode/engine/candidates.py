@@ -27,7 +27,7 @@ from ..check import CheckResult, Problem, check, source_lines, tree_sitter_probl
 from ..languages import NoVerdict
 from ..problems import tree_problems
 from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
-from .guard import hides_code
+from .guard import QUOTES, hides_code
 from .rules import PAIRED_FIX, combined, judge_runs
 from .proposals import edit_family, proposals
 from .. import judges
@@ -698,7 +698,8 @@ class _ReparseVerdicts:
                                       structure_kept=all(map(too_wide, problems)) and self.verifier.keeps_structure(
                                           self.node.lines, edit),
                                       marks_kept=self.verifier.keeps_marks(self.node.lines, edit),
-                                      closes_comment=self.verifier.types_comment_closer(self.node.lines, edit))
+                                      closes_comment=self.verifier.types_comment_closer(self.node.lines, edit),
+                                      quotes_kept=self.verifier.keeps_marks(self.node.lines, edit, QUOTES))
 
     def judged(self, edit: Edit, lines: list[str], rank: int = 0) -> str | None:
         """The native judge's verdict on the edited file: FIXED, PROGRESS or None (also

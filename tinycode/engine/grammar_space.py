@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language, get_parser, spec
 from ..spelling import distance, fused
-from .edits import Edit, differing_span
+from .edits import BRACKETS, Edit, differing_span
 from .rules import rule
 from .layout import indent_of, open_strings
 from .messages import UNCLOSED
@@ -572,7 +572,8 @@ class _LineBreaks:
         # (``#endif``): the count of such lines, or -1 once one is indented.
         self.flush: dict[str, int] = {}
         steps: Counter = Counter()
-        line_tokens = [_tokens(text, symbols) for text in lines]
+        # (an apostrophe inside a word, a comment's ``type's``, opens no character literal)
+        line_tokens = [_tokens(_APOSTROPHE.sub(" ", text), symbols) for text in lines]
         # The habits are code's: a comment's or a docstring's words (``with``, ``for``)
         # say nothing of where the file breaks its lines (its lines still place the
         # next one's indentation).
@@ -739,7 +740,7 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
                 first < len(lines) and (address or _ends_on_a_bare_marker(lines[first - 1], marker)
                                         or prose(lines[first], keywords, symbols)
                                         or _sentence_goes_on(lines[first - 1], lines[first], keywords, symbols)
-                                        or quote_split(lines[first - 1], lines[first], marker))):
+                                        or comment_split(lines[first - 1], lines[first], marker))):
             continue  # joined to a comment, the code would be commented out (prose, or an address's rest,
             # is no code; a line that ends on a marker with nothing after it is a comment's
             # line split right after it)
@@ -754,8 +755,9 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
             # A mark split in two (``/`` ``/``), or an address or a header's name split
             # (``#include <ext`` over ``/pb_ds/tree_policy.hpp>``): no blank between.
             close = Edit(first, 2, [left + right], f"line {first}: join line {first + 1} to it, no space", 1)
+            # (a closer or a sentence's mark goes against the word before it: ``"License");``)
             split_name = (address and (left.endswith(("/", "-", ".")) or right.startswith(("/", "-", ".")))) \
-                or _OPEN_HEADER_NAME.search(left) is not None
+                or _OPEN_HEADER_NAME.search(left) is not None or right[:1] in ")]},;"
             yield from (close, spaced) if split_name else (spaced, close)
 
 
@@ -781,18 +783,29 @@ def address_rest(line: str) -> bool:
     return _PATH.fullmatch(line.strip()) is not None
 
 
-def quote_split(comment: str, below: str, marker: str) -> bool:
-    """A comment's line split inside a quoted span: its text leaves a quote open (not an
-    apostrophe in a word: ``don't``) that ``below``, a line with one quote of that kind,
-    closes (``// `` and a backquote over ``${childData} === undefined` +``): the quote
-    there ends a word, and no word follows it (``x = 'abc`` opens a string instead)."""
+def comment_split(comment: str, below: str, marker: str) -> bool:
+    """A comment's line split inside a quoted or bracketed span: its text leaves a quote
+    open (not an apostrophe in a word: ``don't``) that ``below``, a line with one quote
+    of that kind, closes (``// `` and a backquote over ``${childData} === undefined` +``):
+    the quote there ends a word, and no word follows it (``x = 'abc`` opens a string
+    instead); or a line that is all comment leaves a bracket open, and ``below`` is its
+    closer and a sentence's marks (``# ... (the "License"`` over ``);``)."""
     text = _APOSTROPHE.sub("", comment[comment.index(marker) + len(marker):]) if marker in comment else ""
     for quote in "\"'`":
         if text.count(quote) % 2 and below.count(quote) == 1:
             at = below.index(quote)
             if at and not below[at - 1].isspace() and not (below[at + 1:at + 2].isalnum() or below[at + 1:at + 2] in "_$"):
                 return True
-    return False
+    rest = _CLOSER_AND_MARKS.fullmatch(below.strip())
+    if rest is None or not comment.lstrip().startswith(marker):
+        return False
+    closer = rest.group(1)
+    opener = next(o for o, c in BRACKETS.items() if c == closer)
+    return text.count(opener) > text.count(closer)
+
+
+# A line that is only a bracket's closer and a sentence's marks: ``);``, ``).``, ``]``.
+_CLOSER_AND_MARKS = re.compile(r"([)\]}])[.,;:!?]*")
 
 
 FAMILIAR_EDITS = 12  # one-token edits the file's own token contexts put first

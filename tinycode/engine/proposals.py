@@ -203,6 +203,8 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
     # "expected ')' before 'ch'" more often lost a ',' before the name than gained the name.
     names_pointed: list[Edit] = []
     keywords = vocabulary(language)[0]
+    if problems and guess:  # (before the closer the judge points at is deleted)
+        yield from _opener_in_comment_edits(lines, problems[0], comment_prefix(language))
     for p in problems[:1]:
         if guess:
             yield from _expected_token_edits(lines, p)
@@ -1067,6 +1069,38 @@ def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iter
     for line_no, col, bracket in sorted(misplaced_closers(lines, first, min(problem.line, len(lines)), comment),
                                         reverse=True):
         yield replace(replace_token(lines[line_no - 1], line_no, col, bracket, ""), direct=True)
+
+
+@rule('opener-in-comment', "a block's first line typed onto a line comment made code again, where the block's "
+                           "closer closes nothing", 'languages with line comments and braces')
+def _opener_in_comment_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
+    """A closer that begins its line and closes nothing, whose block (the lines above it
+    indented deeper) begins under a line comment as shallow as the closer whose text
+    ends with the closer's opener (``# dh_setup () {`` over a function's body): the
+    block's first line was typed onto the comment, or commented out alone. It is split
+    off after the comment's marker, or the marker is taken away."""
+    if not comment:
+        return
+    last = min(len(lines), problem.line + BRACKET_SCAN)
+    for line_no, col, bracket in unmatched_brackets(lines, 1, last, comment):
+        if bracket in BRACKETS or line_no < problem.line - BRACKET_SCAN or lines[line_no - 1][:col].strip():
+            continue
+        opener = next(o for o, c in BRACKETS.items() if c == bracket)
+        depth = len(indent_of(lines[line_no - 1]).expandtabs(8))
+        header = next((n for n in range(line_no - 1, 0, -1) if lines[n - 1].strip()
+                       and len(indent_of(lines[n - 1]).expandtabs(8)) <= depth), None)
+        if header is None or header + 1 >= line_no:
+            continue
+        text = lines[header - 1]
+        indent = indent_of(text)
+        body = text.strip()
+        if len(indent.expandtabs(8)) != depth or not body.startswith(comment) or not body.endswith(opener):
+            continue
+        code = body[len(comment):].strip()
+        if not code or code.startswith(comment) or len(indent_of(lines[header]).expandtabs(8)) <= depth:
+            continue
+        yield Edit(header, 1, [indent + comment, indent + code], f"line {header}: split {code!r} off the comment", 1)
+        yield Edit(header, 1, [indent + code], f"line {header}: take the comment marker away from {code!r}", 1)
 
 
 LOST_CLOSERS = 2  # blocks that lost their closer above a problem, the nearest first, given one back

@@ -141,7 +141,8 @@ def _at(text: str, line_no: int, col: int, insert: str, description: str) -> Edi
 @rule('sh-missing-closer', "a closer (fi, done, esac, '}') for an opener left unclosed", 'shell')
 def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
     """A closer for each opener left unclosed (innermost first), where its indentation
-    returns: the first lines after it indented no deeper than it, and the file's end."""
+    returns: the first lines after it indented no deeper than it, and the file's end; a
+    lone word there a typo away from the closer respelt as it first."""
     for opener in _unclosed(lines):
         closer = _CLOSER[opener.kind]
         pad = " " * opener.indent
@@ -151,7 +152,18 @@ def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
             if not text.strip():
                 continue
             indent = len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip())
-            if indent <= opener.indent:
+            if indent <= opener.indent and text.split()[0] not in _MIDDLE:  # (``then`` on its own line goes on)
+                word = text.strip()
+                if word != closer and (word.lower() == closer or distance(word, closer) == 1) \
+                        and word[:1].lower() == closer[0] and indent == opener.indent:
+                    # Where the block's indentation returns, a lone word a typo away from its
+                    # closer, as it begins (``fii``, ``Fi``, ``}#``; not ``if``, nor ``:``):
+                    # the closer, misspelt, not a command after it.
+                    yield replace_token(text, n, indent, word, closer)
+                    spots += 1
+                    if spots >= MAX_CLOSER_SPOTS:
+                        break
+                    continue
                 body_end = n - 1  # the closer goes right after the block's last line
                 while body_end > opener.line and not lines[body_end - 1].strip():
                     body_end -= 1

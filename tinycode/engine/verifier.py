@@ -41,7 +41,7 @@ from ..languages import comment_prefix, get_parser, spec
 from ..spelling import distance
 from .edits import BRACKETS, Edit, changed_hunks, code_tokens, differing_span, original_line
 from .grammar_space import keyword_typo, vocabulary
-from .guard import edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
+from .guard import QUOTES, edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
 from .proposals import edit_family
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
 from .messages import (AT_THE_END, BRACKETS_FIRST, COMMENT_TO_THE_END, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
@@ -326,7 +326,9 @@ def judge_read_to(problems: Sequence[Problem]) -> int | None:
 def _newly_unclosed(before: Sequence[Problem], after: Sequence[Problem]) -> bool:
     """The language's own judge reports a construct never closed, met at the file's end
     (``UNCLOSED`` and ``AT_THE_END``: "unterminated string meets end of file") after an
-    edit, and reported none before it: where it opens, the judge does not say."""
+    edit, and reported none before it. Where it opens, the judge does not say: an edit
+    that typed or took away a quote likely opened it, one that did not let the judge
+    read on to it."""
     def unclosed(problems: Sequence[Problem]) -> bool:
         return any(p.source != TREE_SITTER and UNCLOSED.search(p.message) and AT_THE_END.search(p.message)
                    for p in problems)
@@ -394,7 +396,7 @@ class Verifier:
                  edit_end: int, delta: int, shadowed: Sequence[Problem] = (), *,
                  swallowed_below: bool = False, structure_kept: bool = False,
                  set_aside: Sequence[Problem] = (), unread: tuple[int, int] | None = None,
-                 marks_kept: bool = False, closes_comment: bool = False) -> bool:
+                 marks_kept: bool = False, closes_comment: bool = False, quotes_kept: bool = True) -> bool:
         """``after`` (the problems once lines from ``edit_line`` on were edited, ending at
         ``edit_end`` in the new text and shifting later lines by ``delta``) is progress
         over ``before``. ``shadowed``: tree-sitter's problems of the text before that its
@@ -411,10 +413,14 @@ class Verifier:
         string the edit ended on its first line, which ran on to where the judge reported
         before: what the judge reports inside it now, it never read as code.
         ``marks_kept``: the edit typed and took away no bracket or quote (``keeps_marks``).
-        ``closes_comment``: the edit typed a block comment's closer (``types_comment_closer``)."""
+        ``closes_comment``: the edit typed a block comment's closer (``types_comment_closer``).
+        ``quotes_kept``: the edit typed and took away no quote; one that did, after which
+        the judge newly finds a string run on to the file's end, opened it (``_newly_unclosed``)."""
         after = self.read_by_the_judge(after)
         if not after:
             return True
+        if not quotes_kept and _newly_unclosed(before, after):
+            return False
 
         def shifted(problems: Sequence[Problem]) -> set[tuple[int, str]]:
             return {(p.line + delta if p.line > edit_line else p.line, p.message) for p in problems}
@@ -635,8 +641,8 @@ class Verifier:
         if any(near(p.line, first, last, reach) or near(p.end_line, first, last, reach)
                or p.line < first <= p.end_line for p in problems):
             return False
-        if _newly_unclosed(current.problems, after):
-            return False  # (a string the judge now finds running to the file's end opens anywhere: here too)
+        if _newly_unclosed(current.problems, after) and not self.keeps_marks(working.split("\n"), edit, QUOTES):
+            return False  # (the quote it typed or took away opened what the judge now finds run on to the end)
         if target.source == TREE_SITTER:
             return True
         if COMMENT_TO_THE_END.search(target.message) and not any(COMMENT_TO_THE_END.search(p.message) for p in after):
@@ -800,12 +806,13 @@ class Verifier:
         old = "".join(lines[edit.line - 1:edit.line - 1 + edit.span])
         return bool(closer) and "".join(edit.new_lines).count(closer) > old.count(closer)
 
-    def keeps_marks(self, lines: list[str], edit: Edit) -> bool:
-        """The edit types and takes away no bracket and no quote: it cannot make brackets
-        pair by putting some inside a string (a raw string's ``"#`` made ``'#``)."""
+    def keeps_marks(self, lines: list[str], edit: Edit, marks: str = "()[]{}" + QUOTES) -> bool:
+        """The edit types and takes away none of ``marks``, no bracket and no quote: it
+        cannot make brackets pair by putting some inside a string (a raw string's ``"#``
+        made ``'#``); with ``marks`` the quotes, it cannot open a string."""
         old = "".join(lines[edit.line - 1:edit.line - 1 + edit.span])
         new = "".join(edit.new_lines)
-        return all(old.count(mark) == new.count(mark) for mark in "()[]{}\"'`")
+        return all(old.count(mark) == new.count(mark) for mark in marks)
 
     def keeps_structure(self, lines: list[str], edit: Edit) -> bool:
         """The edit only takes tokens away, and none of them a bracket, quote or keyword of

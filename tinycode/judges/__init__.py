@@ -389,7 +389,7 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
         return None  # syntax the grammar reads and the judge does not (JSX for node)
     diagnostics = extra + found
     if not raw and _project(language):
-        diagnostics = unresolved.misspelt_keywords(diagnostics, source)
+        diagnostics = unresolved.declared_in_comments(unresolved.misspelt_keywords(diagnostics, source), source)
 
         asked: list[frozenset[str]] = []
 

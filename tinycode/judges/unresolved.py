@@ -41,6 +41,8 @@ NOTE = "types unknown: checked by the parser only"
 # Said (not as a syntax problem) where the compiler still stopped at a missing header
 # after every header before it was left out: it read nothing past that line.
 UNREAD = "the compiler read no further (headers missing): the rest checked by the parser only"
+# What says that a line comment hides a declaration typed onto its end (``declared_in_comments``).
+DECLARED_IN_COMMENT = "a declaration typed onto a comment: "
 # A compiler's message that it cannot resolve a name (gcc, g++, clang).
 UNRESOLVED = re.compile(r"^(?:'[^']+' (?:undeclared|was not declared|has not been declared|is not a type|"
                         r"is not a (?:class|namespace|template)|(?:in namespace '[^']+' )?does not name a "
@@ -71,7 +73,7 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' afte
                       r"expected parameter name, found |'#' is not followed by a macro parameter|"
                       r"token \"[^\"]*\" is not valid in preprocessor expressions|"
                       # (said of a name it knows as a namespace or class: no unknown type's doing)
-                      r"found ':' in nested-name-specifier|"
+                      r"found ':' in nested-name-specifier|" + DECLARED_IN_COMMENT + "|"
                       + KNOWN_TEMPLATE_MISUSED + "|" + PREPROCESSOR + ")")
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
@@ -210,6 +212,32 @@ def misspelt_keywords(diagnostics: list[Diagnostic], text: str) -> list[Diagnost
             and (misspelt_keyword(d.message, text) or tag_without_keyword(d.message, tags))
             and _first_name(d.message) not in defined else d
             for d in diagnostics]
+
+
+# A line comment whose sentence ends (a mark, then a blank) before a declaration of a
+# tag or type that ends the line as a declaration does: ``/// ... thrown). struct
+# insert_error : public container_error { };``.
+_COMMENT_DECLARATION = re.compile(r"//.*?[.!?;:)][ \t]+(?P<code>(?:template[ \t]*<[^>\n]*>[ \t]*)?"
+                                  r"(?:struct|class|union|enum|typedef)\b[^\n]*[;{][ \t]*(?:}[ \t]*;)?)[ \t]*$",
+                                  re.MULTILINE)
+
+
+def declared_in_comments(diagnostics: list[Diagnostic], text: str) -> list[Diagnostic]:
+    """``diagnostics`` and a syntax problem on each line comment that holds, typed onto
+    its end, the declaration of a name the compiler cannot resolve: a line joined onto
+    the comment above it hid it, and the compiler reports only its uses."""
+    unknown = {named[0] for d in diagnostics for named in [unresolved_name(d.message)] if named}
+    if not unknown or "//" not in text:
+        return diagnostics
+    added = []
+    for match in _COMMENT_DECLARATION.finditer(text):
+        code = match.group("code")
+        name = next((word for word in re.findall(r"\w+", code) if word in unknown), None)
+        if name is not None:
+            line = text.count("\n", 0, match.start()) + 1
+            column = match.start("code") - (text.rfind("\n", 0, match.start()) + 1) + 1
+            added.append(Diagnostic(line, column, f"{DECLARED_IN_COMMENT}'{name}'", True))
+    return sorted(diagnostics + added, key=lambda d: d.line) if added else diagnostics
 
 
 def agreed(diagnostics: list[Diagnostic], text: str, language: str,
