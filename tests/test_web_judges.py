@@ -142,3 +142,45 @@ def test_an_end_tag_lost_lines_above_the_end_tag_that_finds_its_element_open_is_
     assert check(broken, "html").problems[0].line > 25
     result = repair(broken, "html", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
     assert result.status == "fixed" and result.source == page
+
+
+MANUAL_HTML = """<!DOCTYPE html>
+<html>
+<head>
+<title>Manual</title>
+</head>
+<body>
+<div class="chapter">
+<p>
+   By default a file called
+   <code class="computeroutput">bb.out.PID</code> will be created,
+   where PID is replaced by the process ID.
+</p>
+<div class="literallayout"><p>
+export ANDROID=yes<br>
+<br>
+# Modify this.  Note, this "export" command is only done<br>
+# so as to reduce the amount of typing required.<br>
+</p></div>
+</div>
+</body>
+</html>
+"""
+
+
+@needs_html_validate
+@pytest.mark.parametrize("broken", [
+    MANUAL_HTML.replace("</p></div>\n</div>", "</p></div>\n</>"),  # an end tag's name lost
+    # and with it an end tag's '>' lost, and an attribute's value closed with the other
+    # quote: it runs on to the text's quote lines below, where the tokenizer stops
+    MANUAL_HTML.replace("</p></div>\n</div>", "</p></div>\n</>").replace("</code> will", "</code will")
+    .replace('class="literallayout">', "class=\"literallayout'>"),
+])
+def test_an_end_tag_s_lost_name_and_closer_and_a_value_s_quote_are_put_back(broken):
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    assert check(MANUAL_HTML, "html").ok
+    fixed = repair(broken, "html", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.source == MANUAL_HTML

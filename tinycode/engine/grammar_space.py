@@ -333,12 +333,13 @@ def _tree_in(data: bytes, language: str, thread: int):
 
 @lru_cache(maxsize=4)
 def strings_over_lines(text: str, language: str) -> tuple[tuple[int, int], ...]:
-    """(first, last) lines of each string tree-sitter reads over several lines."""
+    """(first, last) lines of each string (a markup attribute's quoted value too)
+    tree-sitter reads over several lines."""
     found = []
     stack = [tree_of(text.encode("utf-8", "surrogatepass"), language).root_node]
     while stack:
         node = stack.pop()
-        if "string" in node.type and "comment" not in node.type:
+        if ("string" in node.type or "quoted" in node.type) and "comment" not in node.type:
             if node.end_point[0] > node.start_point[0]:
                 found.append((node.start_point[0] + 1, node.end_point[0] + 1))
         else:

@@ -88,6 +88,65 @@ def _end_tag_slash_edits(lines: list[str], problems: tuple[Problem, ...]) -> Ite
                            f"line {line_no}: replace {match.group()!r} with {tag!r}", 1)
 
 
+# HTML's elements that never take an end tag.
+_VOID_ELEMENTS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
+_TAG = re.compile(r"<(/?)([A-Za-z][\w:-]*)?[^<>]*?(/?)>")
+NAMELESS_END_TAGS = 2  # nameless end tags nearest the first problem given a name
+
+
+@rule('end-tag-name', "an end tag that lost its name ('</>') given the innermost element still open before it",
+      'html')
+def _end_tag_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """``</>`` where ``</div>`` was: the elements opened before it and not yet ended
+    (void ones and ``<x/>`` aside), the innermost first, each name in turn."""
+    if not problems:
+        return
+    text = "\n".join(lines)
+    nameless = sorted((m for m in _TAG.finditer(text) if m.group() == "</>"),
+                      key=lambda m: abs(text.count("\n", 0, m.start()) + 1 - problems[0].line))
+    for match in nameless[:NAMELESS_END_TAGS]:
+        open_names: list[str] = []
+        for tag in _TAG.finditer(text, 0, match.start()):
+            closing, name, self_closed = tag.groups()
+            if not name or self_closed or name.lower() in _VOID_ELEMENTS:
+                continue
+            if not closing:
+                open_names.append(name)
+            elif name in open_names:
+                del open_names[len(open_names) - 1 - open_names[::-1].index(name):]
+        line_no = text.count("\n", 0, match.start()) + 1
+        row = lines[line_no - 1]
+        column = match.start() - (text.rfind("\n", 0, match.start()) + 1)
+        for name in list(dict.fromkeys(reversed(open_names)))[:2]:
+            yield replace_token(row, line_no, column, "</>", f"</{name}>")
+
+
+# An end tag whose '>' was lost: its name, then a blank and more than a '>' (an end tag
+# takes no attributes).
+_OPEN_END_TAG = re.compile(r"</([A-Za-z][\w:-]*)(?=\s+[^\s>])")
+
+
+@rule('end-tag-closer', "an end tag whose '>' was lost ('</code will be') given it after its name", 'html')
+def _end_tag_closer_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """``</code will be created``: the tokenizer reads the words after the name as the
+    tag's attributes and fails where they run into the next tag. On the problem's line
+    and those above it, each such end tag gets its ``>``, the nearest first."""
+    if not problems:
+        return
+    first = problems[0].line
+    for line_no in range(min(first, len(lines)), max(0, first - END_TAG_LINES_BEFORE), -1):
+        row = lines[line_no - 1]
+        for match in _OPEN_END_TAG.finditer(row):
+            yield replace(insert(row, line_no, match.end(), ">"),
+                          description=f"line {line_no}: close '</{match.group(1)}' with '>'")
+
+
+def _markup_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    yield from _end_tag_slash_edits(lines, problems)
+    yield from _end_tag_name_edits(lines, problems)
+    yield from _end_tag_closer_edits(lines, problems)
+
+
 GENERAL = EditFamily()
 # The families of edits, by the name a language's record gives (one table, as the records are).
 EDIT_FAMILIES: dict[str, EditFamily] = {
@@ -95,7 +154,7 @@ EDIT_FAMILIES: dict[str, EditFamily] = {
                          alternatives=PYTHON_ALTERNATIVES, lost_keywords=False),
     "shell": EditFamily(first=shell_edits, closers=CLOSING_WORDS, openers=OPENING_WORDS | {";"},
                         unmatched_blocks=unmatched_blocks),
-    "markup": EditFamily(first=_end_tag_slash_edits),
+    "markup": EditFamily(first=_markup_edits),
     "end": EditFamily(first=end_blocks.end_block_edits, closers=end_blocks.CLOSING_WORDS,
                       openers=end_blocks.OPENING_WORDS),
 }
@@ -971,9 +1030,10 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
     opened finally ends: on the lines before the problem with an odd number of some
     quote, the quote after each word."""
     last = min(len(lines), max(problem.end_line, problem.line))
+    counts = _quote_counts(lines)
     for line_no in range(last, max(0, problem.line - QUOTE_LINES_BEFORE), -1):
         text = lines[line_no - 1]
-        yield from _other_quote_edits(text, line_no)
+        yield from _other_quote_edits(text, line_no, counts)
         for triple in ('"""', "'''"):  # an unclosed docstring: close it where its line ends
             if text.count(triple) % 2:
                 yield insert(text, line_no, len(text.rstrip()), triple)
@@ -983,16 +1043,22 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
                               description=f"line {line_no}: insert {quote!r} after {match.group()!r}")
 
 
+def _quote_counts(lines: Sequence[str]) -> dict[str, int]:
+    """How many of each quote the file's ``lines`` have."""
+    return {quote: sum(line.count(quote) for line in lines) for quote in "\"'`"}
+
+
 @rule('quote-of-the-other-kind', 'a string closed with the other quote: on a line above the problem with an odd '
       'count of two kinds of quote, one made the other')
-def _other_quote_edits(text: str, line_no: int) -> Iterator[Edit]:
+def _other_quote_edits(text: str, line_no: int, counts: Mapping[str, int] | None = None) -> Iterator[Edit]:
     """``'/url")``: the string runs on to the next quote of its kind, lines below, where
     the problem is reported. Where a line leaves both kinds of quote open, each of
-    them made the other kind."""
+    them made the other kind: the one the file has fewer of first (``counts``, by
+    ``_quote_counts``)."""
     odd = _odd_quotes(text)
     if len(odd) < 2:
         return
-    for quote in odd:
+    for quote in sorted(odd, key=lambda q: counts.get(q, 0)) if counts else odd:
         other = next(q for q in odd if q != quote)
         for col, char in enumerate(text):
             if char == quote and not (col and text[col - 1] == "\\"):
@@ -1009,7 +1075,7 @@ def _string_run_on_edits(lines: list[str], problems: tuple[Problem, ...], langua
         return
     for first, last in strings_over_lines("\n".join(lines), language):
         if first < last and any(last <= p.line <= last + 1 for p in judged):
-            yield from _other_quote_edits(lines[first - 1], first)
+            yield from _other_quote_edits(lines[first - 1], first, _quote_counts(lines))
 
 
 _NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")
