@@ -489,3 +489,16 @@ def test_brackets_in_line_comments_are_prose_given_the_marker():
     lines = ["x = f(a", "# see the Null Object Pattern)", "y = 1  # (one)"]
     assert unmatched(lines) == 0
     assert unmatched(lines, "#") == 1
+
+
+def test_a_next_error_begins_on_the_line_its_message_names():
+    # ``$d skip()`` given its '->' on line 132: php -l now reports a '{' left open on line
+    # 175 (a quote closed with the other kind there), at the file's end; tree-sitter
+    # newly sees that mistake at 178, between the two: the next error, not the edit's.
+    before = [problem(132, 'syntax error, unexpected identifier "skip"', "php -l")]
+    hidden = [problem(132, "unexpected 'd'")]  # (tree-sitter's, under the judge's)
+    after = [problem(181, "Unclosed '{' on line 175", "php -l"), problem(178, "syntax error")]
+    assert Verifier("php").progress(before, after, 132, 132, 0, hidden)
+    # Named nowhere, the same error reported at 181 began no earlier than its line.
+    assert not Verifier("php").progress(before, [problem(181, "Unclosed '{'", "php -l"), problem(178, "syntax error")],
+                                        132, 132, 0, hidden)

@@ -45,7 +45,7 @@ from .guard import QUOTES, edit_too_large, far_from_problems, hides_code, rewrit
 from .proposals import edit_family
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
 from .messages import (AT_THE_END, BRACKETS_FIRST, COMMENT_TO_THE_END, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
-                       reported_line)
+                       named_line, reported_line)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -454,9 +454,10 @@ class Verifier:
             hidden = {(line, message) for line, message in new_tree - seen if not near(line, edit_line, edit_end)}
             old_judged = shifted(old_judge)
             # A next error the judge met only at the end of the file (a block never closed)
-            # may begin anywhere past the edit.
-            next_lines = [edit_end + 1 if AT_THE_END.search(p.message) else p.line for p in new_judge
-                     if (p.line, p.message) not in old_judged and p.line > edit_end]
+            # may begin anywhere past the edit; one whose message names an earlier line
+            # ("Unclosed '{' on line 175") begins there.
+            next_lines = [edit_end + 1 if AT_THE_END.search(p.message) else max(edit_end + 1, named_line(p))
+                          for p in new_judge if (p.line, p.message) not in old_judged and p.line > edit_end]
             wide = {(p.line, p.message) for p in after if too_wide(p)}
             # A judge reads a file from its start: when its first error now lies past the
             # edit, it read every line above the edit as correct, and a line tree-sitter
