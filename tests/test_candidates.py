@@ -1620,3 +1620,39 @@ def test_a_comment_run_on_to_the_end_by_a_blank_in_its_closer_is_closed_first():
     fixed = repair(COMMENT_TS, "typescript", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
     assert fixed.status == "fixed"
     assert fixed.source == COMMENT_TS.replace("** /", "**/").replace("    NumberFormatOptions", "    interface NumberFormatOptions")
+
+
+SWAP_C = """#include <stdio.h>
+
+#define SWAP(a, b) \\
+    do { \\
+        int tmp = (a); \\
+        (a) = (b); \\
+        (b) = tmp; \\
+    } while (0)
+
+int main(void)
+{
+    int x = 1, y = 2;
+    SWAP(x, y);
+    printf("%d %d\\n", x, y);
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_a_line_of_a_macro_split_before_its_continuation_is_joined_back():
+    # The macro ends at the split line: gcc objects to its rest only lines below, as code.
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    broken = SWAP_C.replace("int tmp = (a); \\", "int tmp =\n        (a); \\")
+    assert [p.line for p in check(broken, "c").problems if p.source != "tree-sitter"][0] == 9
+    assert suggest(broken, "c")[0].edit.rule == "lost-continuation"
+    fixed = repair(broken, "c", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.source == SWAP_C
+    # Its '\\' lost, the line is given one back, or joined to the next: either is the macro.
+    lost = SWAP_C.replace("int tmp = (a); \\", "int tmp = (a);")
+    assert {c.source_after for c in suggest(lost, "c")[:2]} >= {SWAP_C}

@@ -99,9 +99,9 @@ NAMELESS_END_TAGS = 2  # nameless end tags nearest the first problem given a nam
 def _end_tag_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     """``</>`` where ``</div>`` was: the elements opened before it and not yet ended
     (void ones and ``<x/>`` aside), the innermost first, each name in turn."""
-    if not problems:
-        return
     text = "\n".join(lines)
+    if not problems or "</>" not in text:
+        return
     nameless = sorted((m for m in _TAG.finditer(text) if m.group() == "</>"),
                       key=lambda m: abs(text.count("\n", 0, m.start()) + 1 - problems[0].line))
     for match in nameless[:NAMELESS_END_TAGS]:
@@ -276,6 +276,8 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
                 yield from deleted
     if problems and guess:
         yield from _lost_opener_edits(lines, problems[0], comment_prefix(language))
+    if problems:
+        yield from _lost_continuation_edits(lines, problems[0])
     # The grammar's own small-edit neighbourhood: typos of words and of token order first.
     yield from early_edits(lines, problems, language)
     yield from familiar_edits(lines, problems, language)
@@ -562,6 +564,25 @@ def _expected_token_edits(lines: list[str], p: Problem) -> Iterator[Edit]:
     for line_no, col in places:
         for token in _QUOTED.findall(expected.group(1)):
             yield insert(lines[line_no - 1], line_no, col, token)
+
+
+CONTINUATION_LINES_BEFORE = 6  # lines above a problem searched for a run of continued lines broken
+
+
+@rule('lost-continuation', "a line inside a run of lines continued with '\\' that lost its own: joined to the "
+                           "next, or given its '\\'")
+def _lost_continuation_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A macro's or a command's lines each end with ``\\``, but one between them does
+    not (a line split inside it, or its ``\\`` lost): the run ends there, and the
+    lines after it are read as code on their own, where the parser objects. That line is
+    joined to the next, or gets its ``\\`` back, the nearest above the problem first."""
+    last = min(len(lines) - 1, max(problem.line, problem.end_line))
+    for n in range(last, max(1, problem.line - CONTINUATION_LINES_BEFORE), -1):
+        above, text, below = lines[n - 2], lines[n - 1], lines[n]
+        if above.rstrip().endswith("\\") and below.rstrip().endswith("\\") and text.strip() \
+                and not text.rstrip().endswith("\\"):
+            yield Edit(n, 2, [text.rstrip() + " " + below.lstrip()], f"line {n}: join line {n + 1} to it", 1)
+            yield Edit(n, 1, [text.rstrip() + " \\"], f"line {n}: end it with '\\'", 1)
 
 
 @rule('line-end-insert', 'a token inserted at the end of the line before the problem')
