@@ -216,3 +216,36 @@ def test_a_lone_word_that_only_resembles_a_closer_is_not_respelt():
 
     lines = ["if test -n \"$1\"", "then", "\techo \"$1\"", ":", "if"]
     assert not any(edit.new_lines == ["fi"] for edit in _missing_closer_edits(lines, 5))
+
+
+LABELS_GO = """package syntax
+
+type label struct {
+	used bool
+	name string
+}
+
+func checkLabels(labels []*label, report func(string)) {
+	// spec: "It is illegal to define a label that is never used."
+	for _, l := range labels {
+		if !l.used {
+			report(l.name)
+		}
+	}
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gofmt") is None, reason="needs gofmt")
+def test_a_loop_s_first_line_typed_after_a_comment_s_sentence_is_split_off_where_the_outer_closer_closes_nothing():
+    # The loop's '}' closes the function's '{': the one left over is the function's own,
+    # a block above the comment; the loop's body still begins under it.
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    broken = LABELS_GO.replace('never used."\n\tfor _', 'never used." for _')
+    found = suggest(broken, "go")
+    assert found and found[0].edit.rule == "opener-in-comment"
+    fixed = repair(broken, "go", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.source == LABELS_GO

@@ -263,7 +263,7 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
     names_pointed: list[Edit] = []
     keywords = vocabulary(language)[0]
     if problems and guess:  # (before the closer the judge points at is deleted)
-        yield from _opener_in_comment_edits(lines, problems[0], comment_prefix(language))
+        yield from _opener_in_comment_edits(lines, problems[0], language)
     for p in problems[:1]:
         if guess:
             yield from _expected_token_edits(lines, p)
@@ -1158,21 +1158,32 @@ def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iter
         yield replace(replace_token(lines[line_no - 1], line_no, col, bracket, ""), direct=True)
 
 
-@rule('opener-in-comment', "a block's first line typed onto a line comment made code again, where the block's "
-                           "closer closes nothing", 'languages with line comments and braces')
-def _opener_in_comment_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
-    """A closer that begins its line and closes nothing, whose block (the lines above it
-    indented deeper) begins under a line comment as shallow as the closer whose text
-    ends with the closer's opener (``# dh_setup () {`` over a function's body): the
-    block's first line was typed onto the comment, or commented out alone. It is split
-    off after the comment's marker, or the marker is taken away."""
+# A sentence's end inside a comment: a mark, then a blank, before a word.
+_SENTENCE_END = re.compile(r"[.!?:;\"'][ \t]+(?=[\w$@])")
+OPENER_SPLITS = 3  # places after a comment's sentences where a block's first line typed onto it is split off
+
+
+@rule('opener-in-comment', "a block's first line typed onto a line comment made code again, where a closer "
+                           "closes nothing", 'languages with line comments and braces')
+def _opener_in_comment_edits(lines: list[str], problem: Problem, language: str) -> Iterator[Edit]:
+    """A file with a closer that closes nothing, and a block (lines indented deeper,
+    then a closer that begins its line) that begins under a line comment as shallow as
+    its closer whose text ends with the closer's opener (``# dh_setup () {`` over a
+    function's body; ``// spec: "..." for _, l := range ls {``): the block's first line
+    was typed onto the comment, or commented out alone. It is split off after the
+    comment's marker, or the marker is taken away. (The closer that closes nothing may
+    be an outer block's, which the block's own closer took.)"""
+    comment = comment_prefix(language)
     if not comment:
         return
-    last = min(len(lines), problem.line + BRACKET_SCAN)
-    for line_no, col, bracket in unmatched_brackets(lines, 1, last, comment):
-        if bracket in BRACKETS or line_no < problem.line - BRACKET_SCAN or lines[line_no - 1][:col].strip():
+    keywords, symbols = vocabulary(language)
+    first, last = max(1, problem.line - BRACKET_SCAN), min(len(lines), problem.line + BRACKET_SCAN)
+    stray = {bracket for _, _, bracket in unmatched_brackets(lines, 1, last, comment) if bracket not in BRACKETS}
+    for line_no in range(first, last + 1):
+        closer = lines[line_no - 1].lstrip()[:1]
+        if closer not in stray:
             continue
-        opener = next(o for o, c in BRACKETS.items() if c == bracket)
+        opener = next(o for o, c in BRACKETS.items() if c == closer)
         depth = len(indent_of(lines[line_no - 1]).expandtabs(8))
         header = next((n for n in range(line_no - 1, 0, -1) if lines[n - 1].strip()
                        and len(indent_of(lines[n - 1]).expandtabs(8)) <= depth), None)
@@ -1183,11 +1194,20 @@ def _opener_in_comment_edits(lines: list[str], problem: Problem, comment: str) -
         body = text.strip()
         if len(indent.expandtabs(8)) != depth or not body.startswith(comment) or not body.endswith(opener):
             continue
-        code = body[len(comment):].strip()
-        if not code or code.startswith(comment) or len(indent_of(lines[header]).expandtabs(8)) <= depth:
+        words = body[len(comment):].strip()
+        if not words or words.startswith(comment) or len(indent_of(lines[header]).expandtabs(8)) <= depth:
             continue
-        yield Edit(header, 1, [indent + comment, indent + code], f"line {header}: split {code!r} off the comment", 1)
-        yield Edit(header, 1, [indent + code], f"line {header}: take the comment marker away from {code!r}", 1)
+        # Where the code begins: after the comment's last sentences (a mark, then a blank),
+        # the latest first, or right after the marker.
+        starts = [m.end() for m in _SENTENCE_END.finditer(words)][::-1][:OPENER_SPLITS] + [0]
+        for start in starts:
+            code = words[start:]
+            if start and prose(code, keywords, symbols):
+                continue
+            kept = words[:start].rstrip()
+            yield Edit(header, 1, [indent + comment + (" " + kept if kept else ""), indent + code],
+                       f"line {header}: split {code!r} off the comment", 1)
+        yield Edit(header, 1, [indent + words], f"line {header}: take the comment marker away from {words!r}", 1)
 
 
 LOST_CLOSERS = 2  # blocks that lost their closer above a problem, the nearest first, given one back
