@@ -27,6 +27,7 @@ _LEXER_NO_STRINGS = re.compile(_WORDS_AND_SYMBOLS)
 
 WHOLE_LINE = 10**6  # end column of an edit that rewrites whole lines
 BRACKETS = {"(": ")", "[": "]", "{": "}"}
+OPENER_OF = {closer: opener for opener, closer in BRACKETS.items()}  # each closer's opener
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Callable, Iterable, Iterator, Sequence
 from ..check import Problem, tree_sitter_problems
 from ..languages import comment_prefix, get_language, get_parser, spec
 from ..spelling import distance, fused
-from .edits import BRACKETS, Edit, differing_span
+from .edits import OPENER_OF, Edit, differing_span
 from .rules import rule
 from .layout import indent_of, open_strings
 from .messages import UNCLOSED
@@ -801,7 +801,7 @@ def comment_split(comment: str, below: str, marker: str) -> bool:
     if rest is None or not comment.lstrip().startswith(marker):
         return False
     closer = rest.group(1)
-    opener = next(o for o, c in BRACKETS.items() if c == closer)
+    opener = OPENER_OF[closer]
     return text.count(opener) > text.count(closer)
 
 

@@ -14,7 +14,8 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from ..check import Problem, source_lines
 from ..languages import comment_prefix, spec
-from .edits import BRACKETS, Edit, insert, kept_ends, replace_token
+from ..languages.html import open_names
+from .edits import BRACKETS, OPENER_OF, Edit, insert, kept_ends, replace_token
 from .rules import rule
 from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edits, habits, late_edits, lost_breaks,
                             prose, strings_over_lines, vocabulary, words_of)
@@ -88,9 +89,6 @@ def _end_tag_slash_edits(lines: list[str], problems: tuple[Problem, ...]) -> Ite
                            f"line {line_no}: replace {match.group()!r} with {tag!r}", 1)
 
 
-# HTML's elements that never take an end tag.
-_VOID_ELEMENTS = frozenset("area base br col embed hr img input link meta param source track wbr".split())
-_TAG = re.compile(r"<(/?)([A-Za-z][\w:-]*)?[^<>]*?(/?)>")
 NAMELESS_END_TAGS = 2  # nameless end tags nearest the first problem given a name
 
 
@@ -98,26 +96,15 @@ NAMELESS_END_TAGS = 2  # nameless end tags nearest the first problem given a nam
       'html')
 def _end_tag_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     """``</>`` where ``</div>`` was: the elements opened before it and not yet ended
-    (void ones and ``<x/>`` aside), the innermost first, each name in turn."""
-    text = "\n".join(lines)
-    if not problems or "</>" not in text:
+    (``html.open_names``), the innermost first, each name in turn."""
+    if not problems:
         return
-    nameless = sorted((m for m in _TAG.finditer(text) if m.group() == "</>"),
-                      key=lambda m: abs(text.count("\n", 0, m.start()) + 1 - problems[0].line))
-    for match in nameless[:NAMELESS_END_TAGS]:
-        open_names: list[str] = []
-        for tag in _TAG.finditer(text, 0, match.start()):
-            closing, name, self_closed = tag.groups()
-            if not name or self_closed or name.lower() in _VOID_ELEMENTS:
-                continue
-            if not closing:
-                open_names.append(name)
-            elif name in open_names:
-                del open_names[len(open_names) - 1 - open_names[::-1].index(name):]
-        line_no = text.count("\n", 0, match.start()) + 1
+    nameless = sorted(((n, m.start()) for n, row in enumerate(lines, 1) for m in re.finditer("</>", row)),
+                      key=lambda at: abs(at[0] - problems[0].line))
+    for line_no, column in nameless[:NAMELESS_END_TAGS]:
         row = lines[line_no - 1]
-        column = match.start() - (text.rfind("\n", 0, match.start()) + 1)
-        for name in list(dict.fromkeys(reversed(open_names)))[:2]:
+        before = lines[:line_no - 1] + [row[:column]]  # (the text before it, its own line's too)
+        for name in list(dict.fromkeys(open_names(before, line_no + 1, "</")))[:2]:
             yield replace_token(row, line_no, column, "</>", f"</{name}>")
 
 
@@ -897,9 +884,7 @@ def _broken_closers_at_line_ends(source: str, opener: str, closer: str,
     ends a line of a comment running on over another comment's opener, before that
     opener; or of that opener itself where it ends its line (the closer swapped).
     Remembered, as ``_broken_closers``: a search proposes edits for the same text many times."""
-    # (the closer with one character, not a blank nor one of its own, typed inside it)
-    typed = re.compile("|".join(re.escape(closer[:i]) + r"[^\s" + re.escape(closer) + "]" + re.escape(closer[i:])
-                                for i in range(1, len(closer))) + r"$")
+    typed = _typed_closer(closer, r"\s")  # (the character typed not a blank nor one of the closer's)
     found = []
     for start, end in _comment_spans(source, opener, closer, line_comment):
         inner = source.find(opener, start + len(opener), end)
@@ -943,6 +928,13 @@ def _broken_closers(source: str, opener: str, closer: str, line_comment: str) ->
     return tuple(found)
 
 
+def _typed_closer(closer: str, not_typed: str) -> re.Pattern[str]:
+    """A line's end with ``closer`` there, one character typed inside it: none of the
+    closer's own, nor of ``not_typed`` (a character class's contents)."""
+    return re.compile("|".join(re.escape(closer[:i]) + "[^" + not_typed + re.escape(closer) + "]" + re.escape(closer[i:])
+                               for i in range(1, len(closer))) + "$")
+
+
 @lru_cache(maxsize=16)
 def _broken_closers_of_unclosed(source: str, opener: str, closer: str,
                                 line_comment: str) -> tuple[tuple[int, int, str], ...]:
@@ -952,8 +944,7 @@ def _broken_closers_of_unclosed(source: str, opener: str, closer: str,
     start = _block_comments(source, opener, closer, line_comment)[2]
     if start < 0:
         return ()
-    typed = re.compile("|".join(re.escape(closer[:i]) + r"[^\n" + re.escape(closer) + "]" + re.escape(closer[i:])
-                                for i in range(1, len(closer))) + r"$")
+    typed = _typed_closer(closer, r"\n")
     lines = source.split("\n")
     first = source.count("\n", 0, start) + 1
     after_opener = start - (source.rfind("\n", 0, start) + 1) + len(opener)  # its column on its line
@@ -1117,7 +1108,7 @@ def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -
         if bracket in BRACKETS:
             partner, spots = BRACKETS[bracket], [code_end] + [b for b in bounds if col < b < code_end]
         else:
-            partner = next(o for o, c in BRACKETS.items() if c == bracket)
+            partner = OPENER_OF[bracket]
             spots = [b for b in reversed(bounds) if b <= col]
         for spot in spots:
             yield insert(text, line_no, spot, partner)
@@ -1143,13 +1134,13 @@ def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iter
             continue
         header = block_header(lines, line_no, col)
         if header and header <= problem.line:
-            yield opener_at_end(lines, header, next(o for o, c in BRACKETS.items() if c == bracket))
+            yield opener_at_end(lines, header, OPENER_OF[bracket])
     # Or a closer that begins its line is indented deeper than the opener it closes:
     # the block it was meant for, between the two, lost its opener.
     for line_no, col, bracket in deeper_closers(lines, first, min(last, problem.line + BRACKET_SCAN), comment):
         header = block_header(lines, line_no, col)
         if header and header <= problem.line <= line_no:
-            yield opener_at_end(lines, header, next(o for o, c in BRACKETS.items() if c == bracket))
+            yield opener_at_end(lines, header, OPENER_OF[bracket])
     # Or the block ended too early: a closer typed twice above the problem (``}}``
     # ending a class after its first method), the nearest first. Its deletion makes
     # tree-sitter see the block's contents anew, so the judge alone decides.
@@ -1183,7 +1174,7 @@ def _opener_in_comment_edits(lines: list[str], problem: Problem, language: str) 
         closer = lines[line_no - 1].lstrip()[:1]
         if closer not in stray:
             continue
-        opener = next(o for o, c in BRACKETS.items() if c == closer)
+        opener = OPENER_OF[closer]
         depth = len(indent_of(lines[line_no - 1]).expandtabs(8))
         header = next((n for n in range(line_no - 1, 0, -1) if lines[n - 1].strip()
                        and len(indent_of(lines[n - 1]).expandtabs(8)) <= depth), None)

@@ -10,7 +10,7 @@ from typing import Iterator
 
 from ..config import setting
 from ..check import Problem
-from .edits import BRACKETS, Edit, insert, replace_token
+from .edits import BRACKETS, OPENER_OF, Edit, insert, replace_token
 from .rules import rule
 from .layout import INNER_LINES, indent_of, tokens, unmatched_brackets
 
@@ -472,7 +472,7 @@ def _mismatched_opener_edits(lines: list[str], problem: Problem) -> Iterator[Edi
     for _, col, bracket in unmatched_brackets(lines, line_no, line_no, "#"):
         if bracket == opener:
             yield replace_token(text, line_no, col, opener, "")
-            yield replace_token(text, line_no, col, opener, next(o for o, c in BRACKETS.items() if c == closer))
+            yield replace_token(text, line_no, col, opener, OPENER_OF[closer])
 
 
 def _near_keywords(word: str) -> list[str]:

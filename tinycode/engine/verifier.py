@@ -39,7 +39,7 @@ from .. import judges
 from ..config import Settings, setting
 from ..languages import comment_prefix, get_parser, spec
 from ..spelling import distance
-from .edits import BRACKETS, Edit, changed_hunks, code_tokens, differing_span, original_line
+from .edits import BRACKETS, OPENER_OF, Edit, changed_hunks, code_tokens, differing_span, original_line
 from .grammar_space import keyword_typo, vocabulary
 from .guard import QUOTES, edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
 from .proposals import edit_family
@@ -220,8 +220,6 @@ _TOKENIZER_ERROR = re.compile(r"unterminated (?:triple-quoted )?string|unmatched
 # Tokenizer errors at a token the tokenizer cannot read: the parse stops there, before
 # any error of the parser's on the same line.
 _BAD_TOKEN = re.compile(r"invalid (?:non-printable )?character|invalid \w+ literal")
-
-_OPENER_OF = {closer: opener for opener, closer in BRACKETS.items()}
 
 
 class FirstError(NamedTuple):
@@ -1097,5 +1095,5 @@ def _puts_back_block_opener(lines: list[str], edit: Edit) -> bool:
         return False
     last = min(len(lines), edit.line + HEADER_SCAN)
     return any(bracket not in BRACKETS and block_header(lines, line, col) == edit.line
-               and opener_at_end(lines, edit.line, _OPENER_OF[bracket]).new_lines == edit.new_lines
+               and opener_at_end(lines, edit.line, OPENER_OF[bracket]).new_lines == edit.new_lines
                for line, col, bracket in unmatched_brackets(lines, edit.line, last, ""))
