@@ -1656,3 +1656,37 @@ def test_a_line_of_a_macro_split_before_its_continuation_is_joined_back():
     # Its '\\' lost, the line is given one back, or joined to the next: either is the macro.
     lost = SWAP_C.replace("int tmp = (a); \\", "int tmp = (a);")
     assert {c.source_after for c in suggest(lost, "c")[:2]} >= {SWAP_C}
+
+
+TOTAL_H = """#ifndef CONFIG_H
+#define CONFIG_H
+
+#define MIN_PROPS 18
+#define EXT_PROPS 4
+/*
+** The total, with the new properties.
+*/
+#define TOTAL_PROPS       (MIN_PROPS +      \\
+                           2 * EXT_PROPS)
+
+struct config {
+    int props[TOTAL_PROPS];
+    Int count;
+};
+#endif
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+def test_a_macro_s_body_split_after_the_bracket_it_opens_is_joined_back_beside_another_mistake():
+    # The rest of the body reads as code, which gcc rejects; joined back it is the body
+    # it was cut from, which hides nothing. The mistyped type below is repaired beside it.
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    fixed = TOTAL_H.replace("    Int count;", "    int count;")
+    broken = TOTAL_H.replace("(MIN_PROPS +", "(\nMIN_PROPS +")
+    assert suggest(broken, "c")[0].edit.rule.startswith("line-join")
+    result = repair(broken, "c", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert result.status == "fixed" and result.source == fixed

@@ -158,6 +158,9 @@ REPAIRS = [
     # A docstring closed after its prose: words, not code.
     ("python", 'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more.\n    return 1\n',
      'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),
+    # A macro's body split after the bracket it opens: joined back, the rest is its body again.
+    ("c", "#define MIN 4\n#define TOTAL (\nMIN +   \\\n    2 * MIN)\n\nint a[TOTAL];\n",
+     "#define MIN 4\n#define TOTAL (MIN +   \\\n    2 * MIN)\n\nint a[TOTAL];\n"),
 ]
 
 

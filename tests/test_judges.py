@@ -1567,3 +1567,18 @@ def test_a_declaration_in_a_comment_of_a_name_the_compiler_knows_is_prose():
     text = EXCEPTIONS_HPP.replace("/// Base class for the exceptions of this library.",
                                   "/// Base class. struct container_error : public std::logic_error {};")
     assert check(text, "cpp").ok
+
+
+@needs_gxx
+def test_a_name_right_before_a_keyword_that_begins_a_statement_is_a_problem_though_types_are_unknown():
+    # g++ says only that 'std' "does not name a type", as it would of a type from a header;
+    # but no type stands right before 'using': two tokens were swapped.
+    header = "#include <cstddef>\nnamespace n {\n  using std::size_t;\n  typedef int count;\n}\n"
+    assert check(header, "cpp").ok
+    broken = header.replace("using std::size_t", "std using::size_t")
+    found = check(broken, "cpp")
+    assert not found.ok and found.problems[0].line == 3
+    result = repair(broken, "cpp", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == header
+    # A macro-like name there may expand to an attribute: the types stay unknown.
+    assert check("#include <cstddef>\nLIB_API using std::size_t;\n", "cpp").ok

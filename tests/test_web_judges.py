@@ -184,3 +184,21 @@ def test_an_end_tag_s_lost_name_and_closer_and_a_value_s_quote_are_put_back(brok
     assert check(MANUAL_HTML, "html").ok
     fixed = repair(broken, "html", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
     assert fixed.status == "fixed" and fixed.source == MANUAL_HTML
+
+
+@needs_html_validate
+def test_an_end_tag_that_lost_its_name_is_not_given_one_no_open_element_has():
+    # html-validate stops at the tokenizer's error below (an attribute that lost its
+    # '='), so it tells apart none of the names the '</>' might get: tree-sitter reads
+    # '</p>', whose paragraph is closed already, as an end tag matching nothing. The
+    # model here likes '</p>' best.
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    later = "".join(f"<p>Step {n}.</p>\n" for n in range(12)) + '<p><a href="next.html">Next</a></p>\n'
+    page = MANUAL_HTML.replace("</div>\n</body>", f"</div>\n{later}</body>")
+    assert check(page, "html").ok
+    broken = page.replace("</p></div>\n</div>", "</p></div>\n</>").replace('href="next.html"', 'href "next.html"')
+    fixed = repair(broken, "html", llm=FakeLLM(scorer=lambda prompt, text: float(text.count("</p>"))))
+    assert fixed.status == "fixed" and "</p></div>\n</div>\n<p>Step 0.</p>" in fixed.source

@@ -648,7 +648,8 @@ class _ReparseVerdicts:
         else:
             after = self._parse(data, tree)
         problems = self.seen[_key(edit)] = tuple(tree_problems(after, data))
-        if self.verifier.swallowed(self.tree, after, len(new) - (old_end - begin), edit):
+        if self.verifier.swallowed(self.tree, after, len(new) - (old_end - begin), edit) \
+                or self.verifier.misreads(self.tree, after, edit):
             return None
         if self.native:
             return FIXED if edit.direct else self.verifier.tree_sitter_screen(

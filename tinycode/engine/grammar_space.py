@@ -509,8 +509,10 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
             if t1 == t2:
                 yield _delete(line_no, text, c2, t2, f"delete the repeated {t2!r}", contexts)
             elif (_grammar_token(t1, keywords, symbols) and _grammar_token(t2, keywords, symbols)) \
-                    or (c2 == c1 + len(t1) and (t2 + t1 in symbols or t2 + t1 in keywords)):
-                # (Touching tokens whose swap spells one of the grammar's: ``endif#``.)
+                    or (c2 == c1 + len(t1) and (t2 + t1 in symbols or t2 + t1 in keywords)) \
+                    or (_WORD.fullmatch(t1) and t1 not in keywords and t2 in keywords):
+                # (Touching tokens whose swap spells one of the grammar's: ``endif#``;
+                # a keyword typed after the name it goes before: ``std using::size_t``.)
                 yield _swap(line_no, text, c1, t1, c2, t2)
     # The grammar's quotes; where its lexer keeps them to itself (Python's strings), the
     # quotes the file uses.

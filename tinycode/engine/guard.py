@@ -180,16 +180,22 @@ def _joined_to_a_macro(old: list[str], new: list[str]) -> str:
     """The name of the macro whose complete one-line definition (a name and a body, no
     ``\\`` at its end) the lines below it were joined onto, or "": its body grows by
     them, and what they held is no longer read where it stood. (A ``#define`` that
-    lost its body to a line break has none to join to.)"""
+    lost its body to a line break has none to join to; nor one whose body leaves a
+    bracket open, ``#define TOTAL (``: the break cut it.)"""
     if len(new) != 1 or len(old) < 2:
         return ""
     defined = _DEFINED.match(old[0])
-    if defined is None or old[0].rstrip().endswith("\\") \
+    if defined is None or old[0].rstrip().endswith("\\") or _leaves_open(old[0][defined.end() - 1:]) \
             or not any(line.strip() and not line.lstrip().startswith(("//", "/*", "*")) for line in old[1:]):
         return ""
     if " ".join(old).split() != new[0].split() and "".join("".join(old).split()) != "".join(new[0].split()):
         return ""  # not a join: the line was rewritten
     return defined.group(1)
+
+
+def _leaves_open(body: str) -> bool:
+    """``body`` has more of some opening bracket than of its closer."""
+    return any(body.count(opener) > body.count(closer) for opener, closer in BRACKETS.items())
 
 
 _DIRECTIVE_WORD = re.compile(r"\s*(#?)\s*(\w+)")
@@ -368,6 +374,11 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
     if hidden and quote_typed \
             and all(_ends_at_lone_quote(after, span, _line_at(before, span[1] - 1 - shift)) for span in spans):
         return []
+    # A macro's body cut by a line break where it left a bracket open (``#define TOTAL (``
+    # over the rest of its expression): joined again, what the lines below held is the
+    # body they were cut from.
+    if hidden and spans and all(_completes_macro_body(before, after, span) for span in spans):
+        return []
     # A block comment's closer that the original had as code, where nothing opened it
     # (``/`` at a line's end, ``* visual */,`` on the next): the edit put back the
     # comment it closes, within a few lines.
@@ -397,6 +408,16 @@ def _quote_typed_lines(hunks) -> set[int]:
             lines.update(range(first + shift, first + shift + len(new)))
         shift += len(new) - len(old)
     return lines
+
+
+def _completes_macro_body(before: bytes, after: bytes, span: tuple[int, int]) -> bool:
+    """``span`` of ``after`` is the body of a macro whose definition's line, in
+    ``before``, left a bracket open that the body now closes."""
+    start = after.rfind(b"\n", 0, span[0]) + 1
+    defined, was = _DEFINED.match(_line_at(after, start)), _DEFINED.match(_line_at(before, start))
+    return defined is not None and was is not None and was.group(1) == defined.group(1) \
+        and _leaves_open(_line_at(before, start)[was.end() - 1:]) \
+        and not _leaves_open(after[span[0]:span[1]].decode("utf-8", "replace"))
 
 
 def _line_at(text: bytes, at: int) -> str:

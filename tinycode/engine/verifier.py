@@ -294,6 +294,19 @@ def _unread_starting(tree: tree_sitter.Tree, first_row: int, last_row: int) -> i
     return count
 
 
+def _count_on_rows(tree: tree_sitter.Tree, types: tuple[str, ...], first_row: int, last_row: int) -> int:
+    """How many nodes of ``types`` begin on rows ``first_row..last_row`` (0-based)."""
+    count = 0
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.end_point.row < first_row or node.start_point.row > last_row:
+            continue
+        count += node.type in types and node.start_point.row >= first_row
+        stack.extend(node.children)
+    return count
+
+
 def _last_token(node: tree_sitter.Node) -> tree_sitter.Node:
     while node.child_count:
         node = node.children[-1]
@@ -846,6 +859,17 @@ class Verifier:
             return True  # it runs on to the end of the file
         dropped = count - after.root_node.descendant_count
         return _unread(before) - _unread(after) < SWALLOWED * dropped
+
+    def misreads(self, before: tree_sitter.Tree, after: tree_sitter.Tree, edit: Edit) -> bool:
+        """The edit puts on its lines more of the nodes its grammar reads as a mistake
+        without an ERROR (``LanguageSpec.misread_nodes``: an end tag no open element
+        matches) than they held: it makes a mistake where it was to repair one."""
+        record = spec(self.language)
+        if record is None or not record.misread_nodes:
+            return False
+        first = edit.line - 1
+        return _count_on_rows(after, record.misread_nodes, first, edit.last_written - 1) \
+            > _count_on_rows(before, record.misread_nodes, first, first + edit.span - 1)
 
     def token_over_code(self, before: tree_sitter.Tree, after: tree_sitter.Tree, first_row: int, last_row: int,
                         shift: int) -> bool:

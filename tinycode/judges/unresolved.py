@@ -103,9 +103,8 @@ def types_unknown(diagnostics: Iterable[Diagnostic], text: str | None = None,
     # a brace typed twice closed the namespace they are in.
     first = min((d.line for d in diagnostics if d.syntax and not UNRESOLVED.match(d.message)), default=None)
     elsewhere = {name for d in diagnostics for name in _KNOWN_ELSEWHERE.findall(d.message)}
-    tags = _tags(text) if text is not None else frozenset()
     return any(UNRESOLVED.match(d.message) and (first is None or d.line <= first)
-               and not (misspelt_keyword(d.message, text) or tag_without_keyword(d.message, tags))
+               and not (keyword_mistake(d, text) if text is not None else misspelt_keyword(d.message))
                and _first_name(d.message) not in elsewhere
                for d in diagnostics)
 
@@ -206,12 +205,41 @@ def misspelt_keywords(diagnostics: list[Diagnostic], text: str) -> list[Diagnost
     if any(missing_header(d.message) or d.message == UNREAD for d in diagnostics):
         return diagnostics
     defined = set(_DEFINE.findall(text))
-    tags = _tags(text)
     return [Diagnostic(d.line, d.column, d.message, True)
-            if not d.syntax and UNRESOLVED.match(d.message)
-            and (misspelt_keyword(d.message, text) or tag_without_keyword(d.message, tags))
+            if not d.syntax and UNRESOLVED.match(d.message) and keyword_mistake(d, text)
             and _first_name(d.message) not in defined else d
             for d in diagnostics]
+
+
+def keyword_mistake(d: Diagnostic, text: str) -> bool:
+    """The name ``d`` says is unknown is a keyword misspelt (``misspelt_keyword``), a
+    tag without its keyword (``tag_without_keyword``), or a word right before a keyword
+    that begins a statement of its own (``_before_a_statement_keyword``): a mistake of
+    the file's, which no header the compiler was not shown explains."""
+    return misspelt_keyword(d.message, text) or tag_without_keyword(d.message, _tags(text)) \
+        or _before_a_statement_keyword(d, _lines(text))
+
+
+@functools.lru_cache(maxsize=8)
+def _lines(text: str) -> list[str]:
+    return text.split("\n")
+
+
+# Keywords that begin a statement or a declaration of their own: no type, name or
+# macro's use stands right before one on its line (``std using::tr1::is_same;``,
+# ``total return;``: two tokens swapped, a line joined).
+_STATEMENT_KEYWORDS = ("using", "namespace", "return", "typedef", "template", "goto", "break", "continue",
+                       "switch", "case", "while", "for", "if")
+_BEFORE_STATEMENT_KEYWORD = re.compile(r"(\w+)[ \t]+(?:%s)\b" % "|".join(_STATEMENT_KEYWORDS))
+
+
+def _before_a_statement_keyword(d: Diagnostic, lines: list[str]) -> bool:
+    """The name the message says is unknown stands, where the message points, right
+    before a keyword that begins a statement or declaration of its own. (Not a
+    macro-like name: ``LIB_API using ...`` may expand to an attribute.)"""
+    line = lines[d.line - 1] if 1 <= d.line <= len(lines) else ""
+    found = _BEFORE_STATEMENT_KEYWORD.match(line, max(d.column - 1, 0))
+    return found is not None and found.group(1) == _first_name(d.message) and not _MACRO_NAME.match(found.group(1))
 
 
 # A line comment whose sentence ends (a mark, then a blank) before a declaration of a
@@ -276,8 +304,7 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str,
             out.append(d)
             continue
         # (a keyword misspelt: no unknown type's doing, see misspelt_keywords)
-        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and (misspelt_keyword(d.message, text)
-                                                                     or tag_without_keyword(d.message, _tags(text))))
+        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and keyword_mistake(d, text))
         # a name it does not know: not a grammar problem
         name = bool(UNRESOLVED.match(d.message)) and not lexical
         grammar = not (name or missing_header(d.message)) and (lexical or not (

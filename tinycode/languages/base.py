@@ -128,6 +128,10 @@ class LanguageSpec:
     # names of the elements still open there, innermost first, when the token begins
     # a closer (``</``): what a closer that lost its name closes.
     open_names: Callable[[list[str], int, str], list[str]] | None = None
+    # Node types of its grammar that mark text read as a mistake without an ERROR
+    # (HTML's ``erroneous_end_tag``: an end tag that no open element matches). A file
+    # may hold some and be valid; an edit that adds one is no repair.
+    misread_nodes: tuple[str, ...] = ()
     # For a problem the judge reports where a construct ends (the lines, its line,
     # column and message): the line above it where that construct began, when the
     # mistake may lie anywhere between (an end tag that found elements left open

@@ -75,4 +75,5 @@ def begins_above(lines: list[str], line_no: int, column: int, message: str) -> i
 
 LANGUAGE = LanguageSpec("html", wheel("tree_sitter_html"), (".html", ".htm", ".xhtml"), comment="", block_comment=("<!--", "-->"), words=("html",),
                         open_names=open_names, begins_above=begins_above, judges=("html-validate",), judge_input="input.html", judge_cost=2,
-                        judge_beside_parser=True, edit_family="markup")
+                        judge_beside_parser=True, edit_family="markup",
+                        misread_nodes=("erroneous_end_tag",))
