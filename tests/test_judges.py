@@ -1468,10 +1468,16 @@ def test_an_output_whose_headers_the_compiler_cannot_read_is_not_verified():
     after = "/* A header.\n ************/**\n\n#include <sys/types.h>\n\nextern int count (const char *, int);\n"
     original = after.replace("count (const char *, int)", "count (const char *, int,)")
     checked = check(after, "c")
-    assert checked.ok  # the file's own lines: no syntax error gcc places there
+    # gcc places no error on the file's own lines; tree-sitter's error above the #include
+    # is where the text runs into the header.
+    assert [(p.line, p.text) for p in checked.problems] == [(2, "**")]
+    assert "it runs into the header included on line 4" in checked.problems[0].message
     assert "header included on line 4" in Verifier("c").unverified(original, after, checked)
     clean = after.replace("/**\n", "/\n")
     assert Verifier("c").unverified(original, clean, check(clean, "c")) == ""
+    # So the repair looks there, and the file is written once both are repaired.
+    result = repair(original, "c", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: 0.0))
+    assert result.status == "fixed" and result.source == clean
 
 HOLDER_HPP = """#include <cstddef>
 #include <utility>

@@ -390,6 +390,7 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
     diagnostics = extra + found
     if not raw and _project(language):
         diagnostics = unresolved.declared_in_comments(unresolved.misspelt_keywords(diagnostics, source), source)
+        diagnostics = unresolved.run_into_headers(diagnostics, source, language)
 
         asked: list[frozenset[str]] = []
 

@@ -32,7 +32,7 @@ from . import grammar_gaps
 from ..spelling import FUSED_PART, distance, fused
 from .base import Diagnostic
 from .registry import ERROR_LIMIT
-from .readers import COMMENTS_AND_STRINGS, IN_HEADER, KNOWN_TEMPLATE_MISUSED, PREPROCESSOR, missing_header
+from .readers import COMMENTS_AND_STRINGS, IN_HEADER, KNOWN_TEMPLATE_MISUSED, PREPROCESSOR, missing_header, syntax_in_header
 
 if TYPE_CHECKING:
     from ..problems import Problem
@@ -518,6 +518,30 @@ def _beside_unknown_macro(row: str, column: int, message: str, defined: set[str]
 # What gcc says next when a macro after a function's declarator made it read the
 # following lines as old-style parameter declarations (``int f(void) G_GNUC_CONST;``).
 _CASCADE = re.compile(r"^expected (?:'=', ',', ';', 'asm' or '__attribute__' before '\{' token|'\{' at end of input)")
+
+
+def run_into_headers(diagnostics: list[Diagnostic], text: str, language: str) -> list[Diagnostic]:
+    """``diagnostics`` and, for each syntax error the compiler met inside a header the
+    file includes (``syntax_in_header``), tree-sitter's last error above that
+    ``#include`` as a syntax problem: what the file's own text there left open (a
+    comment's closer typed as ``*/**``) runs into the header. Where tree-sitter sees
+    none above, the header's error is its own (one that needs another included first);
+    where the compiler reports that line already, it has said what is wrong there."""
+    including = sorted({d.line for d in diagnostics if syntax_in_header(d.message)})
+    if not including:
+        return diagnostics
+    from ..problems import tree_sitter_problems
+
+    parsed = parser_only(tree_sitter_problems(grammar_gaps.blanked(text, language), language), text)
+    added: dict[tuple[int, int], Diagnostic] = {}
+    for line in including:
+        above = [p for p in parsed if p.line < line]
+        if above and (above[-1].line, above[-1].column) not in added \
+                and not any(d.syntax and d.line == above[-1].line for d in diagnostics):
+            p = above[-1]
+            added[p.line, p.column] = Diagnostic(p.line, p.column, f"{p.message}: it runs into the header included "
+                                                 f"on line {line}", True)
+    return sorted(diagnostics + list(added.values()), key=lambda d: d.line) if added else diagnostics
 
 
 def parser_only(problems: list[Problem], text: str) -> list[Problem]:
