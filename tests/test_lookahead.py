@@ -137,6 +137,30 @@ def test_a_keyword_the_files_code_never_uses_is_unfounded():
     assert edits["func"].unfounded  # and has no other function
 
 
+
+RUN_RB = """def run(command)
+  output = nil
+  begin
+    output = IO.popen(command, &:read)
+    status = $?.exitstatus
+    puts "exit #{status}"
+  => ex
+    warn ex.message
+  end
+  output
+end
+"""
+
+
+def test_the_only_keyword_after_which_the_line_reads_on_is_founded_though_the_file_never_uses_it():
+    # Before '=> ex' only 'rescue' lets the line read on: the grammar founds it.
+    lines = RUN_RB.split("\n")
+    problems = (Problem(7, 3, 7, 3, "syntax error, unexpected =>", "=>"),)
+    edits = [e for e in lost_keyword_edits(lines, problems, "ruby") if e.line == 7]
+    assert edits[0].new_lines == ["  rescue => ex"] and not edits[0].unfounded
+    assert all(e.unfounded for e in edits[1:] if e.new_lines[0].split()[0] in ("return", "yield", "break"))
+
+
 CART = """#include <iostream>
 #include <string>
 #include <vector>

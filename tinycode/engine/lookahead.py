@@ -197,6 +197,8 @@ def lost_keyword_edits(lines: list[str], problems: tuple[Problem, ...], language
                           and not t.is_extra and t.end_byte > t.start_byte), None)
         reads_on = {w for w in admitted if _reads_on(language, leaf, following, words[w])}
         # (those after which the token that follows it is admitted too come first:
-        # ``class`` before ``Iterator implements``, not ``function``)
+        # ``class`` before ``Iterator implements``, not ``function``; a keyword the
+        # text around never uses is a guess, unless it is the only one of those:
+        # ``rescue`` before ``=> ex``)
         for word in sorted(admitted, key=lambda w: (w not in reads_on, -used[w])):
-            yield replace(insert_word(line_no, line, col, word), unfounded=not used[word])
+            yield replace(insert_word(line_no, line, col, word), unfounded=not used[word] and reads_on != {word})
