@@ -6,8 +6,33 @@ import pytest
 
 from tinycode.check import Problem
 from tinycode.engine.verifier import Verifier, unmatched
+from tinycode.engine.edits import Edit
 
-made_progress = Verifier("javascript").progress
+
+
+def progress_of(language: str):
+    """``Verifier(language).progress`` for an edit given by where it stands: it wrote lines
+    ``line`` to ``end`` (``end`` is ``line - 1`` when it wrote none), moving the lines after
+    it by ``delta``. The edit types a bracket; with ``keeps_marks``, it types and takes
+    away no bracket or quote; with ``takes_away``, it only takes a word away."""
+    verifier = Verifier(language)
+
+    def made(before, after, line: int, end: int, delta: int, shadowed=(), *, keeps_marks: bool = False,
+             takes_away: bool = False, **context) -> bool:
+        written = max(end - line + 1, 0)
+        span = written - delta
+        if takes_away:
+            old, new = ["x = y z"] * span, ["x = y"] * written
+        elif keeps_marks:
+            old, new = ["x = y"] * span, ["x = z"] * written
+        else:
+            old, new = ["x = y"] * span, ["x = (y"] + ["x = y"] * (written - 1) if written else []
+        lines = ["x = y"] * (line - 1) + old + ["x = y"] * 1000
+        return verifier.progress(before, after, lines, Edit(line, span, new, "an edit"), shadowed, **context)
+    return made
+
+
+made_progress = progress_of("javascript")
 
 
 def problem(line: int, message: str, source: str = "tree-sitter") -> Problem:
@@ -53,7 +78,7 @@ def test_tree_sitter_describing_the_cascade_of_an_error_it_still_sees_anew_is_no
 def test_an_endif_put_in_where_its_conditional_still_goes_on_moves_the_imbalance():
     # gcc reports every unpaired directive: an #endif typed after line 50 closes the #ifdef
     # of line 48 early, and its "# else" at line 63 now has no #if. The mistake moved.
-    made = Verifier("c").progress
+    made = progress_of("c")
     gcc = "gcc -fsyntax-only"
     before = [problem(48, "unterminated #else", gcc), problem(69, "unknown type name 'vodi'", gcc)]
     early = [problem(64, "#else without #if", gcc), problem(70, "unknown type name 'vodi'", gcc)]
@@ -211,11 +236,11 @@ def test_where_tree_sitter_alone_judges_an_error_too_wide_to_place_may_be_what_a
     # in one error. An edit that adds or takes no bracket, quote or keyword cannot have.
     before = [problem(251, "unexpected '~'")]
     wide = [Problem(1, 1, 313, 1, "unexpected '# frozen_string_literal: true'", source="tree-sitter")]
-    assert made_progress(before, wide, 251, 251, 0, structure_kept=True)
+    assert made_progress(before, wide, 251, 251, 0, takes_away=True)
     assert not made_progress(before, wide, 251, 251, 0)
     # Not when errors elsewhere went too (a ',' deleted by a stray backquote re-pairs
     # every raw string after it): the edit repaired more than its own place.
-    assert not made_progress(before + [problem(300, "unexpected 'x'")], wide, 251, 251, 0, structure_kept=True)
+    assert not made_progress(before + [problem(300, "unexpected 'x'")], wide, 251, 251, 0, takes_away=True)
 
 
 def test_after_an_error_too_wide_to_place_a_next_error_far_below_is_no_sign_of_a_repair():
@@ -313,8 +338,10 @@ def test_what_the_compiler_said_with_the_types_unknown_is_no_new_problem_once_th
     after = (Problem(61, 14, 61, 14, "'Typename' has not been declared", kind="compiler", source="g++"),)
     aside = (Problem(61, 14, 61, 14, "'Typename' has not been declared", kind="compiler", source="g++"),)
     verifier = Verifier("cpp")
-    assert not verifier.progress(before, after, 90, 90, -1)
-    assert verifier.progress(before, after, 90, 90, -1, set_aside=aside)
+    lines = ["int x;"] * 120
+    joined = Edit(90, 2, ["#include <ext/pb_ds/tree_policy.hpp>"], "line 90: join line 91 to it")
+    assert not verifier.progress(before, after, lines, joined)
+    assert verifier.progress(before, after, lines, joined, set_aside=aside)
 
 
 def test_an_include_line_split_in_its_header_s_name_is_joined_without_a_blank_first():
@@ -373,7 +400,7 @@ def test_what_a_judge_says_of_one_mistake_is_one_mistake(edit_line, before, one,
 def test_an_error_the_judge_reports_inside_a_string_the_edit_closed_it_never_read_as_code():
     # A string opened on line 3 ran on to line 31, where php -l reported; the edit closed
     # it on line 3, and php now reports line 29, which it had read as the string's text.
-    made = Verifier("php").progress
+    made = progress_of("php")
     before = [problem(31, 'syntax error, unexpected identifier "mail", expecting ")"', "php -l")]
     after = [problem(29, 'syntax error, unexpected token "(", expecting variable', "php -l")]
     assert made(before, after, 3, 3, 0, unread=(3, 31))
@@ -385,7 +412,7 @@ def test_an_error_the_judge_reports_inside_a_string_the_edit_closed_it_never_rea
 def test_what_the_judge_reports_inside_a_construct_it_read_as_left_open_is_the_file_s_own():
     # '#' put back as '#endif' on line 60: g++ had reported only the '#ifndef' of line 41
     # left open, and now reports a mistake on line 48, inside it.
-    made = Verifier("cpp").progress
+    made = progress_of("cpp")
     before = [problem(41, "unterminated #ifndef", "g++ -fsyntax-only")]
     after = [problem(48, "'Namespace' does not name a type", "g++ -fsyntax-only")]
     assert made(before, after, 60, 60, 0)
@@ -441,9 +468,12 @@ def test_the_header_the_compiler_said_was_meant_named_is_progress_whatever_it_re
     after = (compiler(19, "unterminated #ifndef"), compiler(54, "unknown type name 'car'"),
              compiler(76, "stray '#' in program"), compiler(76, "expected ';' before 'extern'"))
     verifier = Verifier("c")
-    assert verifier.progress(before, after, 22, 22, 0)
+    lines = ["int x;"] * 80
+    lines[21] = "#include <features#.h>"
+    mended = Edit(22, 1, ["#include <features.h>"], "line 22: delete '#'")
+    assert verifier.progress(before, after, lines, mended)
     other = (compiler(19, "unterminated #ifndef"), compiler(22, "expected ';' before 'struct'"))
-    assert not verifier.progress(other, after, 22, 22, 0)
+    assert not verifier.progress(other, after, lines, mended)
 
 
 def test_what_tree_sitter_newly_sees_well_past_where_the_judge_stopped_is_the_judge_s_to_decide():
@@ -468,20 +498,20 @@ def test_what_a_judge_that_pairs_brackets_first_reports_once_they_pair_is_the_fi
     # The header typed onto a comment on line 67 split off, the brackets pair, and it
     # reads the file: its first mistake is at line 11, above the edit, and tree-sitter
     # now sees one at line 56 too.
-    progress = Verifier("rust").progress
+    progress = progress_of("rust")
     before = [problem(94, "unexpected closing delimiter: `}`", "rustfmt --check"), problem(11, "unexpected 'std'")]
     after = [problem(11, "expected one of `!` or `::`, found `std`", "rustfmt --check"),
              problem(11, "unexpected 'std'"), problem(56, "unexpected '$'")]
-    assert progress(before, after, 67, 68, 1, marks_kept=True)
+    assert progress(before, after, 67, 68, 1, keeps_marks=True)
     # An edit that typed or took away a bracket or quote may have paired the brackets by
     # putting some inside a string (a raw string's closing '"#' made "'#").
     assert not progress(before, after, 67, 68, 1)
     # A judge that read the grammar and now stops above the edit: the edit's doing.
     read = [problem(94, "expected one of `.`, `;`, or an operator, found `}`", "rustfmt --check"), before[1]]
-    assert not progress(read, after, 67, 68, 1, marks_kept=True)
+    assert not progress(read, after, 67, 68, 1, keeps_marks=True)
     # What it reports near the edit is still the edit's.
     assert not progress(before, [problem(69, "expected item, found `let`", "rustfmt --check")], 67, 68, 1,
-                        marks_kept=True)
+                        keeps_marks=True)
 
 
 def test_brackets_in_line_comments_are_prose_given_the_marker():
@@ -498,7 +528,10 @@ def test_a_next_error_begins_on_the_line_its_message_names():
     before = [problem(132, 'syntax error, unexpected identifier "skip"', "php -l")]
     hidden = [problem(132, "unexpected 'd'")]  # (tree-sitter's, under the judge's)
     after = [problem(181, "Unclosed '{' on line 175", "php -l"), problem(178, "syntax error")]
-    assert Verifier("php").progress(before, after, 132, 132, 0, hidden)
+    lines = ["$x = 1;"] * 200
+    lines[131] = "$d skip();"
+    arrow = Edit(132, 1, ["$d->skip();"], "line 132: insert '->'")
+    assert Verifier("php").progress(before, after, lines, arrow, hidden)
     # Named nowhere, the same error reported at 181 began no earlier than its line.
     assert not Verifier("php").progress(before, [problem(181, "Unclosed '{'", "php -l"), problem(178, "syntax error")],
-                                        132, 132, 0, hidden)
+                                        lines, arrow, hidden)

@@ -27,7 +27,7 @@ from ..check import CheckResult, Problem, check, source_lines, tree_sitter_probl
 from ..languages import NoVerdict
 from ..problems import tree_problems
 from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
-from .guard import QUOTES, hides_code
+from .guard import hides_code
 from .rules import PAIRED_FIX, combined, judge_runs
 from .proposals import edit_family, proposals
 from .. import judges
@@ -35,7 +35,7 @@ from ..judges import grammar_gaps, judge_name, registry
 from ..languages import comment_prefix, get_parser, spec
 from .grammar_space import contexts_of, habits, strings_over_lines
 from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to,
-                       judge_stopped_at, near, shape, nodes_starting, only_indentation, reported_line, too_wide, unmatched)
+                       judge_stopped_at, near, shape, nodes_starting, only_indentation, reported_line, unmatched)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -693,14 +693,9 @@ class _ReparseVerdicts:
     def _helps(self, problems: list[Problem], edit: Edit) -> bool:
         unread = next((span for span in strings_over_lines(self.node.text, self.language)
                        if span[0] == edit.line and edit.span == 1), None)
-        return self.verifier.progress(self.node.problems, problems, edit.line, edit.last_written,
-                                      edit.shift, self.shadowed, set_aside=self.set_aside, unread=unread,
-                                      swallowed_below=self.swallowed_below.get(_key(edit), False),
-                                      structure_kept=all(map(too_wide, problems)) and self.verifier.keeps_structure(
-                                          self.node.lines, edit),
-                                      marks_kept=self.verifier.keeps_marks(self.node.lines, edit),
-                                      closes_comment=self.verifier.types_comment_closer(self.node.lines, edit),
-                                      quotes_kept=self.verifier.keeps_marks(self.node.lines, edit, QUOTES))
+        return self.verifier.progress(self.node.problems, problems, self.node.lines, edit, self.shadowed,
+                                      set_aside=self.set_aside, unread=unread,
+                                      swallowed_below=self.swallowed_below.get(_key(edit), False))
 
     def judged(self, edit: Edit, lines: list[str], rank: int = 0) -> str | None:
         """The native judge's verdict on the edited file: FIXED, PROGRESS or None (also

@@ -38,7 +38,6 @@ from .rank import RankingSeen, rank
 from .edits import Edit, apply_hunks, changed_hunks, kept_ends, without_left_blanks
 from .fastpath import try_fast_repair
 from .verifier import TREE_SITTER, Verifier, near, too_wide
-from .guard import QUOTES
 from .rewrite import rewrite_window
 from .rules import AGENT_EDIT, MODEL_REWRITE, PAIRED_FIX, is_on
 from .trace import Step
@@ -471,9 +470,8 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
         observation = "The rewrite changes nothing usable; the agent takes over."
     else:
         change = rewrite.edit
-        if not state.verifier.progress(state.current.problems, rewrite.edited_result.problems, change.line,
-                                       change.last_written, change.shift,
-                                       quotes_kept=state.verifier.keeps_marks(state.working.split("\n"), change, QUOTES)):
+        if not state.verifier.progress(state.current.problems, rewrite.edited_result.problems,
+                                       state.working.split("\n"), change):
             observation = "The rewrite does not remove the problem; the agent takes over."
         elif state.too_large(rewrite.edited):
             observation = "The rewrite changes too much; the agent takes over."

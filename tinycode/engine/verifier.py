@@ -403,34 +403,36 @@ class Verifier:
         first = judge_read_to(problems) or 0
         return tuple(p for p in problems if p.source != TREE_SITTER or p.line >= first)
 
-    def progress(self, before: Sequence[Problem], after: Sequence[Problem], edit_line: int,
-                 edit_end: int, delta: int, shadowed: Sequence[Problem] = (), *,
-                 swallowed_below: bool = False, structure_kept: bool = False,
-                 set_aside: Sequence[Problem] = (), unread: tuple[int, int] | None = None,
-                 marks_kept: bool = False, closes_comment: bool = False, quotes_kept: bool = True) -> bool:
-        """``after`` (the problems once lines from ``edit_line`` on were edited, ending at
-        ``edit_end`` in the new text and shifting later lines by ``delta``) is progress
-        over ``before``. ``shadowed``: tree-sitter's problems of the text before that its
-        check left out (where the judge reported): once the judge moves on they show, and
-        are not new. ``swallowed_below``: the lines from the edit down to the first error
-        left now read as far fewer tokens than before (the edit began a string or comment
-        over them), so that error moving there is no sign of a repair. ``structure_kept``:
-        the edit only takes away tokens, no bracket, quote or keyword, so it cannot have
-        unbalanced the file's blocks: where tree-sitter alone judges, an error too wide to place that is
-        all it leaves was hidden by the one it repaired (a misspelt ``end`` far off).
+    def progress(self, before: Sequence[Problem], after: Sequence[Problem], lines: list[str], edit: Edit,
+                 shadowed: Sequence[Problem] = (), *, swallowed_below: bool = False,
+                 set_aside: Sequence[Problem] = (), unread: tuple[int, int] | None = None) -> bool:
+        """``after`` (the problems once ``edit`` was made to ``lines``) is progress over
+        ``before`` (those of ``lines``). ``shadowed``: tree-sitter's problems of the text
+        before that its check left out (where the judge reported): once the judge moves on
+        they show, and are not new. ``swallowed_below``: the lines from the edit down to the
+        first error left now read as far fewer tokens than before (the edit began a string
+        or comment over them), so that error moving there is no sign of a repair.
         ``set_aside``: the compiler's messages on the text before that its check set aside,
         the file's types being unknown: where the edit lets it know them, they are the
         file's other mistakes, not the edit's. ``unread``: the (first, last) lines of a
         string the edit ended on its first line, which ran on to where the judge reported
         before: what the judge reports inside it now, it never read as code.
-        ``marks_kept``: the edit typed and took away no bracket or quote (``keeps_marks``).
-        ``closes_comment``: the edit typed a block comment's closer (``types_comment_closer``).
-        ``quotes_kept``: the edit typed and took away no quote; one that did, after which
-        the judge newly finds a string run on to the file's end, opened it (``_newly_unclosed``)."""
+
+        What the edit itself typed and took away counts too, each asked only where it
+        decides: a quote typed or taken away, after which the judge newly finds a string
+        run on to the file's end, opened it (``_newly_unclosed``); an edit that only takes
+        tokens away (``keeps_structure``) cannot have unbalanced the file's blocks, so where
+        tree-sitter alone judges, an error too wide to place that is all it leaves was
+        hidden by the one it repaired (a misspelt ``end`` far off); one that typed and took
+        away no bracket or quote (``keeps_marks``) made the brackets pair where the judge
+        read none of the grammar before; a block comment's closer it typed
+        (``types_comment_closer``) ended a comment the judge read on to the file's end."""
+        edit_line, edit_end, delta = edit.line, edit.last_written, edit.shift
+        every_too_wide = all(map(too_wide, after))  # (of all the problems, those the judge did not read too)
         after = self.read_by_the_judge(after)
         if not after:
             return True
-        if not quotes_kept and _newly_unclosed(before, after):
+        if _newly_unclosed(before, after) and not self.keeps_marks(lines, edit, QUOTES):
             return False
 
         def shifted(problems: Sequence[Problem]) -> set[tuple[int, str]]:
@@ -445,13 +447,14 @@ class Verifier:
         # The judge read none of the grammar before (``BRACKETS_FIRST``): what it and
         # tree-sitter see now away from the edit, it could not have said; where the edit
         # made the brackets pair without a bracket or quote of its own (a line split).
-        read_nothing = marks_kept and read_no_grammar(old_judge) \
-            and not any(BRACKETS_FIRST.search(p.message) for p in new_judge)
+        read_nothing = read_no_grammar(old_judge) and not any(BRACKETS_FIRST.search(p.message) for p in new_judge) \
+            and self.keeps_marks(lines, edit)
         new_tree -= _cascade(new_tree, seen, edit_line, edit_end)
         revealed = _revealed(before, new_tree - seen, edit_line, edit_end, delta)
         new_tree -= revealed
-        if not old_judge and not new_judge and structure_kept and all(map(too_wide, after)) \
-                and len(after) <= len(before) and all(near(p.line, edit_line, edit_end) and not too_wide(p) for p in before):
+        if not old_judge and not new_judge and every_too_wide and all(map(too_wide, after)) \
+                and len(after) <= len(before) and all(near(p.line, edit_line, edit_end) and not too_wide(p) for p in before) \
+                and self.keeps_structure(lines, edit):
             return True
         if not old_judge and not new_judge and not swallowed_below and _moved_on(before, after, edit_line, edit_end, delta):
             return True
@@ -518,7 +521,7 @@ class Verifier:
                 return True
         if surfaced and old_judge and all(COMMENT_TO_THE_END.search(p.message) for p in old_judge) \
                 and not any(COMMENT_TO_THE_END.search(p.message) for p in new_judge) \
-                and closes_comment and not any(near(p.line, edit_line, edit_end) for p in surfaced):
+                and not any(near(p.line, edit_line, edit_end) for p in surfaced) and self.types_comment_closer(lines, edit):
             # A block comment the judge read on to the file's end, closed by the closer the
             # edit typed: it had read nothing after the opener, and what it reports away
             # from the edit now is the file's other mistakes.
