@@ -85,6 +85,8 @@ HIDING = [
     ("c", "#ifdef A\nint a;\n#endif\nint f(int x,, int y);\n", "#ifdef A,\nint a;\n#endif\nint f(int x,, int y);\n"),
     # ... or the null directive ('#' alone), which leaves the conditional it closed open.
     ("c", "#ifndef H\n#define H\nint f(void)\n#endif /* H */\n", "#ifndef H\n#define H\nint f(void)\n# /* H */\n"),
+    # A here-document's '<<' typed at a line's end: the next line's command is its delimiter.
+    ("bash", "echo start\nrun_tests\ntest_done\n", "echo start <<\nrun_tests\ntest_done\n"),
     # A line joined onto a macro's complete definition: the macro's body, no longer an enumerator.
     ("c", "enum {\n  A = 1,\n#define A A\n  B == 2,\n#define B B\n};\n",
      "enum {\n  A = 1,\n#define A A  B == 2,\n#define B B\n};\n"),
@@ -158,6 +160,8 @@ REPAIRS = [
     # A docstring closed after its prose: words, not code.
     ("python", 'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more.\n    return 1\n',
      'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),
+    # A here-document's lost '<<' put back before its delimiter.
+    ("bash", "cat EOF\nhello\nEOF\n", "cat <<EOF\nhello\nEOF\n"),
     # A macro's body split after the bracket it opens: joined back, the rest is its body again.
     ("c", "#define MIN 4\n#define TOTAL (\nMIN +   \\\n    2 * MIN)\n\nint a[TOTAL];\n",
      "#define MIN 4\n#define TOTAL (MIN +   \\\n    2 * MIN)\n\nint a[TOTAL];\n"),

@@ -96,6 +96,9 @@ def hides_code(before: str, after: str, language: str) -> str:
     flipped = _flips_a_conditional(before, after, language)
     if flipped:
         return flipped
+    delimiter = _heredoc_at_line_end(before, after, language)
+    if delimiter:
+        return delimiter
     marks = tuple(QUOTES) + _BLOCK_MARKS + _CODE_TAGS + ("#",) + ((comment_prefix(language),) if comment_prefix(language) else ())
     original = source_lines(before)
     every = changed_hunks(before, after)
@@ -174,6 +177,24 @@ def _flips_a_conditional(before: str, after: str, language: str) -> str:
 
 # A macro defined with a body, on one line: ``#define MM_NRECOV MM_NRECOV``.
 _DEFINED = re.compile(r"\s*#\s*define\s+(\w+)(?:\([^)]*\))?\s+\S")
+
+
+_HEREDOC_AT_END = re.compile(r"<<-?\s*$")
+
+
+def _heredoc_at_line_end(before: str, after: str, language: str) -> str:
+    """Where the language is a shell's: a line the edit leaves ending on a here-document's
+    ``<<``, which it did not end on before. The next line's first word becomes the
+    document's delimiter, and every line down to that word again its text (the shell
+    itself rejects the ``<<`` there; tree-sitter reads on)."""
+    record = spec(language)
+    if record is None or record.edit_family != "shell":
+        return ""
+    for first, old, new in changed_hunks(before, after):
+        ended = sum(bool(_HEREDOC_AT_END.search(line)) for line in old)
+        if sum(bool(_HEREDOC_AT_END.search(line)) for line in new) > ended:
+            return f"it makes the line after line {first} a here-document's delimiter"
+    return ""
 
 
 def _joined_to_a_macro(old: list[str], new: list[str]) -> str:
