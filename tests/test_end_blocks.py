@@ -249,3 +249,35 @@ def test_a_loop_s_first_line_typed_after_a_comment_s_sentence_is_split_off_where
     assert found and found[0].edit.rule == "opener-in-comment"
     fixed = repair(broken, "go", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
     assert fixed.status == "fixed" and fixed.source == LABELS_GO
+
+
+JAVA_CHECK_SH = """#!/bin/sh
+VERSION=$(java -version 2>&1 | sed -n 's/.*version "1\\.\\([0-9]\\).*/\\1/p')
+case "${VERSION}" in
+[1-6])
+  cat >&2 <<EOF
+This script needs Java 7 or later.
+
+The java executable reports:
+$(java -version 2>&1)
+EOF
+  exit 1
+  ;;
+esac
+echo "Java ${VERSION}"
+"""
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs a shell")
+@pytest.mark.parametrize("dash", ["", "-"])
+def test_a_here_document_that_lost_its_delimiter_gets_the_word_that_ends_it_below(dash):
+    # The shell says only that the newline after '<<' was unexpected.
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    clean = JAVA_CHECK_SH.replace("<<EOF", f"<<{dash}EOF")
+    broken = clean.replace(f"<<{dash}EOF", f"<<{dash}")
+    assert check(clean, "bash").ok and not check(broken, "bash").ok
+    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.source == clean

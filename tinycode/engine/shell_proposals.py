@@ -67,6 +67,7 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
     if re.search(r"backquote|matching ``'", message):
         yield from _stray_backquote_edits(lines)
     yield from _missing_closer_edits(lines, first.line)
+    yield from _lost_delimiter_edits(lines, first.line)
     yield from _lost_program_quote_edits(lines, first.line)
     yield from _lost_opener_edits(lines, first.line)
     yield from _bare_opener_edits(lines, first.line)
@@ -334,6 +335,31 @@ PROGRAM_START_LINES = 4  # lines at and above the error tried for the program's 
 # A command that takes a program as its argument: its line is likeliest the program's first.
 _PROGRAM_COMMAND = re.compile(r"^\s*(?:\w+=\S*\s+)*(?:[\w./-]*/)?(?:[gmn]?awk|sed|perl|python3?|ruby|jq|node|"
                               r"(?:ba|da|z)?sh)\b")
+
+
+# A here-document's operator with no delimiter after it, at a line's end.
+_BARE_HEREDOC = re.compile(r"<<(-?)[ \t]*$")
+_DELIMITER = re.compile(r"[ \t]*([A-Za-z_]\w*)[ \t]*$")
+
+
+@rule('sh-lost-delimiter', "a here-document's delimiter put back after its '<<': the first word below it that "
+      "stands alone on its line", 'shell')
+def _lost_delimiter_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
+    """``cat >&2 <<`` over the document's text and its ``EOF``: the shell says a newline
+    was unexpected after the ``<<``. The delimiter is the first line below that holds a
+    word alone (indented by tabs only after ``<<-``)."""
+    for n in range(max(1, error_line - 1), min(len(lines), error_line + 1) + 1):
+        text = _code(lines[n - 1])
+        bare = _BARE_HEREDOC.search(text)
+        if bare is None:
+            continue
+        for below in lines[n:]:
+            word = _DELIMITER.fullmatch(below)
+            if word is not None and (below[:word.start(1)].strip("\t") == "" if bare.group(1) else word.start(1) == 0):
+                yield _at(lines[n - 1], n, len(lines[n - 1].rstrip()), word.group(1),
+                          f"line {n}: put back the delimiter {word.group(1)!r}")
+                break
+        return
 
 
 @rule('sh-program-quote', "the opening quote of a program in single quotes (awk, sed, a here-string) put back "
