@@ -65,6 +65,22 @@ def test_ranking_stops_at_the_scored_token_budget(monkeypatch):
     assert len(offered) == 2 and fast is not None and fast.alternatives == 1
 
 
+def test_two_windows_too_long_to_score_leave_the_choice_to_the_search_s_order(monkeypatch):
+    # (candidates that differ at columns far apart on a line thousands of characters long)
+    import tinycode.engine.fastpath as fastpath
+
+    scored: list[str] = []
+    counting = FakeLLM(scorer=lambda prompt, text: scored.append(text) or 0.0)
+    monkeypatch.setattr(fastpath, "MAX_PAIR_TOKENS", 1)
+    found = try_fast_repair(SEVERAL, "python", None, counting)
+    assert found is not None and not found.scored and found.alternatives >= 1 and not scored
+    monkeypatch.setattr(fastpath, "MAX_PAIR_TOKENS", 10_000)
+    assert "sum(values)\n" in found.source_after  # the search's first
+    # Where the pair is affordable, the model decides.
+    llm = FakeLLM(scorer=lambda prompt, text: -9.0 if "sum(values)\n" in text else 0.0)
+    assert "sum(values)\n" not in try_fast_repair(SEVERAL, "python", None, llm).source_after
+
+
 def _php_class(body_line: str) -> str:
     methods = [f"  public function get{n}() {{\n    return $this->pb->get{n}();\n  }}\n" for n in range(30)]
     methods[15] = f"  public function getTime() {{\n{body_line}\n  }}\n"

@@ -21,6 +21,10 @@ MAX_RANKED = 5
 # the candidates ranked stop at this many scored tokens (two are always kept): on the
 # dev set a lower cap began to lose the right fix, a higher one only cost time.
 MAX_SCORED_TOKENS: int | None = 300
+# Two windows of more tokens than this together (candidates that differ at columns far
+# apart on a line thousands of characters long) are not scored: the pass would take the
+# model most of a file's time, and the search's order decides instead.
+MAX_PAIR_TOKENS = 4 * (MAX_SCORED_TOKENS or 300)
 # A candidate whose new lines have this many fewer contexts the file never has than
 # every other's is chosen without scoring: on 148 one-error files (two seeds of
 # tools/corrupt_real.py) the model picked that candidate in all 18 cases with such a lead.
@@ -85,7 +89,10 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
         return FastRepair(complete[0], len(complete) - 1, 0.0, time.perf_counter() - start, False)
     from .rank import rank, scoring_passes
 
-    complete = _affordable(llm, source, language, complete)
+    affordable = _affordable(llm, source, language, complete)
+    if affordable is None:  # scoring even two would take most of the file's time: the search's order decides
+        return FastRepair(complete[0], len(complete) - 1, 0.0, time.perf_counter() - start, False)
+    complete = affordable
     if len(complete) < 2:  # the candidates' windows do not fit the context together
         return None
     try:
@@ -106,9 +113,10 @@ def _familiar_lead(candidates: list[Candidate]) -> bool:
     return first is not None and all(u is not None and u - first >= FAMILIAR_LEAD for u in rest)
 
 
-def _affordable(llm: LLM, source: str, language: str, complete: list[Candidate]) -> list[Candidate]:
+def _affordable(llm: LLM, source: str, language: str, complete: list[Candidate]) -> list[Candidate] | None:
     """The candidates, in the search's order, that the model can score together: the
-    first two if their texts fit its context, more while the windows fit MAX_SCORED_TOKENS."""
+    first two if their texts fit its context, more while the windows fit
+    MAX_SCORED_TOKENS; None where the first two's windows exceed MAX_PAIR_TOKENS."""
     from .rank import scoring_passes
 
     context = int(getattr(llm, "n_ctx", 0) or DEFAULT_CONTEXT) - CONTEXT_MARGIN
@@ -120,5 +128,7 @@ def _affordable(llm: LLM, source: str, language: str, complete: list[Candidate])
             break
         if len(kept) >= 2 and MAX_SCORED_TOKENS is not None and sum(map(sum, sizes)) > MAX_SCORED_TOKENS:
             break
+        if len(kept) == 1 and sum(map(sum, sizes)) > MAX_PAIR_TOKENS:
+            return None
         kept.append(candidate)
     return kept

@@ -428,7 +428,7 @@ class Verifier:
         read none of the grammar before; a block comment's closer it typed
         (``types_comment_closer``) ended a comment the judge read on to the file's end."""
         edit_line, edit_end, delta = edit.line, edit.last_written, edit.shift
-        every_too_wide = all(map(too_wide, after))  # (of all the problems, those the judge did not read too)
+        every_too_wide = all(map(too_wide, after))  # (those the judge's reading leaves out too)
         after = self.read_by_the_judge(after)
         if not after:
             return True
@@ -452,7 +452,7 @@ class Verifier:
         new_tree -= _cascade(new_tree, seen, edit_line, edit_end)
         revealed = _revealed(before, new_tree - seen, edit_line, edit_end, delta)
         new_tree -= revealed
-        if not old_judge and not new_judge and every_too_wide and all(map(too_wide, after)) \
+        if not old_judge and not new_judge and every_too_wide \
                 and len(after) <= len(before) and all(near(p.line, edit_line, edit_end) and not too_wide(p) for p in before) \
                 and self.keeps_structure(lines, edit):
             return True
