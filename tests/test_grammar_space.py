@@ -3,6 +3,7 @@ neighbourhood, the edits proposed around an error, and repairs it makes exactly.
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections import Counter
 
@@ -706,3 +707,33 @@ def test_a_comment_s_line_split_before_the_closer_of_its_bracket_is_joined_back_
     broken = clean.replace('"License");', '"License"\n);')
     fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
     assert fixed.status == "fixed" and fixed.source == clean
+
+
+COUNTER_JS = """class Counter {
+  constructor() { this.count = 0 }
+  inc(step) { this.count += step; return this }
+  twice(step) {
+    this.inc(step)
+    return this.inc(step)
+  }
+}
+module.exports = Counter
+"""
+
+
+@pytest.mark.parametrize("slip", [
+    ("    this.inc(step)\n    return", "    .thisinc(step)\n    return"),  # the '.' swapped with 'this'
+    ("    this.inc(step)\n    return", "    thisinc.(step)\n    return"),  # ... with 'inc'
+])
+def test_a_mark_swapped_with_the_word_beside_it_goes_back_into_the_seam(slip):
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    broken = COUNTER_JS.replace(*slip)
+    assert not check(broken, "javascript").ok
+    # (a model that finds a word the file never has unlikely: 'thisinc', the '.' deleted)
+    known = set(re.findall(r"\w+", COUNTER_JS))
+    fixed = repair(broken, "javascript", llm=FakeLLM(scorer=lambda prompt, text: -sum(
+        word not in known for word in re.findall(r"\w+", text))))
+    assert fixed.status == "fixed" and fixed.source == COUNTER_JS

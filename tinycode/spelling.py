@@ -26,11 +26,11 @@ def distance(a: str, b: str, cap: int = 3) -> int:
     return min(previous[-1], cap)
 
 
-def fused(name: str, known: Callable[[str], bool]) -> tuple[str, str] | None:
+def fused(name: str, known: Callable[[str], bool], part: int = FUSED_PART) -> tuple[str, str] | None:
     """The two ``known`` words ``name`` is, typed together with the space between them
-    lost (``typenameTraits``: ``typename`` and ``Traits``), each of ``FUSED_PART``
-    letters or more; None when it is no two. The first split from the left that is."""
-    for at in range(FUSED_PART, len(name) - FUSED_PART + 1):
+    lost (``typenameTraits``: ``typename`` and ``Traits``), each of ``part`` letters or
+    more; None when it is no two. The first split from the left that is."""
+    for at in range(part, len(name) - part + 1):
         if known(name[:at]) and known(name[at:]):
             return name[:at], name[at:]
     return None

@@ -120,6 +120,32 @@ def _swap(line_no: int, text: str, c1: int, t1: str, c2: int, t2: str) -> Edit:
     return Edit(line_no, 1, [swapped], f"line {line_no}: swap {t1!r} and {t2!r}", 2, c2 + len(t2) + 1, c1)
 
 
+SEAM_PART = 2  # letters, at least, of each of two words a mark was swapped out of the seam of
+
+
+def _mark_into_seam(line_no: int, text: str, toks: list[tuple[int, str]], i: int, known: Callable[[str], bool],
+                    symbols: Sequence[str]) -> Iterator[Edit]:
+    """Where a mark of the grammar touches the word ``toks[i]``, and the word is two
+    ``known`` words typed together (of ``SEAM_PART`` letters or more: the mark tells where
+    the seam is), the mark put between them: a mark swapped with the word beside it
+    (``.thisinc`` for ``this.inc``, ``->pbgetAppId`` for ``pb->getAppId``)."""
+    col, tok = toks[i]
+    before = i and toks[i - 1][0] + len(toks[i - 1][1]) == col and toks[i - 1][1] in symbols
+    after = i + 1 < len(toks) and col + len(tok) == toks[i + 1][0] and toks[i + 1][1] in symbols
+    parts = fused(tok, known, SEAM_PART) if before or after else None
+    if parts is None:
+        return
+    seam = parts[0] + "{}" + parts[1]
+    if before:
+        start, mark = toks[i - 1]
+        yield Edit(line_no, 1, [text[:start] + seam.format(mark) + text[col + len(tok):]],
+                   f"line {line_no}: move {mark!r} between {parts[0]!r} and {parts[1]!r}", 2, start + len(tok) + len(mark) + 1, start)
+    if after:
+        start, mark = toks[i + 1]
+        yield Edit(line_no, 1, [text[:col] + seam.format(mark) + text[start + len(mark):]],
+                   f"line {line_no}: move {mark!r} between {parts[0]!r} and {parts[1]!r}", 2, start + len(mark) + 1, col)
+
+
 def _line_edit(line_no: int, text: str, col: int, old: str, new: str, what: str) -> Edit:
     rest = text[col + len(old):]
     new_text = text[:col] + new + ("" if new and not old and rest.isspace() else rest)  # no trailing blank
@@ -480,19 +506,24 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
     spelt = rows + [n for p in problems[1:3] for n in _error_lines(lines, p) if n not in rows]
     lowered = {k.lower(): k for k in keywords}
     words = text_spans("\n".join(lines), language)
+
+    def known(word: str) -> bool:
+        return word in keywords or names[word] > 0
     for line_no in dict.fromkeys(spelt):
         text = lines[line_no - 1]
         toks = _tokens(text, symbols)
-        for col, tok in (toks[i] for i in _within_reach(toks, line_no, problems)):
+        for i in _within_reach(toks, line_no, problems):
+            col, tok = toks[i]
             if in_spans(words, line_no, col):
                 continue  # a comment's or a string's word
             if _WORD.fullmatch(tok) and tok not in keywords and names[tok] <= 1:
                 for other in spelling_neighbours(tok, keywords, names):
                     yield _line_edit(line_no, text, col, tok, other, f"respell {tok!r} as {other!r}")
                 # (two words of the file typed together: the space between them lost)
-                parts = fused(tok, lambda word: word in keywords or names[word] > 0)
+                parts = fused(tok, known)
                 if parts is not None:
                     yield _line_edit(line_no, text, col, tok, " ".join(parts), f"split {tok!r} into {parts[0]!r} and {parts[1]!r}")
+                yield from _mark_into_seam(line_no, text, toks, i, known, symbols)
             elif tok.lower() in lowered and tok not in keywords:
                 # A keyword in another case, though the file has the word as a name too
                 # (``Func(n ir.Node) {`` in a file with a function ``Func``).
