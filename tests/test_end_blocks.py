@@ -281,3 +281,56 @@ def test_a_here_document_that_lost_its_delimiter_gets_the_word_that_ends_it_belo
     assert check(clean, "bash").ok and not check(broken, "bash").ok
     fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
     assert fixed.status == "fixed" and fixed.source == clean
+
+
+BOOTSTRAP_SH = """#!/bin/bash
+set -e
+
+if [ "$GOOS" = "" -o "$GOARCH" = "" ]; then
+	echo "usage: GOOS=os GOARCH=arch ./bootstrap.bash" >&2
+	exit 2
+fi
+
+targ="../../go-${GOOS}-${GOARCH}-bootstrap"
+if [ -e $targ ]; then
+	echo "$targ already exists; remove before continuing"
+	exit 2
+fi
+
+if [ "$BOOTSTRAP_FORMAT" != "mintgz" -a "$BOOTSTRAP_FORMAT" != "" ]; then
+	echo "unknown BOOTSTRAP_FORMAT format"
+	exit 2
+fi
+
+unset GOROOT
+src=$(cd .. && pwd)
+echo "#### Copying to $targ"
+cp -R "$src" "$targ"
+cd "$targ"
+echo
+echo "#### Cleaning $targ"
+rm -f .gitignore
+if [ -e .git ]; then
+	git clean -q -f -x -d
+fi
+rm -rf pkg/bootstrap pkg/obj .git
+echo "Bootstrap toolchain is in $targ"
+exit 0
+"""
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_closer_typed_onto_its_block_s_last_line_is_split_off_where_the_shell_finds_the_file_ends_inside_it():
+    # bash reports the block left open only at the file's end, once the 'thn' above is
+    # mended: the mistake lies anywhere from the block's opener on, and the closer it
+    # lost is there already, an argument of 'exit'.
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+    from tinycode.languages.bash import begins_above
+
+    broken = BOOTSTRAP_SH.replace('"" ]; then', '"" ]; thn', 1).replace("\texit 2\nfi\n\nunset", "\texit 2 fi\n\nunset")
+    lines = broken.replace("thn", "then").split("\n")
+    assert begins_above(lines, len(lines), 1, "syntax error: unexpected end of file") == 15
+    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.source == BOOTSTRAP_SH

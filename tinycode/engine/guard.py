@@ -674,7 +674,7 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
         spans += [(p.line, total) for p in problems if UNCLOSED.search(p.message)]
         spans += [(1, p.line) for p in problems if p.kind == "compiler" and UNOPENED_DIRECTIVE.search(p.message)]
     original = source_lines(before)
-    spans += _begun_above(original, problems, language)
+    spans += _begun_above(original, problems, language, max_distance)
     # A block comment whose closer broke runs on over code: a problem reported just below
     # that code may lie anywhere from the comment's first line.
     over = [(before.count("\n", 0, start) + 1, before.count("\n", 0, end) + 1)
@@ -699,18 +699,21 @@ def far_from_problems(before: str, after: str, language: str, problems: Sequence
             surfaced = check(text, language).problems
             spans += [(original_line(a, kept), original_line(b, kept))
                       for a, b in [(p.line, max(p.line, p.end_line)) for p in surfaced]
-                      + _begun_above(source_lines(text), surfaced, language)]
+                      + _begun_above(source_lines(text), surfaced, language, max_distance)]
     return ""
 
 
-def _begun_above(lines: list[str], problems: Sequence[Problem], language: str) -> list[tuple[int, int]]:
+def _begun_above(lines: list[str], problems: Sequence[Problem], language: str,
+                 max_distance: int) -> list[tuple[int, int]]:
     """The lines from where each problem reported at a construct's end may have begun
-    (``LanguageSpec.begins_above``) to where it was reported."""
+    (``LanguageSpec.begins_above``) to where it was reported. The construct's mistake
+    lies at or after its start: the ``max_distance`` lines every span may reach beyond
+    its ends do not reach above that line (the span starts that much lower)."""
     record = spec(language)
     if record is None or record.begins_above is None:
         return []
     starts = [(record.begins_above(lines, p.line, p.column, p.message), p.line) for p in problems]
-    return [(start, line) for start, line in starts if start is not None]
+    return [(min(start + max_distance, line), line) for start, line in starts if start is not None]
 
 
 def _near(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]], max_distance: int,

@@ -12,36 +12,25 @@ missing closer where the opener's indentation returns. Nothing here checks anyth
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Iterator
 
 from ..check import Problem
+from ..languages.bash import CLOSER, KEYWORD, Block, code_of, unclosed, blocks
 from .edits import Edit, replace_token
 from ..spelling import distance
 from .rules import rule
 
-_CLOSER = {"if": "fi", "loop": "done", "case": "esac", "{": "}"}
-# A keyword at a command's start: the line's start, or after ; & | ( ) (a case item's
-# pattern) or another keyword.
-_KEYWORD = re.compile(r"(?:^|(?<=[;&|()])|(?<=\bthen\s)|(?<=\bdo\s)|(?<=\belse\s))\s*"
-                      r"(if|then|elif|else|fi|case|esac|for|while|until|select|do|done|\{|\})(?=\s|;|$)")
 _NEEDS = {"if": "then", "elif": "then", "while": "do", "until": "do", "for": "do", "select": "do", "case": "in"}
 # The shell's brackets, as the guard sees them: a block's closing word may be put back
 # far below where the shell reports it missing, its opening word far above.
-CLOSING_WORDS = frozenset(_CLOSER.values())
+CLOSING_WORDS = frozenset(CLOSER.values())
 OPENING_WORDS = frozenset(_NEEDS.values())
 # Lines tried for a missing closer, per unclosed opener: the first where the opener's
 # indentation returns is the likeliest; spots far apart would make ranking score every
 # line between them.
 MAX_CLOSER_SPOTS = 2
 MAX_QUOTE_LINES = 3  # lines whose string runs on, each tried for its closing quote
-
-
-@dataclass(frozen=True)
-class _Opener:
-    kind: str  # "if", "loop", "case", "{"
-    line: int  # 1-based
-    indent: int
 
 
 def shell_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
@@ -76,14 +65,6 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
     yield from _close_line_edits(lines, first.line)
 
 
-def _code(text: str) -> str:
-    """The line without a trailing comment, its strings' contents blanked out (the
-    columns stay those of the line)."""
-    text = re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", lambda m: m.group()[0] + "_" * (len(m.group()) - 2)
-                  + m.group()[0], text)
-    return re.sub(r"(^|\s)#.*$", "", text).rstrip()
-
-
 @rule('sh-missing-word', "'then', 'do' or a case's 'in' put back on the nearest opener that lacks it", 'shell')
 def _missing_word_edits(lines: list[str], error_line: int, only: str | None = None) -> Iterator[Edit]:
     """``then``/``do`` on the nearest openers above the error that lack it, or respelt
@@ -91,8 +72,8 @@ def _missing_word_edits(lines: list[str], error_line: int, only: str | None = No
     ``in``. ``only``: that word alone."""
     low = max(1, error_line - 60)
     for n in range(min(error_line, len(lines)), low - 1, -1):
-        code = _code(lines[n - 1])
-        words = [m.group(1) for m in _KEYWORD.finditer(code)]
+        code = code_of(lines[n - 1])
+        words = [m.group(1) for m in KEYWORD.finditer(code)]
         if not words or words[0] not in _NEEDS:
             continue
         need = _NEEDS[words[0]]
@@ -143,9 +124,10 @@ def _at(text: str, line_no: int, col: int, insert: str, description: str) -> Edi
 def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
     """A closer for each opener left unclosed (innermost first), where its indentation
     returns: the first lines after it indented no deeper than it, and the file's end; a
-    lone word there a typo away from the closer respelt as it first."""
-    for opener in _unclosed(lines):
-        closer = _CLOSER[opener.kind]
+    lone word there a typo away from the closer respelt as it first, and the closer
+    typed onto the end of the block's last line split off before one is put in."""
+    for opener in unclosed(lines):
+        closer = CLOSER[opener.kind]
         pad = " " * opener.indent
         spots = 0
         for n in range(opener.line + 1, len(lines) + 1):
@@ -168,6 +150,15 @@ def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
                 body_end = n - 1  # the closer goes right after the block's last line
                 while body_end > opener.line and not lines[body_end - 1].strip():
                     body_end -= 1
+                last = lines[body_end - 1]
+                joined = re.search(rf"[ \t]{re.escape(closer)}[ \t]*$", last)
+                if joined and body_end > opener.line and not last[:joined.start()].rstrip().endswith((";", "&")):
+                    # The closer typed onto the block's last line, an argument there (``exit 2 fi``):
+                    # split off onto a line of its own, not put in again there or further on.
+                    yield Edit(body_end, 1, [last[:joined.start()].rstrip(), pad + closer],
+                               f"line {body_end}: split {closer!r} off onto a line of its own")
+                    spots += 1
+                    break
                 if body_end < n - 1:
                     yield Edit(body_end, 1, [lines[body_end - 1], pad + closer],
                                f"line {body_end + 1}: insert {closer!r}")
@@ -185,54 +176,9 @@ def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
 
 def unmatched_blocks(lines: list[str]) -> int:
     """The script's blocks opened and never closed, and its closers that close nothing
-    (``_blocks``): its keywords' brackets left unmatched."""
-    lost, stray = _blocks(lines)
+    (``languages.bash.blocks``): its keywords' brackets left unmatched."""
+    lost, stray = blocks(lines)
     return len(lost) + len(stray)
-
-
-def _unclosed(lines: list[str]) -> list[_Opener]:
-    """Openers whose closer never came: popped by a mismatched closer, or left at the end."""
-    return _blocks(lines)[0]
-
-
-def _blocks(lines: list[str]) -> tuple[list[_Opener], list[_Opener]]:
-    """The openers whose closer never came, and the closers that close nothing (each as
-    the block it would close: kind, line, indentation)."""
-    stack: list[_Opener] = []
-    lost: list[_Opener] = []
-    stray: list[_Opener] = []
-    heredoc: str | None = None
-    for n, text in enumerate(lines, 1):
-        if heredoc is not None:
-            if text.strip() == heredoc:
-                heredoc = None
-            continue
-        code = _code(text)
-        marker = re.search(r"<<-?\s*['\"]?(\w+)['\"]?", text.split(" #")[0])
-        indent = len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip())
-        for match in _KEYWORD.finditer(code):
-            word = match.group(1)
-            kind = {"if": "if", "case": "case", "{": "{", "for": "loop", "while": "loop",
-                    "until": "loop", "select": "loop"}.get(word)
-            if kind:
-                stack.append(_Opener(kind, n, indent))
-                continue
-            want = {"fi": "if", "done": "loop", "esac": "case", "}": "{"}.get(word)
-            if want is None:
-                continue
-            # A closer pops its opener; an opener it skips over was never closed.
-            for depth in range(len(stack) - 1, -1, -1):
-                if stack[depth].kind == want:
-                    lost.extend(reversed(stack[depth + 1:]))
-                    del stack[depth:]
-                    break
-            else:
-                stray.append(_Opener(want, n, indent))
-        if code.endswith("{") and not any(m.group(1) == "{" for m in _KEYWORD.finditer(code)):
-            stack.append(_Opener("{", n, indent))  # "name() {" opens a function body
-        if marker:
-            heredoc = marker.group(1)
-    return lost + list(reversed(stack)), stray
 
 
 # The words that open each kind of block, the likeliest first.
@@ -248,7 +194,7 @@ def _lost_opener_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
     line lost its word, and the shell reports the first item below it. That line (the
     nearest above the closer indented as deeply, past ``else`` and its kin) gets each
     word that opens such a block."""
-    stray = sorted(_blocks(lines)[1], key=lambda closer: abs(closer.line - error_line))
+    stray = sorted(blocks(lines)[1], key=lambda closer: abs(closer.line - error_line))
     for closer in stray[:LOST_OPENERS]:
         header = _header(lines, closer)
         if header is None:
@@ -272,12 +218,12 @@ def _bare_opener_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
     tried = 0
     for n in range(min(error_line, len(lines)), max(1, error_line - 60) - 1, -1):
         text = lines[n - 1]
-        if _code(text).strip() not in _BARE:
+        if code_of(text).strip() not in _BARE:
             continue
-        still_open = _blocks(lines[:n - 1])[0]
+        still_open = blocks(lines[:n - 1])[0]
         if not still_open:
             continue
-        closer = _CLOSER[max(still_open, key=lambda opener: opener.line).kind]
+        closer = CLOSER[max(still_open, key=lambda opener: opener.line).kind]
         at = len(text) - len(text.lstrip())
         word = text.strip().split()[0]
         yield Edit(n, 1, [text[:at] + closer + text[at + len(word):]], f"line {n}: replace {word!r} with {closer!r}",
@@ -287,13 +233,13 @@ def _bare_opener_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
             return
 
 
-def _header(lines: list[str], closer: _Opener) -> int | None:
+def _header(lines: list[str], closer: Block) -> int | None:
     """The first line of the block ``closer`` ends: the nearest line above it indented as
     deeply that begins no block word (None where one begins one, or a shallower line
     comes first)."""
     for n in range(closer.line - 1, 0, -1):
         text = lines[n - 1]
-        code = _code(text).strip()
+        code = code_of(text).strip()
         if not code:
             continue
         indent = len(text.expandtabs(8)) - len(text.expandtabs(8).lstrip())
@@ -301,7 +247,7 @@ def _header(lines: list[str], closer: _Opener) -> int | None:
             continue
         if indent < closer.indent:
             return None
-        first = _KEYWORD.match(code)
+        first = KEYWORD.match(code)
         if first is not None and first.group(1) in _MIDDLE:
             continue
         return None if first is not None else n
@@ -349,7 +295,7 @@ def _lost_delimiter_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
     was unexpected after the ``<<``. The delimiter is the first line below that holds a
     word alone (indented by tabs only after ``<<-``)."""
     for n in range(max(1, error_line - 1), min(len(lines), error_line + 1) + 1):
-        text = _code(lines[n - 1])
+        text = code_of(lines[n - 1])
         bare = _BARE_HEREDOC.search(text)
         if bare is None:
             continue
@@ -371,13 +317,13 @@ def _lost_program_quote_edits(lines: list[str], error_line: int) -> Iterator[Edi
     end), the quote goes at the end of the error's line or of a few lines above it, a
     command that takes a program (``awk``, ``sed``...) first."""
     below = range(error_line + 1, min(len(lines), error_line + PROGRAM_LINES) + 1)
-    end = next((n for n in below if _code(lines[n - 1]).count("'") % 2), None)
+    end = next((n for n in below if code_of(lines[n - 1]).count("'") % 2), None)
     if end is None:
         return
     spots = range(min(error_line, len(lines)), max(0, error_line - PROGRAM_START_LINES), -1)
     for n in sorted(spots, key=lambda n: _PROGRAM_COMMAND.match(lines[n - 1]) is None):
         text = lines[n - 1]
-        if text.strip() and not text.lstrip().startswith("#") and not _code(text).count("'") % 2:
+        if text.strip() and not text.lstrip().startswith("#") and not code_of(text).count("'") % 2:
             at = _at(text, n, len(text.rstrip()), " '", f"line {n}: insert \"'\" at the end")
             yield replace(at, string_ends_at=end)
 
