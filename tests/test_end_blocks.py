@@ -334,3 +334,25 @@ def test_a_closer_typed_onto_its_block_s_last_line_is_split_off_where_the_shell_
     assert begins_above(lines, len(lines), 1, "syntax error: unexpected end of file") == 15
     fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
     assert fixed.status == "fixed" and fixed.source == BOOTSTRAP_SH
+
+
+STATUS_RB = """def status_of(header, res)
+  if /^(\\d+)/ =~ header['status'][0]
+    res.status = $1.to_i
+    header.delete('status')
+  end
+  res
+end
+"""
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
+def test_a_regular_expression_that_lost_its_opening_slash_gets_it_back_where_the_expression_begins():
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    broken = STATUS_RB.replace("if /^", "if ^")
+    assert not check(broken, "ruby").ok
+    fixed = repair(broken, "ruby", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.source == STATUS_RB

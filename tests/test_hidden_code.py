@@ -162,6 +162,8 @@ REPAIRS = [
      'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),
     # A here-document's lost '<<' put back before its delimiter.
     ("bash", "cat EOF\nhello\nEOF\n", "cat <<EOF\nhello\nEOF\n"),
+    # A regular expression's opening '/' put back: it ends at the line's lone '/'.
+    ("ruby", "if ^(\\d+)/ =~ header['status']\n  x = $1\nend\n", "if /^(\\d+)/ =~ header['status']\n  x = $1\nend\n"),
     # A macro's body split after the bracket it opens: joined back, the rest is its body again.
     ("c", "#define MIN 4\n#define TOTAL (\nMIN +   \\\n    2 * MIN)\n\nint a[TOTAL];\n",
      "#define MIN 4\n#define TOTAL (MIN +   \\\n    2 * MIN)\n\nint a[TOTAL];\n"),

@@ -113,7 +113,8 @@ def hides_code(before: str, after: str, language: str) -> str:
             continue
         one = apply_hunks(original, [hunk], before.endswith("\n"))
         hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
-                                language, quote_typed=bool(_quote_typed_lines([hunk])), pairs_quotes=_pairs_quotes(hunk))
+                                language, quote_typed=bool(_quote_typed_lines([hunk])), pairs_quotes=_pairs_quotes(hunk),
+                                pairs_slash=_pairs_lone_slash(hunk))
         if hidden and not all(map(_is_word, hidden)):
             return f"it turns code into a comment or string near line {hunk[0]}: {' '.join(hidden)[:60]}"
     # Only an edit that places or takes away a delimiter can make a new string or comment.
@@ -336,8 +337,23 @@ def _pairs_quotes(hunk: tuple[int, list[str], list[str]]) -> bool:
     return len(old) == len(new) == 1 and open_strings(new[0]) == 0
 
 
+def _pairs_lone_slash(hunk: tuple[int, list[str], list[str]]) -> bool:
+    """The hunk types one ``/`` into one line that had one more than pairs."""
+    _, old, new = hunk
+    return len(old) == len(new) == 1 and old[0].count("/") % 2 == 1 and new[0].count("/") == old[0].count("/") + 1
+
+
+def _in_slash_regex(tree, span: tuple[int, int]) -> bool:
+    """The byte ``span`` of the text ``tree`` read lies in a regular expression between
+    ``/`` and ``/``."""
+    node = tree.root_node.descendant_for_byte_range(span[0], span[0])
+    while node is not None and "regex" not in node.type:
+        node = node.parent
+    return node is not None and node.text[:1] == b"/" and node.text[-1:] == b"/"
+
+
 def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool = False,
-                   pairs_quotes: bool = False) -> list[str]:
+                   pairs_quotes: bool = False, pairs_slash: bool = False) -> list[str]:
     prefix, suffix = kept_ends(before, after)
     old_tree, new_tree = tree_of(before, language), tree_of(after, language)
     shift = len(after) - len(before)
@@ -394,6 +410,11 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
     # opener had left unquoted is quoted again.
     if hidden and quote_typed \
             and all(_ends_at_lone_quote(after, span, _line_at(before, span[1] - 1 - shift)) for span in spans):
+        return []
+    # A regular expression's opening '/' put back (``if ^(\\d+)/`` made ``if /^(\\d+)/``):
+    # it ends at the '/' the line had alone, and what it quotes the parser could not
+    # read as code before (not a division's operands).
+    if hidden and pairs_slash and set(by_line) <= unread and all(_in_slash_regex(new_tree, span) for span in spans):
         return []
     # A macro's body cut by a line break where it left a bracket open (``#define TOTAL (``
     # over the rest of its expression): joined again, what the lines below held is the

@@ -18,7 +18,7 @@ from ..languages.html import open_names
 from .edits import BRACKETS, OPENER_OF, Edit, insert, kept_ends, replace_token
 from .rules import rule
 from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edits, habits, late_edits, lost_breaks,
-                            prose, strings_over_lines, vocabulary, words_of)
+                            in_spans, prose, strings_over_lines, text_spans, tree_of, vocabulary, words_of)
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
@@ -263,6 +263,8 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
                 yield from deleted
     if problems and guess:
         yield from _lost_opener_edits(lines, problems[0], comment_prefix(language))
+    if problems:
+        yield from _regex_opener_edits(lines, problems[0], language)
     if problems:
         yield from _lost_continuation_edits(lines, problems[0])
     # The grammar's own small-edit neighbourhood: typos of words and of token order first.
@@ -1118,6 +1120,50 @@ def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -
             yield opener_at_end(lines, header, partner)
     for line_no, col, bracket in misplaced_closers(lines, first, last, comment):
         yield replace_token(lines[line_no - 1], line_no, col, bracket, "")
+
+
+# Where an expression may begin: after one of these a '/' opens a regular expression.
+_EXPRESSION_START = re.compile(r"(?:^|[=(\[{,!~&|?:;]|\b(?:if|unless|when|while|until|return|and|or|not|in))\s*$")
+
+
+@lru_cache(maxsize=None)
+def _slash_regexes(language: str) -> bool:
+    """The language's grammar reads ``/a/`` where an expression begins as a regular
+    expression (Ruby's, JavaScript's)."""
+    try:
+        root = tree_of(b"x = /a/\n", language).root_node
+    except (LookupError, ValueError):
+        return False
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "regex":
+            return True
+        stack.extend(node.children)
+    return False
+
+
+@rule('regex-opener', "a regular expression's opening '/' put back where an expression begins before a line's "
+      "lone '/'", 'any (not python)')
+def _regex_opener_edits(lines: list[str], problem: Problem, language: str) -> Iterator[Edit]:
+    """``if ^(\\d+)/ =~ status``: a line whose code holds one ``/`` more than pairs (outside
+    strings and comments), in a language of ``/``-delimited regular expressions, gets the
+    expression's opening ``/`` at each token before it that an expression may begin with."""
+    if not 1 <= problem.line <= len(lines) or lines[problem.line - 1].count("/") % 2 == 0 \
+            or not _slash_regexes(language):
+        return
+    text = lines[problem.line - 1]
+    quiet = text_spans(text, language, strings="all")
+    slashes = [col for col, ch in enumerate(text) if ch == "/" and not in_spans(quiet, 1, col)]
+    if len(slashes) % 2 == 0:
+        return
+    lone = slashes[-1]
+    keywords = vocabulary(language)[0]
+    for match in re.finditer(r"\S+", text[:lone]):
+        word = re.match(r"\w+", match.group())
+        if _EXPRESSION_START.search(text[:match.start()]) and not match.group().startswith("/") \
+                and not (word and word.group() in keywords):  # (a keyword read as the expression's text)
+            yield insert(text, problem.line, match.start(), "/")
 
 
 @rule('lost-opener', 'the opener of an indented block whose closer closes nothing put back', 'any (not python)')
