@@ -135,15 +135,11 @@ def _mark_into_seam(line_no: int, text: str, toks: list[tuple[int, str]], i: int
     parts = fused(tok, known, SEAM_PART) if before or after else None
     if parts is None:
         return
-    seam = parts[0] + "{}" + parts[1]
-    if before:
-        start, mark = toks[i - 1]
-        yield Edit(line_no, 1, [text[:start] + seam.format(mark) + text[col + len(tok):]],
-                   f"line {line_no}: move {mark!r} between {parts[0]!r} and {parts[1]!r}", 2, start + len(tok) + len(mark) + 1, start)
-    if after:
-        start, mark = toks[i + 1]
-        yield Edit(line_no, 1, [text[:col] + seam.format(mark) + text[start + len(mark):]],
-                   f"line {line_no}: move {mark!r} between {parts[0]!r} and {parts[1]!r}", 2, start + len(mark) + 1, col)
+    for (_, mark), begins, ends in ([(toks[i - 1], toks[i - 1][0], col + len(tok))] if before else []) \
+            + ([(toks[i + 1], col, toks[i + 1][0] + len(toks[i + 1][1]))] if after else []):
+        moved = parts[0] + mark + parts[1]
+        yield Edit(line_no, 1, [text[:begins] + moved + text[ends:]],
+                   f"line {line_no}: move {mark!r} between {parts[0]!r} and {parts[1]!r}", 2, begins + len(moved) + 1, begins)
 
 
 def _line_edit(line_no: int, text: str, col: int, old: str, new: str, what: str) -> Edit:
