@@ -1588,3 +1588,53 @@ def test_a_name_right_before_a_keyword_that_begins_a_statement_is_a_problem_thou
     assert result.status == "fixed" and result.source == header
     # A macro-like name there may expand to an attribute: the types stay unknown.
     assert check("#include <cstddef>\nLIB_API using std::size_t;\n", "cpp").ok
+
+
+BINDING_C = """#include <Python.h>
+
+typedef struct TSLanguage TSLanguage;
+
+TSLanguage *tree_sitter_bash(void);
+
+static PyObject* _binding_language(PyObject *Py_UNUSED(self), PyObject *Py_UNUSED(args)) {
+    return PyCapsule_New(tree_sitter_bash(), "tree_sitter.Language", NULL);
+}
+
+static struct PyModuleDef_Slot slots[] = {
+#ifdef Py_GIL_DISABLED
+    {Py_mod_gil, Py_MOD_GIL_NOT_USED},
+#endif
+    {0, NULL}
+};
+
+static PyMethodDef methods[] = {
+    {"language", _binding_language, METH_NOARGS,
+     "Get the tree-sitter language for this grammar."},
+    {NULL, NULL, 0, NULL}
+};
+
+static struct PyModuleDef module = {
+    .m_base = PyModuleDef_HEAD_INIT,
+    .m_name = "_binding",
+    .m_doc = NULL,
+    .m_size = 0,
+    .m_methods = methods,
+    .m_slots = slots,
+};
+
+PyMODINIT_FUNC PyInit__binding(void) {
+    return PyModuleDef_Init(&module);
+}
+"""
+
+
+@needs_gcc
+@pytest.mark.parametrize("slip", [("methods[] = {", "methods[] == {"), ("Init(&module)", "Init(&module,)")])
+def test_a_comparison_after_a_declarator_or_a_comma_before_a_closer_is_a_problem_whatever_the_types(slip):
+    # A header the compiler cannot find declares the types: they are unknown, and
+    # tree-sitter reads both slips without an error.
+    unknown = BINDING_C.replace("<Python.h>", "<binding_api.h>")
+    assert check(unknown, "c").ok
+    broken = unknown.replace(*slip)
+    found = check(broken, "c")
+    assert not found.ok and found.problems[0].line == BINDING_C[:BINDING_C.index(slip[0])].count("\n") + 1

@@ -73,7 +73,10 @@ _LEXICAL = re.compile(r"^(?:missing terminating |unterminated |missing '\)' afte
                       r"expected parameter name, found |'#' is not followed by a macro parameter|"
                       r"token \"[^\"]*\" is not valid in preprocessor expressions|"
                       # (said of a name it knows as a namespace or class: no unknown type's doing)
-                      r"found ':' in nested-name-specifier|" + DECLARED_IN_COMMENT + "|"
+                      r"found ':' in nested-name-specifier|"
+                      # (a declarator followed by a comparison or a compound assignment)
+                      r"expected (?:'=', ',', ';', 'asm' or '__attribute__'|initializer) before "
+                      r"'(?:==|!=|<=|>=|&&|\|\||[-+*/%&|^]=|<<=|>>=)' token|" + DECLARED_IN_COMMENT + "|"
                       + KNOWN_TEMPLATE_MISUSED + "|" + PREPROCESSOR + ")")
 NEAR = 1  # lines between a compiler's message and a tree-sitter error that agree
 
@@ -304,7 +307,8 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str,
             out.append(d)
             continue
         # (a keyword misspelt: no unknown type's doing, see misspelt_keywords)
-        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and keyword_mistake(d, text))
+        lexical = bool(_LEXICAL.match(d.message)) or (d.syntax and keyword_mistake(d, text)) \
+            or _comma_before_closer(d, lines)
         # a name it does not know: not a grammar problem
         name = bool(UNRESOLVED.match(d.message)) and not lexical
         grammar = not (name or missing_header(d.message)) and (lexical or not (
@@ -329,6 +333,18 @@ def agreed(diagnostics: list[Diagnostic], text: str, language: str,
             covered.add(p.line)
     out.sort(key=lambda d: (d.line, d.column))
     return out
+
+
+_EXPRESSION_BEFORE_CLOSER = re.compile(r"^expected expression before '\)' token")
+
+
+def _comma_before_closer(d: Diagnostic, lines: list[str]) -> bool:
+    """The compiler expected an expression before a ``)`` that a ``,`` stands right before
+    (``f(&module,)``): an argument list's trailing comma, whatever the types."""
+    if not _EXPRESSION_BEFORE_CLOSER.match(d.message) or not 1 <= d.line <= len(lines):
+        return False
+    row = lines[d.line - 1]
+    return row[d.column - 1:d.column] == ")" and row[:d.column - 1].rstrip().endswith(",")
 
 
 # gcc names the word it met where it expected something else.
