@@ -1588,6 +1588,10 @@ def test_a_name_right_before_a_keyword_that_begins_a_statement_is_a_problem_thou
     assert result.status == "fixed" and result.source == header
     # A macro-like name there may expand to an attribute: the types stay unknown.
     assert check("#include <cstddef>\nLIB_API using std::size_t;\n", "cpp").ok
+    # Where a type was wanted, no type or macro is followed by a member's access: the
+    # last word of a comment's sentence split onto a line of its own.
+    split = "// license that can be found in the LICENSE\nfile.\n\nint i = 3;\nint &culprit = i;\n"
+    assert check(split, "cpp").problems[0].line == 2
 
 
 BINDING_C = """#include <Python.h>

@@ -233,16 +233,22 @@ def _lines(text: str) -> list[str]:
 # ``total return;``: two tokens swapped, a line joined).
 _STATEMENT_KEYWORDS = ("using", "namespace", "return", "typedef", "template", "goto", "break", "continue",
                        "switch", "case", "while", "for", "if")
-_BEFORE_STATEMENT_KEYWORD = re.compile(r"(\w+)[ \t]+(?:%s)\b" % "|".join(_STATEMENT_KEYWORDS))
+# ... or, where a type was expected, a member's access: no type or macro is followed by
+# one (``file.`` under a comment whose sentence it ends).
+_BEFORE_STATEMENT_KEYWORD = re.compile(r"(\w+)(?:[ \t]+(?:%s)\b|(?=\.(?!\.)|->))" % "|".join(_STATEMENT_KEYWORDS))
+_TYPES_PLACE = re.compile(r"^'\w+' does not name a type")
 
 
 def _before_a_statement_keyword(d: Diagnostic, lines: list[str]) -> bool:
     """The name the message says is unknown stands, where the message points, right
-    before a keyword that begins a statement or declaration of its own. (Not a
-    macro-like name: ``LIB_API using ...`` may expand to an attribute.)"""
+    before a keyword that begins a statement or declaration of its own, or, where the
+    compiler wanted a type, before a ``.`` or ``->``. (Not a macro-like name: ``LIB_API
+    using ...`` may expand to an attribute.)"""
     line = lines[d.line - 1] if 1 <= d.line <= len(lines) else ""
     found = _BEFORE_STATEMENT_KEYWORD.match(line, max(d.column - 1, 0))
-    return found is not None and found.group(1) == _first_name(d.message) and not _MACRO_NAME.match(found.group(1))
+    if found is None or found.group(1) != _first_name(d.message) or _MACRO_NAME.match(found.group(1)):
+        return False
+    return found.group(0) != found.group(1) or bool(_TYPES_PLACE.match(d.message))
 
 
 # A line comment whose sentence ends (a mark, then a blank) before a declaration of a
