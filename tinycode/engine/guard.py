@@ -180,20 +180,19 @@ def _flips_a_conditional(before: str, after: str, language: str) -> str:
 _DEFINED = re.compile(r"\s*#\s*define\s+(\w+)(?:\([^)]*\))?\s+\S")
 
 
-_HEREDOC_AT_END = re.compile(r"<<-?\s*$")
-
-
 def _heredoc_at_line_end(before: str, after: str, language: str) -> str:
-    """Where the language is a shell's: a line the edit leaves ending on a here-document's
-    ``<<``, which it did not end on before. The next line's first word becomes the
-    document's delimiter, and every line down to that word again its text (the shell
-    itself rejects the ``<<`` there; tree-sitter reads on)."""
+    """A line the edit leaves ending on the language's here-document operator
+    (``LanguageSpec.heredoc_operator``: the shell's ``<<``), which it did not end on
+    before. The next line's first word becomes the document's delimiter, and every line
+    down to that word again its text (the shell itself rejects the ``<<`` there;
+    tree-sitter reads on)."""
     record = spec(language)
-    if record is None or record.edit_family != "shell":
+    if record is None or not record.heredoc_operator:
         return ""
+    at_end = re.compile(re.escape(record.heredoc_operator) + r"-?\s*$")
     for first, old, new in changed_hunks(before, after):
-        ended = sum(bool(_HEREDOC_AT_END.search(line)) for line in old)
-        if sum(bool(_HEREDOC_AT_END.search(line)) for line in new) > ended:
+        ended = sum(bool(at_end.search(line)) for line in old)
+        if sum(bool(at_end.search(line)) for line in new) > ended:
             return f"it makes the line after line {first} a here-document's delimiter"
     return ""
 

@@ -128,6 +128,9 @@ class LanguageSpec:
     # names of the elements still open there, innermost first, when the token begins
     # a closer (``</``): what a closer that lost its name closes.
     open_names: Callable[[list[str], int, str], list[str]] | None = None
+    # Its here-document's operator where a line may not end on it: the next line's first
+    # word would become the document's delimiter (the shell's ``<<``; "" for none).
+    heredoc_operator: str = ""
     # Node types of its grammar that mark text read as a mistake without an ERROR
     # (HTML's ``erroneous_end_tag``: an end tag that no open element matches). A file
     # may hold some and be valid; an edit that adds one is no repair.
