@@ -67,6 +67,16 @@ def test_only_a_line_that_opens_nothing_lost_its_word():
     assert lost_header(spec, 7) is None
 
 
+
+def _repaired(broken: str, language: str):
+    """``repair`` with a model that prefers no candidate: the search's own order decides."""
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    return repair(broken, language, llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+
+
 def _long_module() -> str:
     methods = "".join(f"    def step{i}(value)\n      value + {i}\n    end\n\n" for i in range(8))
     return ("module Tasks\n  class Runner\n    def run(items)\n      items.each do |item|\n"
@@ -75,9 +85,6 @@ def _long_module() -> str:
 
 
 def test_a_block_word_misspelt_far_above_where_its_block_is_noticed_open_is_respelt():
-    from fake_llm import FakeLLM
-
-    from tinycode import repair
     from tinycode.engine.guard import far_from_problems
 
     clean = _long_module()
@@ -88,7 +95,7 @@ def test_a_block_word_misspelt_far_above_where_its_block_is_noticed_open_is_resp
     # Only the block word, and only from a spelling a typo away.
     assert far_from_problems(broken, broken.replace("      endd\n", "      end; x\n"), "ruby", report, 10)
     assert far_from_problems(broken, broken.replace("      endd\n", "      exit\n"), "ruby", report, 10)
-    result = repair(broken, "ruby", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    result = _repaired(broken, "ruby")
     assert result.status == "fixed" and result.source == clean
 
 
@@ -188,13 +195,9 @@ setup_history
     HISTORY_SH.replace("setup_history () {", "# setup_history () {"),  # or commented out alone
 ])
 def test_a_function_s_first_line_in_a_comment_is_code_again_where_its_closing_brace_closes_nothing(broken):
-    from fake_llm import FakeLLM
-
-    from tinycode import repair
-
     found = suggest(broken, "bash")
     assert found and found[0].edit.rule == "opener-in-comment"
-    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: 0.0))  # (a model with no preference)
+    fixed = _repaired(broken, "bash")  # (a model with no preference)
     assert fixed.status == "fixed"
     assert "\nsetup_history () {\n\techo one" in fixed.source and fixed.source.rstrip().endswith("setup_history")
     assert fixed.source.count("\n}\n") == 1  # the closer kept
@@ -240,14 +243,10 @@ func checkLabels(labels []*label, report func(string)) {
 def test_a_loop_s_first_line_typed_after_a_comment_s_sentence_is_split_off_where_the_outer_closer_closes_nothing():
     # The loop's '}' closes the function's '{': the one left over is the function's own,
     # a block above the comment; the loop's body still begins under it.
-    from fake_llm import FakeLLM
-
-    from tinycode import repair
-
     broken = LABELS_GO.replace('never used."\n\tfor _', 'never used." for _')
     found = suggest(broken, "go")
     assert found and found[0].edit.rule == "opener-in-comment"
-    fixed = repair(broken, "go", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    fixed = _repaired(broken, "go")
     assert fixed.status == "fixed" and fixed.source == LABELS_GO
 
 
@@ -272,14 +271,10 @@ echo "Java ${VERSION}"
 @pytest.mark.parametrize("dash", ["", "-"])
 def test_a_here_document_that_lost_its_delimiter_gets_the_word_that_ends_it_below(dash):
     # The shell says only that the newline after '<<' was unexpected.
-    from fake_llm import FakeLLM
-
-    from tinycode import repair
-
     clean = JAVA_CHECK_SH.replace("<<EOF", f"<<{dash}EOF")
     broken = clean.replace(f"<<{dash}EOF", f"<<{dash}")
     assert check(clean, "bash").ok and not check(broken, "bash").ok
-    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    fixed = _repaired(broken, "bash")
     assert fixed.status == "fixed" and fixed.source == clean
 
 
@@ -324,15 +319,12 @@ def test_a_closer_typed_onto_its_block_s_last_line_is_split_off_where_the_shell_
     # bash reports the block left open only at the file's end, once the 'thn' above is
     # mended: the mistake lies anywhere from the block's opener on, and the closer it
     # lost is there already, an argument of 'exit'.
-    from fake_llm import FakeLLM
-
-    from tinycode import repair
     from tinycode.languages.bash import begins_above
 
     broken = BOOTSTRAP_SH.replace('"" ]; then', '"" ]; thn', 1).replace("\texit 2\nfi\n\nunset", "\texit 2 fi\n\nunset")
     lines = broken.replace("thn", "then").split("\n")
     assert begins_above(lines, len(lines), 1, "syntax error: unexpected end of file") == 15
-    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    fixed = _repaired(broken, "bash")
     assert fixed.status == "fixed" and fixed.source == BOOTSTRAP_SH
 
 
@@ -348,11 +340,7 @@ end
 
 @pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
 def test_a_regular_expression_that_lost_its_opening_slash_gets_it_back_where_the_expression_begins():
-    from fake_llm import FakeLLM
-
-    from tinycode import repair
-
     broken = STATUS_RB.replace("if /^", "if ^")
     assert not check(broken, "ruby").ok
-    fixed = repair(broken, "ruby", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    fixed = _repaired(broken, "ruby")
     assert fixed.status == "fixed" and fixed.source == STATUS_RB

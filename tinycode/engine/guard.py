@@ -23,7 +23,7 @@ from ..problems import leaves_within
 from ..languages import comment_prefix, spec
 from ..config import setting
 from .edits import BRACKETS, apply_hunks, changed_hunks, kept_ends, changed_lines, code_tokens, original_line, token_distance
-from .layout import HEADER_SCAN, misplaced_closers, open_strings
+from .layout import HEADER_SCAN, misplaced_closers, open_strings, unmatched_brackets
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
 from ..spelling import distance
 from .grammar_space import MARKUP_MARKS, address_rest, comment_split, tree_of, vocabulary
@@ -215,8 +215,8 @@ def _joined_to_a_macro(old: list[str], new: list[str]) -> str:
 
 
 def _leaves_open(body: str) -> bool:
-    """``body`` has more of some opening bracket than of its closer."""
-    return any(body.count(opener) > body.count(closer) for opener, closer in BRACKETS.items())
+    """``body`` leaves a bracket open (outside its strings)."""
+    return any(bracket in BRACKETS for _, _, bracket in unmatched_brackets([body], 1, 1, ""))
 
 
 _DIRECTIVE_WORD = re.compile(r"\s*(#?)\s*(\w+)")

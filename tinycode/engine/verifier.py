@@ -267,14 +267,15 @@ def unmatched(lines: Sequence[str], comment: str = "") -> int:
     return len(unmatched_brackets(list(lines), 1, len(lines), comment))
 
 
-def nodes_starting(tree: tree_sitter.Tree, first_row: int, last_row: int) -> int:
-    """How many nodes of ``tree`` begin on rows ``first_row..last_row`` (0-based)."""
+def nodes_starting(tree: tree_sitter.Tree, first_row: int, last_row: int, types: tuple[str, ...] = ()) -> int:
+    """How many nodes of ``tree`` (of ``types``, given some) begin on rows
+    ``first_row..last_row`` (0-based)."""
     count, stack = 0, [tree.root_node]
     while stack:
         node = stack.pop()
         if node.end_point.row < first_row or node.start_point.row > last_row:
             continue
-        count += first_row <= node.start_point.row
+        count += first_row <= node.start_point.row and (not types or node.type in types)
         stack.extend(node.children)
     return count
 
@@ -291,19 +292,6 @@ def _unread_starting(tree: tree_sitter.Tree, first_row: int, last_row: int) -> i
         inside = inside or node.is_missing or (node.is_error and node.end_point.row - node.start_point.row <= WIDE)
         count += inside and first_row <= node.start_point.row
         stack.extend((child, inside) for child in node.children)
-    return count
-
-
-def _count_on_rows(tree: tree_sitter.Tree, types: tuple[str, ...], first_row: int, last_row: int) -> int:
-    """How many nodes of ``types`` begin on rows ``first_row..last_row`` (0-based)."""
-    count = 0
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.end_point.row < first_row or node.start_point.row > last_row:
-            continue
-        count += node.type in types and node.start_point.row >= first_row
-        stack.extend(node.children)
     return count
 
 
@@ -871,8 +859,8 @@ class Verifier:
         if record is None or not record.misread_nodes:
             return False
         first = edit.line - 1
-        return _count_on_rows(after, record.misread_nodes, first, edit.last_written - 1) \
-            > _count_on_rows(before, record.misread_nodes, first, first + edit.span - 1)
+        return nodes_starting(after, first, edit.last_written - 1, record.misread_nodes) \
+            > nodes_starting(before, first, first + edit.span - 1, record.misread_nodes)
 
     def token_over_code(self, before: tree_sitter.Tree, after: tree_sitter.Tree, first_row: int, last_row: int,
                         shift: int) -> bool:
