@@ -1099,6 +1099,56 @@ def test_a_comment_split_before_words_that_are_no_code_is_joined_again(language,
     _first_repair_undoes(language, source, old, new, "line-join", "gcc is not asked")
 
 
+PRODUCER_PY = """class Chat:
+    def __init__(self):
+        self.incoming = []
+
+        # we toss the use of the "simple producer" and replace it with
+        # a pure deque, which the original fifo was a wrapping of
+        self.fifo = []
+"""
+LINE_READER_JAVA = """class LineReader {
+    int limit(int readAheadLimit) {
+        // If the most recently read character is '\\r', then increment the
+        // read ahead limit as in this case if the next character is '\\n',
+        // two characters would actually be read by the next read().
+        return readAheadLimit + 1;
+    }
+}
+"""
+LICENSE_CPP = """// Use of this source code is governed by a BSD-style
+// license that can be found in the LICENSE file.
+
+int answer() {
+  return 42;
+}
+"""
+PLURAL_TS = """declare namespace Intl {
+    // http://cldr.unicode.org/index/cldr-spec/plural-rules#TOC-Determining-Plural-Categories
+    type LDMLPluralRule = "zero" | "one" | "other";
+}
+"""
+
+
+@pytest.mark.parametrize("language, source, old, new", [
+    # The rest of the sentence names a phrase in quotes, or a character's escape: prose.
+    ("python", PRODUCER_PY, "# we toss", "# we\n        toss"),
+    ("java", LINE_READER_JAVA, "as in this", "as in\n            this"),
+    # A sentence's last word and its full stop: the comment's, though tree-sitter reads
+    # them on into the code below (``file.int``).
+    ("cpp", LICENSE_CPP, "LICENSE file.", "LICENSE\nfile."),
+    # Split right after a hyphen: the rest of a hyphenated word.
+    ("typescript", PLURAL_TS, "Determining-Plural", "Determining-\n    Plural"),
+])
+def test_a_comment_split_mid_sentence_is_joined_again(language, source, old, new):
+    if language == "cpp" and shutil.which("g++") is None:
+        pytest.skip("g++ reports the word read as a type")
+    broken = source.replace(old, new)
+    assert broken != source
+    found = suggest(broken, language, limit=4)
+    assert any(c.source_after == source and c.edit.rule == "line-join" for c in found)
+
+
 LICENCE_BOX_JS = """/*! *****************************************************************************
 Copyright (c) The Authors. All rights reserved.
 Permission to use, copy, modify, and/or distribute this software for any

@@ -193,3 +193,35 @@ def test_what_node_cannot_read_is_left_to_the_grammar(source):
 @pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
 def test_a_mistake_in_a_file_node_cannot_read_is_still_reported():
     assert 3 in _lines("@observer\nclass Store {\n  m() { return f(1; }\n}\n", "javascript")
+
+
+
+
+HEREDOC_SH = """#!/bin/sh
+cat >settings.json.new <<\\EOF ||
+{
+    "[git-commit]": {
+        "editor.wordWrap": "wordWrapColumn",
+        "editor.wordWrapColumn": 72
+    },
+    "files.trimTrailingWhitespace": true
+}
+EOF
+die "Could not write settings.json"
+
+OSNAME=
+case "$(uname -s)" in
+Linux)
+	OSNAME=Linux
+	;;
+esac
+"""
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no shell")
+def test_what_the_shell_read_past_before_its_first_error_is_no_problem():
+    # tree-sitter-bash, thrown by the lost `in`, objects to the here-document far above;
+    # `sh -n` read it through and stops only there, so that is the one problem reported.
+    assert check(HEREDOC_SH, "bash").ok
+    broken = HEREDOC_SH.replace('case "$(uname -s)" in', 'case "$(uname -s)"')
+    assert _lines(broken, "bash") == [15]

@@ -457,6 +457,60 @@ def test_what_surfaces_far_off_counts_as_the_file_s_own_only_for_an_edit_that_ch
     assert not verifier.surfaced_apart(lines, before, "\n".join(opened.applied(lines)), after, opened)
 
 
+def test_what_surfaces_far_above_a_block_s_opener_mended_is_the_file_s_own():
+    # The TypeScript parser checks the ambient context only once the file parses: the
+    # stray statement far above surfaces when ``Interface`` is ``interface`` again.
+    # Left out but for its ``{``, the opener's line still holds the block together.
+    from tinycode.check import check
+
+    source = ("declare namespace Intl {\n    Plural-Categories\n    type Rule = \"one\" | \"other\";\n"
+              + "\n" * 12 + "    Interface NumberFormatPart {\n        value: string;\n    }\n}\n")
+    before = check(source, "typescript")
+    if not before.problems or before.problems[0].source == "tree-sitter":
+        pytest.skip("the typescript package is not installed")
+    lines = source.split("\n")
+    mended = Edit(16, 1, ["    interface NumberFormatPart {"], "line 16: respell 'Interface' as 'interface'")
+    text = "\n".join(mended.applied(lines))
+    after = check(text, "typescript").problems
+    assert after and all(p.line == 2 for p in after)
+    assert Verifier("typescript").surfaced_apart(lines, before.problems, text, after, mended)
+
+
+def test_a_judge_that_could_not_read_the_file_before_and_now_agrees_with_tree_sitter_adds_nothing():
+    # An ``@`` made node leave the file to the grammar (a decorator, to it); gone, node
+    # reads the file and reports the unclosed block where tree-sitter already did.
+    def tree(line: int, message: str) -> Problem:
+        return Problem(line, 1, line, 1, message)
+
+    lines = ["function f(position) {", "    const pos =@ position;", "    if (pos) {", "        return 1;",
+             "    // closed below }", "    return 0;", "}", ""]
+    before = (tree(2, "unexpected '=@ position'"), tree(7, "missing '}'"))
+    after = (Problem(7, 1, 7, 1, "SyntaxError: Unexpected end of input", kind="compiler", source="node --check"),
+             tree(7, "missing '}'"))
+    deleted = Edit(2, 1, ["    const pos = position;"], "line 2: delete '@'")
+    assert Verifier("javascript").progress(before, after, lines, deleted)
+    # On a line tree-sitter had no objection to, what it says is new.
+    elsewhere = (Problem(5, 1, 5, 1, "SyntaxError: Unexpected token '}'", kind="compiler", source="node --check"),
+                 tree(7, "missing '}'"))
+    assert not Verifier("javascript").progress(before, elsewhere, lines, deleted)
+
+
+def test_a_partial_step_the_compiler_still_rejects_with_the_names_declared_is_refused():
+    # The file's types are unknown (its header is missing), and a second mistake is left:
+    # deleting the `==` leaves an initialiser without its `=`, which gcc rejects once
+    # `PyMethodDef` is declared; `=` for `==` it accepts.
+    import shutil
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not installed")
+    source = ("#include <not_installed_here.h>\n\nstatic PyMethodDef methods[] == {\n    {NULL, NULL, 0, NULL}\n};\n\n"
+              "int init(void) {\n    return register_all(&methods,);\n}\n")
+    verifier = Verifier("c")
+    deleted = source.replace("methods[] == {", "methods[]  {")
+    assigned = source.replace("methods[] == {", "methods[] = {")
+    assert verifier.rejects_step(source, deleted)
+    assert not verifier.rejects_step(source, assigned)
+
+
 def test_the_header_the_compiler_said_was_meant_named_is_progress_whatever_it_reads_next():
     # With <features#.h> missing the compiler set the file's types aside; with
     # <features.h> found it reads them, and reports what it could not tell before.

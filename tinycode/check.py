@@ -13,7 +13,7 @@ import contextlib
 from dataclasses import asdict, dataclass, field, replace
 
 from .foreign import foreign_text
-from .problems import _MAX_TEXT, MAX_PROBLEMS, Problem, tree_problems, tree_sitter_problems
+from .problems import _MAX_TEXT, MAX_PROBLEMS, Problem, judge_read_to, tree_problems, tree_sitter_problems
 from .languages import NoVerdict, read_as, spec
 from .languages.python import CompileError, compile_error
 
@@ -93,6 +93,12 @@ def _syntax(source: str, language: str, path: str | None) -> CheckResult:
         problems, note = judges.parser_only(source, language, problems)
         if not problems:
             return CheckResult(language, judge=spoke if spoken is not None else "", note=note)
+    if native and record is not None and record.grammar_loses_place and not record.deep_indent_reported_early:
+        # The tool read every line above its first error as correct: what tree-sitter,
+        # which loses its place after an error, objects to there is its own misreading
+        # (unless its grammar reports a mistake lines before the tool does).
+        read_to = judge_read_to(native) or 0
+        problems = [p for p in problems if p.line >= read_to]
     if native:  # the tool's lines first: that is where the person will look
         # tree-sitter's own on other lines are kept, and a token it names as missing even
         # on the tool's line: that says exactly what to insert where. A tool that reports

@@ -5,7 +5,8 @@ which both report them."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Iterator
+import re
+from typing import Iterator, Sequence
 
 from .languages import get_parser
 
@@ -43,6 +44,23 @@ class Problem:
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+
+# A compiler that ran off the end of the file ("Syntax error: Unterminated quoted string",
+# "end of file unexpected (expecting "done")", "expected ';', found 'EOF'", Ruby's
+# "unexpected end-of-input, expecting `end'") cannot say where the string or block began.
+AT_THE_END = re.compile(r"end of (?:file|input)|unexpected (?:EOF|end-of-input)|\bEOF in |unterminated quoted string|"
+                        r"found 'EOF'", re.IGNORECASE)
+
+
+def judge_read_to(problems: Sequence[Problem]) -> int | None:
+    """The line of the language's own judge's first error, where it read every line
+    before as correct: None when its error was met only at the end of the file (a block
+    never closed says nothing of the lines before it); 0 when it reports none."""
+    judged = [p for p in problems if p.source != "tree-sitter"]
+    if any(AT_THE_END.search(p.message) for p in judged):
+        return None
+    return min((p.line for p in judged), default=0)
 
 
 def tree_sitter_problems(source: str, language: str) -> list[Problem]:

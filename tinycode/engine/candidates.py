@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Iterable
 from ..deadline import expired
 from ..check import CheckResult, Problem, check, source_lines, tree_sitter_problems
 from ..languages import NoVerdict
-from ..problems import tree_problems
+from ..problems import judge_read_to, tree_problems
 from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
 from .guard import hides_code
 from .rules import PAIRED_FIX, combined, judge_runs
@@ -34,7 +34,7 @@ from .. import judges
 from ..judges import grammar_gaps, judge_name, registry
 from ..languages import comment_prefix, get_parser, spec
 from .grammar_space import contexts_of, habits, strings_over_lines
-from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier, judge_read_to,
+from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier,
                        judge_stopped_at, near, shape, nodes_starting, only_indentation, reported_line, unmatched)
 
 if TYPE_CHECKING:

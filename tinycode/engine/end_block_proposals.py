@@ -18,7 +18,7 @@ from typing import Iterator
 from ..check import Problem
 from ..spelling import distance
 from .edits import Edit
-from .messages import AT_THE_END
+from ..problems import AT_THE_END
 from .layout import indent_of
 from .rules import rule
 

@@ -736,7 +736,7 @@ def _split(line_no: int, text: str, col: int, indent: str, what: str) -> Edit:
     return Edit(line_no, 1, [text[:col].rstrip(), indent + text[col:]], f"line {line_no}: {what}", 1)
 
 
-def _sentence_goes_on(comment: str, below: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
+def sentence_goes_on(comment: str, below: str, keywords: Sequence[str], symbols: Sequence[str]) -> bool:
     """A comment's line that stops mid-sentence (on a word, or a quoted one) over a line
     of a few words and sentence marks that does not end as a statement or block does:
     the rest of the sentence (``// ... the GCC Runtime Library`` over ``Exception,
@@ -748,7 +748,9 @@ def _sentence_goes_on(comment: str, below: str, keywords: Sequence[str], symbols
         and prose(text, keywords, symbols, run_of=1)
 
 
-MID_SENTENCE = "\"'"  # a comment's line that ends on one of these may go on below
+# A comment's line that ends on one of these may go on below: a quoted word's, or a
+# hyphenated word or a dash split after its hyphen (``plural-rules#TOC-Determining-``).
+MID_SENTENCE = "\"'-"
 
 
 # An ``#include`` line whose header's name is not closed on it.
@@ -769,7 +771,7 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
         if marker and marker in lines[first - 1 if 1 <= first else 0] and not (
                 first < len(lines) and (address or _ends_on_a_bare_marker(lines[first - 1], marker)
                                         or prose(lines[first], keywords, symbols)
-                                        or _sentence_goes_on(lines[first - 1], lines[first], keywords, symbols)
+                                        or sentence_goes_on(lines[first - 1], lines[first], keywords, symbols)
                                         or comment_split(lines[first - 1], lines[first], marker))):
             continue  # joined to a comment, the code would be commented out (prose, or an address's rest,
             # is no code; a line that ends on a marker with nothing after it is a comment's
@@ -1057,7 +1059,7 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
             run += 1
             longest = max(longest, run)
         elif _WORD.fullmatch(tok) or tok in _SENTENCE_MARKS or tok[:1].isdigit() \
-                or (len(tok) > 2 and tok[0] in "\"'" and tok[-1] == tok[0] and _WORD.fullmatch(tok[1:-1])):
+                or (len(tok) > 2 and tok[0] in "\"'" and tok[-1] == tok[0] and _QUOTED_WORDS.fullmatch(tok[1:-1])):
             run = 0
         else:
             return False
@@ -1065,6 +1067,8 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
     return longest >= run_of
 
 
+# A quoted word, phrase or escape named in a sentence (``"simple producer"``, ``'\\n'``).
+_QUOTED_WORDS = re.compile(r"(?:[A-Za-z_0-9]+(?: [A-Za-z_0-9]+)*|\\[A-Za-z0-9])")
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
 _SLASHED = re.compile(r"(?<=[A-Za-z])/(?=[A-Za-z])")  # two words a slash joins, no blank
 _ESCAPE = re.compile(r"(?<=\s)\\[A-Za-z](?![A-Za-z])")  # ``\s``, ``\n`` after a blank

@@ -26,7 +26,7 @@ from .edits import BRACKETS, apply_hunks, changed_hunks, kept_ends, changed_line
 from .layout import HEADER_SCAN, misplaced_closers, open_strings, unmatched_brackets
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
 from ..spelling import distance
-from .grammar_space import MARKUP_MARKS, address_rest, comment_split, tree_of, vocabulary
+from .grammar_space import MARKUP_MARKS, address_rest, comment_split, sentence_goes_on, tree_of, vocabulary
 from .proposals import comments_over_openers, edit_family, mends_comment_opener
 
 QUOTES = "\"'`"
@@ -109,7 +109,7 @@ def hides_code(before: str, after: str, language: str) -> str:
     if not hunks:
         return ""
     for hunk in hunks:
-        if _rejoins_a_comment(hunk, comment_prefix(language)):
+        if _rejoins_a_comment(hunk, language):
             continue
         one = apply_hunks(original, [hunk], before.endswith("\n"))
         hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
@@ -123,12 +123,19 @@ def hides_code(before: str, after: str, language: str) -> str:
     return _encloses_code(before, after, language, every)
 
 
-def _rejoins_a_comment(hunk: tuple[int, list[str], list[str]], marker: str) -> bool:
+def _rejoins_a_comment(hunk: tuple[int, list[str], list[str]], language: str) -> bool:
     """The hunk joins a line to the comment above it, inside a quoted or bracketed span
-    the comment left open and the line closes (``comment_split``): the comment's line
-    was split there, and what the join hides was the comment's own text."""
+    the comment left open and the line closes (``comment_split``), or to a line that is
+    all comment and stops mid-sentence, where the line is the sentence's rest
+    (``sentence_goes_on``: ``// ... found in the LICENSE`` over ``file.``): the comment's
+    line was split there, and what the join hides was the comment's own text."""
     _, old, new = hunk
-    if not marker or len(old) != 2 or len(new) != 1 or not comment_split(old[0], old[1], marker):
+    marker = comment_prefix(language)
+    if not marker or len(old) != 2 or len(new) != 1:
+        return False
+    whole_line = old[0].lstrip().startswith(marker)
+    if not (comment_split(old[0], old[1], marker)
+            or whole_line and sentence_goes_on(old[0], old[1], *vocabulary(language))):
         return False
     left, right = old[0].rstrip(), old[1].lstrip()
     return new[0] in (left + right, left + " " + right)

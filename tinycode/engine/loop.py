@@ -337,7 +337,9 @@ def _candidate_step(state: RepairState, *, partial: bool,
     def acceptable(candidate: Candidate) -> bool:
         return (keep is None or keep(candidate)) and not _region_full(state, _edited_lines(candidate.edit)) \
             and not state.too_large(candidate.source_after) \
-            and not (candidate.fixes_all and state.unverified(candidate.source_after))
+            and not (candidate.fixes_all and state.unverified(candidate.source_after)) \
+            and not (not candidate.fixes_all and candidate.types_unknown
+                     and state.verifier.rejects_step(state.working, candidate.source_after))
 
     fast = try_fast_repair(state.working, state.language, state.current, state.llm, partial=partial,
                            searched=state.searched, keep=acceptable, account=state.account)

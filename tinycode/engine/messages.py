@@ -7,16 +7,10 @@ from __future__ import annotations
 import re
 
 from ..check import Problem
+from ..problems import AT_THE_END
 
 # "closing parenthesis ']' does not match opening parenthesis '(' on line 49"
 _NAMED_LINE = re.compile(r"\bon line (\d+)")
-
-
-# A compiler that ran off the end of the file ("Syntax error: Unterminated quoted string",
-# "end of file unexpected (expecting "done")", "expected ';', found 'EOF'", Ruby's
-# "unexpected end-of-input, expecting `end'") cannot say where the string or block began.
-AT_THE_END = re.compile(r"end of (?:file|input)|unexpected (?:EOF|end-of-input)|\bEOF in |unterminated quoted string|"
-                        r"found 'EOF'", re.IGNORECASE)
 
 
 # A judge that read a string on to the end of the file: "unexpected EOF while looking

@@ -35,6 +35,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence
 
 from ..check import CheckResult, Problem, check, shadowed
+from ..problems import AT_THE_END, judge_read_to
 from .. import judges
 from ..config import Settings, setting
 from ..languages import comment_prefix, get_parser, spec
@@ -44,7 +45,7 @@ from .grammar_space import keyword_typo, vocabulary
 from .guard import QUOTES, edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
 from .proposals import edit_family
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
-from .messages import (AT_THE_END, BRACKETS_FIRST, COMMENT_TO_THE_END, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
+from .messages import (BRACKETS_FIRST, COMMENT_TO_THE_END, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
                        named_line, reported_line)
 
 if TYPE_CHECKING:
@@ -312,16 +313,6 @@ def _unread(tree: tree_sitter.Tree) -> int:
     return count
 
 
-def judge_read_to(problems: Sequence[Problem]) -> int | None:
-    """The line of the language's own judge's first error, where it read every line
-    before as correct: None when its error was met only at the end of the file (a block
-    never closed says nothing of the lines before it); 0 when it reports none."""
-    judged = [p for p in problems if p.source != TREE_SITTER]
-    if any(AT_THE_END.search(p.message) for p in judged):
-        return None
-    return min((p.line for p in judged), default=0)
-
-
 def _newly_unclosed(before: Sequence[Problem], after: Sequence[Problem]) -> bool:
     """The language's own judge reports a construct never closed, met at the file's end
     (``UNCLOSED`` and ``AT_THE_END``: "unterminated string meets end of file") after an
@@ -484,7 +475,11 @@ class Verifier:
                 return False
         aside = shifted(set_aside) - shifted(old_judge)
         resurfaced = [p for p in new_judge if (p.line, p.message) in aside and not near(p.line, edit_line, edit_end)]
-        surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge) and p not in resurfaced]
+        # A judge that said nothing before (the text was beyond it: ``beyond_judge``) and
+        # now reports on a line tree-sitter already objected to: the same problem, in its words.
+        corroborated = [] if old_judge else [p for p in new_judge if any(line == p.line for line, _ in old_tree)]
+        surfaced = [p for p in new_judge if (p.line, p.message) not in shifted(old_judge)
+                    and p not in resurfaced and p not in corroborated]
         if _closed_too_early(old_judge, surfaced):
             return False
         if surfaced and any(MEANT_HEADER.match(p.message) and edit_line <= p.line <= max(edit_end, edit_line)
@@ -543,7 +538,7 @@ class Verifier:
             return all(p.line > max(edit_end, first_old) for p in surfaced)
         # Fewer problems; or fewer from the judge, with tree-sitter's only new ones those
         # its recovery hid before (allowed above).
-        return len(after) - len(revealed) - len(resurfaced) < len(before) or judge_fewer
+        return len(after) - len(revealed) - len(resurfaced) - len(corroborated) < len(before) or judge_fewer
 
     def alone(self, working: str, current: CheckResult, target: Problem) -> tuple[str, CheckResult, frozenset[int]] | None:
         """``working`` as if ``target`` were its only mistake, its check and the lines
@@ -678,13 +673,14 @@ class Verifier:
         the edited lines left out: those are the file's other mistakes, which its error
         at the edit had kept it from reading (a comment's words on a line of their own,
         at the top of a file whose ``typedef`` lost its name far below), not the edit's
-        doing. Only for an edit that changes no bracket and leaves none open on its lines,
-        so that leaving them out changes no block, and with no construct reported open."""
+        doing. Only for an edit that changes no bracket, and with no construct reported
+        open; the edited lines are left out but for their brackets, so that no block
+        changes (``Interface X {`` is read as ``{``)."""
         old_judge = [p for p in before if p.source != TREE_SITTER]
         last = edit.last_written
         old_lines = lines[edit.line - 1:edit.line - 1 + edit.span]
         if not old_judge or not after or bracket_tokens(old_lines) != bracket_tokens(edit.new_lines) \
-                or unmatched(edit.new_lines) or any(map(open_strings, edit.new_lines)):
+                or any(map(open_strings, edit.new_lines)):
             return False
         shift = edit.shift
         old = {(p.line + shift if p.line > edit.line else p.line, p.message) for p in old_judge}
@@ -692,7 +688,7 @@ class Verifier:
                or AT_THE_END.search(p.message) or UNCLOSED.search(p.message) for p in after):
             return False
         rows = text.split("\n")
-        rows[edit.line - 1:last] = [""] * (last - edit.line + 1)
+        rows[edit.line - 1:last] = ["".join(bracket_tokens([row])) for row in rows[edit.line - 1:last]]
         apart = {(p.line, p.message) for p in check("\n".join(rows), self.language).problems}
         return all((p.line, p.message) in apart for p in after)
 
@@ -1038,6 +1034,12 @@ class Verifier:
         if typo:
             return f"not verified: the file's types are unknown, and {typo}"
         return self._rejected(original, after)
+
+    def rejects_step(self, before: str, after: str) -> bool:
+        """A partial repair of a file whose types the compiler does not know: asked with
+        those names declared, the compiler still rejects a line the step changed
+        (``judges.unverified_changes``), as the final verdict would."""
+        return self.types_may_be_unknown and bool(judges.unverified_changes(before, after, self.language))
 
     def _rejected(self, original: str, after: str) -> str:
         """Every header found, a compiler's other errors count too: the syntax accepted,
