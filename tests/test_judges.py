@@ -1642,3 +1642,32 @@ def test_a_comparison_after_a_declarator_or_a_comma_before_a_closer_is_a_problem
     broken = unknown.replace(*slip)
     found = check(broken, "c")
     assert not found.ok and found.problems[0].line == BINDING_C[:BINDING_C.index(slip[0])].count("\n") + 1
+
+
+RUBY_SPLAT = """module Log
+  def warn(fmt, *args)
+\tlog(:warn, fmt, *args)
+  end
+
+  def error(fmt, *args)
+\tif verbose?
+\t\tlog(:error, fmt, *)
+\tend
+  end
+end
+"""
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="ruby not installed")
+def test_ruby_s_caret_gives_the_column():
+    # ruby -c shows the line with a caret under the token it did not expect (tabs kept):
+    # the search looks there, where tree-sitter (which reads an anonymous splat) sees nothing.
+    problem = check(RUBY_SPLAT, "ruby").problems[0]
+    if "unexpected ')'" not in problem.message:
+        pytest.skip("this ruby reads an anonymous splat")
+    assert (problem.line, problem.column) == (8, RUBY_SPLAT.split("\n")[7].index(")") + 1)
+    found = suggest(RUBY_SPLAT, "ruby", limit=4)
+    assert found and all(c.source_after.split("\n")[7].startswith("\t\tlog(:error, fmt, *") for c in found)
+    # A line the tool shows shortened gives no column.
+    from tinycode.judges.readers import _caret_column
+    assert _caret_column("\n...fmt, *)\n         ^\n", RUBY_SPLAT.split("\n"), 8) == 0

@@ -370,13 +370,30 @@ _RUBY = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+): (?P<msg>.*)$", re.MULTILI
 
 
 def read_ruby(output: Output, filename: str, text: str) -> list[Diagnostic]:
-    """``ruby -c``: "file:LINE: syntax error, unexpected ..." (warnings are silenced)."""
+    """``ruby -c``: "file:LINE: syntax error, unexpected ..." (warnings are silenced),
+    perhaps over the line and a caret under the column (``_caret_column``)."""
     if output.returncode == 0:
         return []
-    found = [Diagnostic(int(m.group("line")), 0, m.group("msg").strip(), True)
+    rows = text.split("\n")
+    found = [Diagnostic(int(m.group("line")), _caret_column(output.stderr[m.end():], rows, int(m.group("line"))),
+                        m.group("msg").strip(), True)
              for m in _RUBY.finditer(output.stderr)
              if m.group("file") == filename and "warning:" not in m.group("msg")]
     return found or [Diagnostic(1, 1, output.stderr.strip()[:200] or "syntax error", True)]
+
+
+_CARET = re.compile(r"\s*\^~*\s*")
+
+
+def _caret_column(after: str, rows: list[str], line: int) -> int:
+    """The 1-based column a message's caret points at, where the two lines that follow
+    it (``after``) are the file's line ``line`` whole and a caret under it; 0 otherwise
+    (no caret, or a long line the tool shortened)."""
+    shown = after.lstrip("\n").split("\n")[:2]
+    if len(shown) < 2 or not 1 <= line <= len(rows) or shown[0].rstrip() != rows[line - 1].rstrip() \
+            or not _CARET.fullmatch(shown[1]):
+        return 0
+    return shown[1].index("^") + 1
 
 
 _PHP = re.compile(r"(?P<kind>Parse error|Fatal error):\s+(?P<msg>.*?) in (?P<file>\S+) on line (?P<line>\d+)")
