@@ -84,6 +84,28 @@ def _long_module() -> str:
             "    def show\n      puts 'done'\n    end\n  end\nend\n")
 
 
+def _long_scanner() -> str:
+    helpers = "".join(f"function helper{i}(value) {{\n  return value + {i};\n}}\n\n" for i in range(8))
+    return ("function scan(glob) {\n  let escaping = false;\n  for (const c of glob) {\n    if (escaping) {\n"
+            "      escaping = false;\n      continue;\n      // escaped char, treat like normal char\n    }\n"
+            "    count(c);\n  }\n}\n\n" + helpers)
+
+
+def test_a_block_s_closer_typed_onto_a_comment_far_above_where_its_block_is_noticed_open_is_split_off():
+    from tinycode.engine.guard import far_from_problems
+
+    clean = _long_scanner()
+    broken = clean.replace("normal char\n    }\n", "normal char }\n")
+    report = check(broken, "javascript").problems
+    assert report and min(p.line for p in report) > 7 + 10
+    assert not far_from_problems(broken, clean, "javascript", report, 10)
+    # Only the closer: the comment's words are no code to split off with it.
+    assert far_from_problems(broken, broken.replace("normal char }\n", "normal\n    char }\n"),
+                             "javascript", report, 10)
+    result = _repaired(broken, "javascript")
+    assert result.status == "fixed" and result.source == clean
+
+
 def test_a_block_word_misspelt_far_above_where_its_block_is_noticed_open_is_respelt():
     from tinycode.engine.guard import far_from_problems
 

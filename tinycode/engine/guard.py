@@ -750,8 +750,10 @@ def _near(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]], 
     if all(any(max(0, a - line, line - b) <= max_distance for a, b in spans) for line in lines):
         return True
     above = any(first < b for _, b in spans)
-    return _puts_back(old, new, language, below=any(first > a for a, _ in spans), above=above) \
-        or above and _frees_an_opener(old, new, language)
+    below = any(first > a for a, _ in spans)
+    return _puts_back(old, new, language, below=below, above=above) \
+        or above and _frees_a_block_word(old, new, language) \
+        or (below or above) and _frees_a_block_word(old, new, language, closer=True)
 
 
 def _drops_doubled_closer(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]],
@@ -814,17 +816,22 @@ def _unmasks(old: list[str], new: list[str], words: Iterable[str]) -> bool:
                                               old[0][:found.start(1)] + old[0][found.end(2):])
 
 
-def _frees_an_opener(old: list[str], new: list[str], language: str) -> bool:
+def _frees_a_block_word(old: list[str], new: list[str], language: str, *, closer: bool = False) -> bool:
     """A line comment split where a line of code typed onto its end begins, and that
-    line opens a block (``// Tokens. type Slice struct {``): its closer, far below, is
-    where the checker noticed the opener lost, as with an opener put back. Only a line
-    break is added."""
+    line opens a block (``// Tokens. type Slice struct {``) or, with ``closer``, closes
+    one (``// ... treat like normal char }``): its partner, far off, is where the checker
+    noticed the word lost, as with an opener or a closer put back. Only a line break is
+    added."""
     marker = comment_prefix(language)
     if not marker or len(old) != 1 or len(new) != 2 or marker not in new[0] or marker in new[1]:
         return False
     if "".join(old[0].split()) != "".join("".join(new).split()):
         return False
-    code = new[1].rstrip()
+    code = new[1].strip()
+    if closer:
+        closers = set(BRACKETS.values()) | edit_family(language).closers
+        return any(code.startswith(word) and (len(word) == 1 or code[len(word):][:1] in ("", " ", "\t", ";"))
+                   for word in closers)
     openers = set(BRACKETS) | edit_family(language).openers
     return any(code.endswith(opener) and (len(opener) == 1 or code[:-len(opener)][-1:] in ("", " ", "\t"))
                for opener in openers)
