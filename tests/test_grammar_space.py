@@ -619,6 +619,20 @@ def test_an_address_split_before_its_dot_is_joined_back_without_a_blank():
     assert first.applied(lines)[:2] == ["// If not, see", "// <http://www.gnu.org/licenses/>."]
 
 
+@pytest.mark.parametrize("language, lines, whole", [
+    # A file's extension, a member's dot, a tag's '<': each goes against what it belongs to.
+    ("bash", ["for file in .vscode/tasks.json .vscode/launch", ".json", "do"],
+     "for file in .vscode/tasks.json .vscode/launch.json"),
+    ("javascript", ["const n = items", ".length;"], "const n = items.length;"),
+    ("html", ["<p>T: <a href=\"s.html\">Sized<", "/a>,</p>"], "<p>T: <a href=\"s.html\">Sized</a>,</p>"),
+])
+def test_a_line_split_against_a_mark_is_joined_back_without_a_blank_first(language, lines, whole):
+    from tinycode.engine.grammar_space import _joins
+
+    first = next(_joins(lines, 2, language, *vocabulary(language)))
+    assert first.applied(lines)[0] == whole
+
+
 EXCEPTIONS = """#include <stdexcept>
 
 namespace pbds

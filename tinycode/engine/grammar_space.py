@@ -753,6 +753,7 @@ def sentence_goes_on(comment: str, below: str, keywords: Sequence[str], symbols:
 MID_SENTENCE = "\"'-"
 
 
+_MEMBER = re.compile(r"\.[A-Za-z_]")  # a line that begins with a member's or an extension's dot
 # An ``#include`` line whose header's name is not closed on it.
 _OPEN_HEADER_NAME = re.compile(r'^\s*#\s*(?:include|import)\s*(?:<[^>]*|"[^"]*)$')
 # The rest of an address or a path that a comment's line was split inside
@@ -787,9 +788,12 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
             # A mark split in two (``/`` ``/``), or an address or a header's name split
             # (``#include <ext`` over ``/pb_ds/tree_policy.hpp>``): no blank between.
             close = Edit(first, 2, [left + right], f"line {first}: join line {first + 1} to it, no space", 1)
-            # (a closer or a sentence's mark goes against the word before it: ``"License");``)
+            # (a closer or a sentence's mark goes against the word before it: ``"License");``;
+            # a member's or an extension's dot against its name, ``launch`` over ``.json``;
+            # an opener or a tag's ``<`` against what it opens, ``Sized<`` over ``/a>``)
             split_name = (address and (left.endswith(("/", "-", ".")) or right.startswith(("/", "-", ".")))) \
-                or _OPEN_HEADER_NAME.search(left) is not None or right[:1] in ")]},;"
+                or _OPEN_HEADER_NAME.search(left) is not None or right[:1] in ")]},;" \
+                or _WORD.match(left[-1:]) is not None and _MEMBER.match(right) is not None or left[-1:] in "([<."
             yield from (close, spaced) if split_name else (spaced, close)
 
 
