@@ -187,6 +187,21 @@ def test_an_end_tag_s_lost_name_and_closer_and_a_value_s_quote_are_put_back(brok
 
 
 @needs_html_validate
+def test_an_end_tag_written_in_another_case_is_respelt_as_its_start_tag():
+    # html-validate tells the case of names apart: `</Code>` closes nothing, and it
+    # reports the paragraph left open only at the `</p>` two lines below.
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    broken = MANUAL_HTML.replace("bb.out.PID</code>", "bb.out.PID</Code>")
+    problems = check(broken, "html").problems
+    assert problems and problems[0].line > broken[:broken.index("</Code>")].count("\n") + 1
+    fixed = repair(broken, "html", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.source == MANUAL_HTML
+
+
+@needs_html_validate
 def test_an_end_tag_that_lost_its_name_is_not_given_one_no_open_element_has():
     # html-validate stops at the tokenizer's error below (an attribute that lost its
     # '='), so it tells apart none of the names the '</>' might get: tree-sitter reads

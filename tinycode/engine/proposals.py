@@ -7,6 +7,7 @@ An edit replaces ``span`` lines from ``line`` with ``new_lines``.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from itertools import chain
@@ -128,8 +129,35 @@ def _end_tag_closer_edits(lines: list[str], problems: tuple[Problem, ...]) -> It
                           description=f"line {line_no}: close '</{match.group(1)}' with '>'")
 
 
+_END_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>")
+
+
+@rule('end-tag-case', "an end tag whose name is written in another case than its element's start tags, "
+      "respelt as they are", 'html')
+def _end_tag_case_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """``<span ...>x</Span>``: a judge that tells the case of names apart reads the end
+    tag as closing nothing, and reports the element left open only where an enclosing
+    element ends, lines below. On the problem's line and those above it, an end tag
+    whose name the file's start tags never write so, but write in another case, is
+    respelt as they write it (the most often, where they differ)."""
+    if not problems:
+        return
+    starts = Counter(re.findall(r"<([A-Za-z][\w:.-]*)", "\n".join(lines)))
+    first = problems[0].line
+    for line_no in range(min(first, len(lines)), max(0, first - END_TAG_LINES_BEFORE), -1):
+        row = lines[line_no - 1]
+        for match in _END_TAG.finditer(row):
+            name = match.group(1)
+            if starts[name]:
+                continue
+            written = [(n, other) for other, n in starts.items() if other.lower() == name.lower()]
+            if written:
+                yield replace_token(row, line_no, match.start(1), name, max(written)[1])
+
+
 def _markup_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     yield from _end_tag_slash_edits(lines, problems)
+    yield from _end_tag_case_edits(lines, problems)
     yield from _end_tag_name_edits(lines, problems)
     yield from _end_tag_closer_edits(lines, problems)
 
