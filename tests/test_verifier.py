@@ -511,6 +511,29 @@ def test_a_partial_step_the_compiler_still_rejects_with_the_names_declared_is_re
     assert not verifier.rejects_step(source, assigned)
 
 
+def test_a_repair_that_types_syntax_its_judge_cannot_read_is_refused():
+    # node leaves a `using` declaration to tree-sitter, which reads `using Const = ...`:
+    # typed before a capitalised `Const`, it would make the file "clean" unjudged.
+    original = "Const { output, META } = require('proc-log')\nconst npa = require('npm-package-arg')\n"
+    verifier = Verifier("javascript")
+    assert verifier.beyond_the_judge(original, "using " + original.replace("Const {", "Const = {", 1))
+    assert not verifier.beyond_the_judge(original, original.replace("Const", "const", 1))
+    # A file the judge could not read before may keep what it could not read.
+    decorated = "@observer\nclass Store {\n  m() { return f(1; }\n}\n"
+    assert not verifier.beyond_the_judge(decorated, decorated.replace("f(1;", "f(1);"))
+
+
+def test_only_tokens_taken_away_in_their_order_keep_a_file_s_structure():
+    lines = ["        [return: MarshalAs(UnmanagedType.BStr)]`", "        string GetInstallationName();"]
+    verifier = Verifier("csharp")
+    # A stray backquote is no quote in C#: taking it away keeps every block as it was.
+    assert verifier.keeps_structure(lines, Edit(1, 1, ["        [return: MarshalAs(UnmanagedType.BStr)]"], "delete"))
+    # A swap takes nothing away and keeps every token, but moves a bracket.
+    assert not verifier.keeps_structure(lines, Edit(1, 1, ["        return[: MarshalAs(UnmanagedType.BStr)]`"], "swap"))
+    # In JavaScript a backquote opens a template string.
+    assert not Verifier("javascript").keeps_structure(["let s = `a` + b`;"], Edit(1, 1, ["let s = `a` + b;"], "delete"))
+
+
 def test_the_header_the_compiler_said_was_meant_named_is_progress_whatever_it_reads_next():
     # With <features#.h> missing the compiler set the file's types aside; with
     # <features.h> found it reads them, and reports what it could not tell before.

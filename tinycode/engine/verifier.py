@@ -817,11 +817,16 @@ class Verifier:
         """The edit only takes tokens away, and none of them a bracket, quote or keyword of
         the language: it can neither open nor close a block or a string, nor make the
         parser read the lines after it anew (a line split where a name was lost)."""
-        old = Counter(code_tokens("\n".join(lines[edit.line - 1:edit.line - 1 + edit.span]), self.language))
-        new = Counter(code_tokens("\n".join(edit.new_lines), self.language))
-        keywords = set(vocabulary(self.language)[0])
-        return not new - old and not any(token in BRACKET_MARKS or token in keywords or any(q in token for q in "\"'`")
-                                         for token in old - new)
+        old_tokens = code_tokens("\n".join(lines[edit.line - 1:edit.line - 1 + edit.span]), self.language)
+        new_tokens = code_tokens("\n".join(edit.new_lines), self.language)
+        remaining = iter(old_tokens)
+        if not all(token in remaining for token in new_tokens):
+            return False  # (not the old tokens in their order, some left out: a swap moves a bracket)
+        keywords, symbols = vocabulary(self.language)
+        # (a backquote quotes only where the grammar has a token with one: not in C#)
+        quotes = "\"'" + ("`" if any("`" in symbol for symbol in symbols) else "")
+        return not any(token in BRACKET_MARKS or token in keywords or any(q in token for q in quotes)
+                       for token in Counter(old_tokens) - Counter(new_tokens))
 
     def string_to_the_end(self, lines: list[str], before: Sequence[Problem], after: Sequence[Problem],
                           edit: Edit) -> bool:
@@ -987,7 +992,16 @@ class Verifier:
         return edit_too_large(original, after, self.language, max_lines=settings.max_changed_lines,
                               max_tokens=settings.max_changed_tokens, max_deleted=settings.max_deleted_tokens,
                               problems=problems, max_distance=self.reach) \
-            or hides_code(original, after, self.language)
+            or hides_code(original, after, self.language) or self.beyond_the_judge(original, after)
+
+    def beyond_the_judge(self, original: str, after: str) -> str:
+        """Why ``after`` is no repair of ``original`` that its judge could verify, or '':
+        it has syntax the grammar reads and the language's judge does not, which
+        ``original`` had none of (``judges.beyond_judge``: a ``using`` typed before a
+        capitalised ``Const``). The judge would leave it to tree-sitter, which accepts it."""
+        if judges.beyond_judge(after, self.language) and not judges.beyond_judge(original, self.language):
+            return "it types syntax the language's own tool cannot read"
+        return ""
 
     def output_refused(self, original: str, after: str, checked: CheckResult) -> str:
         """Why a clean ``after`` (its check ``checked``) of ``original`` is still not
@@ -995,7 +1009,7 @@ class Verifier:
         unverified = self.unverified(original, after, checked)
         if unverified:
             return unverified
-        hidden = hides_code(original, after, self.language)
+        hidden = hides_code(original, after, self.language) or self.beyond_the_judge(original, after)
         return f"not a repair ({hidden})" if hidden else ""
 
     @property

@@ -230,6 +230,13 @@ def _tool(language: str, source: str) -> Tool | None:
     return None if tool is None or tool.executable in _state.hung else tool
 
 
+def beyond_judge(source: str, language: str) -> bool:
+    """``source`` has syntax the language's grammar reads and its judge does not
+    (``LanguageSpec.beyond_judge``: JSX, a decorator, a ``using`` declaration for node)."""
+    record = spec(language)
+    return record is not None and record.beyond_judge is not None and record.beyond_judge(source, get_parser(language))
+
+
 def judge_name(language: str, source: str = "") -> str | None:
     """Who judges ``language`` here (besides tree-sitter), or None."""
     if registry.built_in(language):
@@ -384,8 +391,7 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
         found = [d for d in found if not readers.missing_header(d.message)]
     if output.returncode != 0 and not found and not extra:
         return None  # it failed without saying where: not a verdict
-    if found and record is not None and record.beyond_judge is not None \
-            and record.beyond_judge(source, get_parser(language)):
+    if found and beyond_judge(source, language):
         return None  # syntax the grammar reads and the judge does not (JSX for node)
     diagnostics = extra + found
     if not raw and _project(language):
