@@ -13,7 +13,7 @@ import contextlib
 from dataclasses import asdict, dataclass, field, replace
 
 from .foreign import foreign_text
-from .problems import _MAX_TEXT, MAX_PROBLEMS, Problem, judge_read_to, tree_problems, tree_sitter_problems
+from .problems import _MAX_TEXT, MAX_PROBLEMS, TREE_SITTER, Problem, judge_read_to, tree_problems, tree_sitter_problems
 from .languages import NoVerdict, read_as, spec
 from .languages.python import CompileError, compile_error
 
@@ -24,7 +24,7 @@ __all__ = ["CheckResult", "CompileError", "Problem", "check", "compile_error", "
 class CheckResult:
     language: str
     problems: tuple[Problem, ...] = field(default_factory=tuple)
-    judge: str = "tree-sitter"  # whose verdict this is: "python", "json", a tool ("gcc -fsyntax-only")
+    judge: str = TREE_SITTER  # whose verdict this is: "python", "json", a tool ("gcc -fsyntax-only")
     note: str = ""  # what the judge could not check ("types unknown: checked by the parser only")
 
     @property
@@ -75,7 +75,7 @@ def _syntax(source: str, language: str, path: str | None) -> CheckResult:
                             found.text[:_MAX_TEXT], "compiler", language)
     except NoVerdict:
         pass  # the judge gave up (pathological nesting): tree-sitter alone decides
-    spoke = judge.source if judge is not None else "tree-sitter"
+    spoke = judge.source if judge is not None else TREE_SITTER
     spoken = _native_problems(source, language, path) if own is None else None
     native: list[Problem] = []
     note = ""
@@ -116,7 +116,7 @@ def _syntax(source: str, language: str, path: str | None) -> CheckResult:
 def shadowed(source: str, result: CheckResult) -> tuple[Problem, ...]:
     """tree-sitter's problems of ``source`` that ``result`` (its check) left out, where
     the language's own tool reported: they show once the tool moves on."""
-    if result.judge == "tree-sitter" or not result.problems:
+    if result.judge == TREE_SITTER or not result.problems:
         return ()
     return tuple(p for p in tree_sitter_problems(source, result.language) if p not in result.problems)
 

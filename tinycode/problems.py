@@ -10,6 +10,8 @@ from typing import Iterator, Sequence
 
 from .languages import get_parser
 
+TREE_SITTER = "tree-sitter"  # a problem's source, and a check's judge, where tree-sitter alone found it
+
 # A file may have thousands of ERROR nodes; past this the rest is noise.
 MAX_PROBLEMS = 50
 _MAX_TEXT = 40  # characters of offending text kept per problem
@@ -40,7 +42,7 @@ class Problem:
     message: str
     text: str = ""
     kind: str = "error"  # "error" (unexpected text), "missing" (token absent), "compiler"
-    source: str = "tree-sitter"  # who found it: "tree-sitter", "python", "json", or a tool ("gcc -fsyntax-only")
+    source: str = TREE_SITTER  # who found it: "tree-sitter", "python", "json", or a tool ("gcc -fsyntax-only")
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -57,7 +59,7 @@ def judge_read_to(problems: Sequence[Problem]) -> int | None:
     """The line of the language's own judge's first error, where it read every line
     before as correct: None when its error was met only at the end of the file (a block
     never closed says nothing of the lines before it); 0 when it reports none."""
-    judged = [p for p in problems if p.source != "tree-sitter"]
+    judged = [p for p in problems if p.source != TREE_SITTER]
     if any(AT_THE_END.search(p.message) for p in judged):
         return None
     return min((p.line for p in judged), default=0)

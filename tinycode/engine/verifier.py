@@ -35,7 +35,7 @@ from collections import Counter
 from typing import TYPE_CHECKING, NamedTuple, Protocol, Sequence
 
 from ..check import CheckResult, Problem, check, shadowed
-from ..problems import AT_THE_END, judge_read_to
+from ..problems import AT_THE_END, TREE_SITTER, judge_read_to
 from .. import judges
 from ..config import Settings, setting
 from ..languages import comment_prefix, get_parser, spec
@@ -51,7 +51,6 @@ from .messages import (BRACKETS_FIRST, COMMENT_TO_THE_END, MEANT_HEADER, READ_NO
 if TYPE_CHECKING:
     import tree_sitter
 
-TREE_SITTER = "tree-sitter"
 # Lines either side of an edit that are its region: the locality guard's default reach.
 REGION: int = setting("max_problem_distance").default
 # Lines between where the judge and tree-sitter place the same next error ("Expecting

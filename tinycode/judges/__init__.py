@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import re
 import threading
 from collections import Counter, OrderedDict
@@ -230,9 +231,11 @@ def _tool(language: str, source: str) -> Tool | None:
     return None if tool is None or tool.executable in _state.hung else tool
 
 
+@functools.lru_cache(maxsize=8)
 def beyond_judge(source: str, language: str) -> bool:
     """``source`` has syntax the language's grammar reads and its judge does not
-    (``LanguageSpec.beyond_judge``: JSX, a decorator, a ``using`` declaration for node)."""
+    (``LanguageSpec.beyond_judge``: JSX, a decorator, a ``using`` declaration for node).
+    Remembered for the last few texts: a repair asks it of its input for every candidate."""
     record = spec(language)
     return record is not None and record.beyond_judge is not None and record.beyond_judge(source, get_parser(language))
 
