@@ -91,33 +91,25 @@ def _long_scanner() -> str:
             "    count(c);\n  }\n}\n\n" + helpers)
 
 
-def test_a_block_s_closer_typed_onto_a_comment_far_above_where_its_block_is_noticed_open_is_split_off():
+@pytest.mark.parametrize("language, clean, old, new, place, refused", [
+    # A block word misspelt: only the block word, and only from a spelling a typo away.
+    ("ruby", _long_module(), "        step0(item)\n      end\n", "        step0(item)\n      endd\n", 6,
+     [("      endd\n", "      end; x\n"), ("      endd\n", "      exit\n")]),
+    # A block's closer typed onto a comment: only the closer, not the comment's words with it.
+    ("javascript", _long_scanner(), "normal char\n    }\n", "normal char }\n", 7,
+     [("normal char }\n", "normal\n    char }\n")]),
+])
+def test_a_block_word_far_above_where_its_block_is_noticed_open_is_put_right(language, clean, old, new, place,
+                                                                               refused):
     from tinycode.engine.guard import far_from_problems
 
-    clean = _long_scanner()
-    broken = clean.replace("normal char\n    }\n", "normal char }\n")
-    report = check(broken, "javascript").problems
-    assert report and min(p.line for p in report) > 7 + 10
-    assert not far_from_problems(broken, clean, "javascript", report, 10)
-    # Only the closer: the comment's words are no code to split off with it.
-    assert far_from_problems(broken, broken.replace("normal char }\n", "normal\n    char }\n"),
-                             "javascript", report, 10)
-    result = _repaired(broken, "javascript")
-    assert result.status == "fixed" and result.source == clean
-
-
-def test_a_block_word_misspelt_far_above_where_its_block_is_noticed_open_is_respelt():
-    from tinycode.engine.guard import far_from_problems
-
-    clean = _long_module()
-    broken = clean.replace("        step0(item)\n      end\n", "        step0(item)\n      endd\n")
-    report = check(broken, "ruby").problems
-    assert report and min(p.line for p in report) > 6 + 10
-    assert not far_from_problems(broken, clean, "ruby", report, 10)
-    # Only the block word, and only from a spelling a typo away.
-    assert far_from_problems(broken, broken.replace("      endd\n", "      end; x\n"), "ruby", report, 10)
-    assert far_from_problems(broken, broken.replace("      endd\n", "      exit\n"), "ruby", report, 10)
-    result = _repaired(broken, "ruby")
+    broken = clean.replace(old, new)
+    report = check(broken, language).problems
+    assert report and min(p.line for p in report) > place + 10
+    assert not far_from_problems(broken, clean, language, report, 10)
+    for mistake, edit in refused:
+        assert far_from_problems(broken, broken.replace(mistake, edit), language, report, 10)
+    result = _repaired(broken, language)
     assert result.status == "fixed" and result.source == clean
 
 
