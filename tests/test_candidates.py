@@ -1149,6 +1149,34 @@ def test_a_comment_split_mid_sentence_is_joined_again(language, source, old, new
     assert any(c.source_after == source and c.edit.rule == "line-join" for c in found)
 
 
+GENERATED_SH = ("#!/bin/sh\n#\n# This machine-generated file defines the system's error numbers,\n"
+                "# error strings, and signal numbers.\n\n"
+                + "".join(f'echo "step {i}: building target {i}"\n' for i in range(20))
+                + "case \"$1\" in\n-h)\n\techo 'usage: mkall.sh [-n]' 1>&2\n\texit 2\n\t;;\nesac\n")
+
+
+def test_a_comment_s_rest_whose_apostrophe_runs_on_as_a_string_is_joined_back():
+    # The shell reads `system's` as a string's start and reports where that string
+    # ends, 30 lines below: the line is joined back to the comment it was split from,
+    # however far that is from the report.
+    from tinycode.engine.grammar_space import strings_over_lines
+    from tinycode.engine.guard import far_from_problems
+    from tinycode.engine.proposals import _string_run_on_edits
+
+    broken = GENERATED_SH.replace("# This machine-generated file", "# This machine-generated\nfile")
+    lines = broken.split("\n")
+    first, last = strings_over_lines(broken, "bash")[0]
+    assert first == 4 and last > first + 20
+    judged = (Problem(last, 1, last, 1, "Syntax error: Unterminated quoted string", kind="compiler", source="sh -n"),)
+    joined = [edit.applied(lines) for edit in _string_run_on_edits(lines, judged, "bash")]
+    assert GENERATED_SH.split("\n") in joined
+    assert not far_from_problems(broken, GENERATED_SH, "bash", judged, 6)
+    # Code under a comment is no sentence's rest: it is not joined to it.
+    code = broken.replace("\nfile defines the system's error numbers,", "\necho 'files: $n'  'x")
+    assert not any(len(edit.new_lines) == 1 and edit.span == 2
+                   for edit in _string_run_on_edits(code.split("\n"), judged, "bash"))
+
+
 LICENCE_BOX_JS = """/*! *****************************************************************************
 Copyright (c) The Authors. All rights reserved.
 Permission to use, copy, modify, and/or distribute this software for any

@@ -752,7 +752,7 @@ def _near(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]], 
     above = any(first < b for _, b in spans)
     below = any(first > a for a, _ in spans)
     return _puts_back(old, new, language, below=below, above=above) \
-        or above and _frees_a_block_word(old, new, language) \
+        or above and (_frees_a_block_word(old, new, language) or _comments_a_stray_quote(old, new, language)) \
         or (below or above) and _frees_a_block_word(old, new, language, closer=True)
 
 
@@ -835,6 +835,19 @@ def _frees_a_block_word(old: list[str], new: list[str], language: str, *, closer
     openers = set(BRACKETS) | edit_family(language).openers
     return any(code.endswith(opener) and (len(opener) == 1 or code[:-len(opener)][-1:] in ("", " ", "\t"))
                for opener in openers)
+
+
+def _comments_a_stray_quote(old: list[str], new: list[str], language: str) -> bool:
+    """A line that leaves a quote open joined back to the line comment above it (``file
+    defines the system's error numbers,`` under ``# This machine-generated``): as with a
+    stray quote taken away, the string that ran on from it is noticed far below. Only a
+    join, with a blank or none."""
+    marker = comment_prefix(language)
+    if not marker or len(old) != 2 or len(new) != 1 or not old[0].lstrip().startswith(marker) \
+            or marker in old[1] or not open_strings(old[1]):
+        return False
+    left, right = old[0].rstrip(), old[1].lstrip()
+    return new[0] in (left + right, left + " " + right)
 
 
 def _swaps_a_quote(old: list[str], new: list[str]) -> bool:

@@ -19,7 +19,7 @@ from ..languages.html import open_names
 from .edits import BRACKETS, OPENER_OF, Edit, insert, kept_ends, replace_token
 from .rules import rule
 from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edits, habits, late_edits, lost_breaks,
-                            in_spans, prose, strings_over_lines, text_spans, tree_of, vocabulary, words_of)
+                            in_spans, prose, sentence_goes_on, strings_over_lines, text_spans, tree_of, vocabulary, words_of)
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
@@ -1115,9 +1115,17 @@ def _string_run_on_edits(lines: list[str], problems: tuple[Problem, ...], langua
     judged = [p for p in problems[:3] if p.kind == "compiler"]
     if not judged:
         return
+    marker = comment_prefix(language)
     for first, last in strings_over_lines("\n".join(lines), language):
         if first < last and any(last <= p.line <= last + 1 for p in judged):
             yield from _other_quote_edits(lines[first - 1], first, _quote_counts(lines))
+            # A comment's sentence split where its rest holds an apostrophe (``file defines
+            # the system's error numbers,`` under ``# This machine-generated``): joined back.
+            above = lines[first - 2] if first >= 2 else ""
+            if marker and above.lstrip().startswith(marker) \
+                    and sentence_goes_on(above, lines[first - 1], *vocabulary(language)):
+                yield Edit(first - 1, 2, [above.rstrip() + " " + lines[first - 1].lstrip()],
+                           f"line {first - 1}: join line {first} to it", 1, rule="line-join")
 
 
 _NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")
