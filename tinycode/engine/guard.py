@@ -137,6 +137,13 @@ def _rejoins_a_comment(hunk: tuple[int, list[str], list[str]], language: str) ->
     if not (comment_split(old[0], old[1], marker)
             or whole_line and sentence_goes_on(old[0], old[1], *vocabulary(language))):
         return False
+    return _joined(old, new)
+
+
+def _joined(old: list[str], new: list[str]) -> bool:
+    """The one new line is the two old ones joined, with a blank between or none."""
+    if len(old) != 2 or len(new) != 1:
+        return False
     left, right = old[0].rstrip(), old[1].lstrip()
     return new[0] in (left + right, left + " " + right)
 
@@ -843,11 +850,8 @@ def _comments_a_stray_quote(old: list[str], new: list[str], language: str) -> bo
     stray quote taken away, the string that ran on from it is noticed far below. Only a
     join, with a blank or none."""
     marker = comment_prefix(language)
-    if not marker or len(old) != 2 or len(new) != 1 or not old[0].lstrip().startswith(marker) \
-            or marker in old[1] or not open_strings(old[1]):
-        return False
-    left, right = old[0].rstrip(), old[1].lstrip()
-    return new[0] in (left + right, left + " " + right)
+    return bool(marker) and _joined(old, new) and old[0].lstrip().startswith(marker) \
+        and marker not in old[1] and bool(open_strings(old[1]))
 
 
 def _swaps_a_quote(old: list[str], new: list[str]) -> bool:
