@@ -15,7 +15,7 @@ from typing import Callable, Iterator, Mapping, Sequence
 
 from ..check import Problem, source_lines
 from ..languages import comment_prefix, spec
-from ..languages.html import open_names
+from ..languages.html import TAG_NAME, open_names
 from .edits import BRACKETS, OPENER_OF, Edit, insert, kept_ends, replace_token
 from .rules import rule
 from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edits, habits, late_edits, lost_breaks,
@@ -129,7 +129,8 @@ def _end_tag_closer_edits(lines: list[str], problems: tuple[Problem, ...]) -> It
                           description=f"line {line_no}: close '</{match.group(1)}' with '>'")
 
 
-_END_TAG = re.compile(r"</([A-Za-z][\w:.-]*)\s*>")
+_END_TAG = re.compile(r"</(" + TAG_NAME + r")\s*>")
+_START_TAG_NAME = re.compile("<(" + TAG_NAME + ")")
 
 
 @rule('end-tag-case', "an end tag whose name is written in another case than its element's start tags, "
@@ -142,7 +143,7 @@ def _end_tag_case_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iter
     respelt as they write it (the most often, where they differ)."""
     if not problems:
         return
-    starts = Counter(re.findall(r"<([A-Za-z][\w:.-]*)", "\n".join(lines)))
+    starts = Counter(_START_TAG_NAME.findall("\n".join(lines)))
     first = problems[0].line
     for line_no in range(min(first, len(lines)), max(0, first - END_TAG_LINES_BEFORE), -1):
         row = lines[line_no - 1]

@@ -13,7 +13,8 @@ from .base import LanguageSpec, wheel
 VOID = frozenset("area base br col embed hr img input link meta param source track wbr".split())
 RAW_TEXT = frozenset(("script", "style"))
 _COMMENT = re.compile(r"<!--.*?-->", re.S)
-_TAG = re.compile(r"<(/?)([A-Za-z][\w:.-]*)((?:\s+[^\s=>/]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*)\s*(/?)>")
+TAG_NAME = r"[A-Za-z][\w:.-]*"  # an element's name in a tag
+_TAG = re.compile(r"<(/?)(" + TAG_NAME + r")((?:\s+[^\s=>/]+(?:\s*=\s*(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*)\s*(/?)>")
 
 
 def _tags(text: str) -> Iterator[tuple[bool, str, int]]:
@@ -58,7 +59,7 @@ def open_names(lines: list[str], line_no: int, before: str) -> list[str]:
     return [name for name, n in balance.most_common() if n > 0]
 
 
-_LEFT_OPEN = re.compile(r"End tag '</([A-Za-z][\w:.-]*)>' seen but there were open elements")
+_LEFT_OPEN = re.compile(r"End tag '</(" + TAG_NAME + r")>' seen but there were open elements")
 
 
 def begins_above(lines: list[str], line_no: int, column: int, message: str) -> int | None:
