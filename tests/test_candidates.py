@@ -580,6 +580,40 @@ def test_a_separator_before_the_closer_a_compiler_points_at_is_deleted():
     assert ["    return f(1, 2);"] in first
 
 
+MODULE_C = """struct slot { int id; void *value; };
+struct module { const char *name; int size; struct slot *slots; };
+
+static struct slot slots[] = {
+    {1, 0},
+    {0, 0}
+};
+
+static struct module moduledef = {
+    .name = "binding",
+    .size = 0,
+    .slots = slots,
+};
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
+@pytest.mark.parametrize("old, new", [
+    # The mark it points at is a mistyped one it expected.
+    ("slots[] = {", "slots[] == {"),
+    # The name it expected follows the mark: the two were swapped.
+    (".slots = slots", ".= slots slots"),
+])
+def test_the_token_a_compiler_expected_is_put_for_the_mark_it_points_at(old, new):
+    broken = MODULE_C.replace(old, new, 1)
+    result = check(broken, "c")
+    assert result.problems[0].message.startswith("expected ")
+    made = [e.applied(broken.split("\n")) for e in proposals(broken.split("\n"), result.problems, "c")
+            if e.rule == "expected-token"]
+    assert MODULE_C.split("\n") in made
+    found = suggest(broken, "c", limit=3)
+    assert found and found[0].source_after == MODULE_C
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 def test_an_edit_tree_sitter_sees_only_as_progress_is_still_shown_to_the_judge():
     # tree-sitter reads `# aiocb` as a directive and its macros as errors: taking the `#`
@@ -1123,6 +1157,13 @@ int answer() {
   return 42;
 }
 """
+RANGES_JS = """// Returns false:
+// - If no C has a prerelease,
+//   - If LT is <=, and LT.semver does not satisfy every C
+// - Else true
+
+export const subset = (lt, c) => lt <= c
+"""
 PLURAL_TS = """declare namespace Intl {
     // http://cldr.unicode.org/index/cldr-spec/plural-rules#TOC-Determining-Plural-Categories
     type LDMLPluralRule = "zero" | "one" | "other";
@@ -1139,6 +1180,8 @@ PLURAL_TS = """declare namespace Intl {
     ("cpp", LICENSE_CPP, "LICENSE file.", "LICENSE\nfile."),
     # Split right after a hyphen: the rest of a hyphenated word.
     ("typescript", PLURAL_TS, "Determining-Plural", "Determining-\n    Plural"),
+    # The sentence names an operator: with a run of words, still a sentence.
+    ("javascript", RANGES_JS, "//   - If LT is", "//   -\nIf LT is"),
 ])
 def test_a_comment_split_mid_sentence_is_joined_again(language, source, old, new):
     if language == "cpp" and shutil.which("g++") is None:

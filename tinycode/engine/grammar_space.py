@@ -1047,9 +1047,12 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
     """A line of words, not code: nothing but names, numbers, quoted words and sentence
     marks, with a run of names that are not the grammar's keywords (a comment's
     sentence wrapped by an editor onto a line of its own: ``the License, Version 2.0
-    (the "License");``)."""
+    (the "License");``). A sentence may name an operator, standing apart (``If LT is
+    <=, and LT.semver does not satisfy every C``); code has them too, so a line that
+    names one reads as a sentence only with a run of ``PROSE_RUN`` names."""
     run = longest = 0
     end = -1  # where the token before ends
+    named = False  # an operator named between blanks
     text = _APOSTROPHE.sub("", text)  # (``TSAN's``, ``don't``: one word, no quote opened)
     text = _SLASHED.sub("", text)  # (``save/restore``, ``and/or``: one word)
     text = _MARKUP.sub("", text)  # (RDoc's ``+user+``, a ``*word*`` stressed: the word)
@@ -1065,14 +1068,17 @@ def prose(text: str, keywords: Sequence[str], symbols: Sequence[str], run_of: in
         elif _WORD.fullmatch(tok) or tok in _SENTENCE_MARKS or tok[:1].isdigit() \
                 or (len(tok) > 2 and tok[0] in "\"'" and tok[-1] == tok[0] and _QUOTED_WORDS.fullmatch(tok[1:-1])):
             run = 0
+        elif col > end and _NAMED_OPERATOR_AFTER.match(text, col + len(tok)) and tok in symbols:
+            run, named = 0, True
         else:
             return False
         end = col + len(tok)
-    return longest >= run_of
+    return longest >= (max(run_of, PROSE_RUN) if named else run_of)
 
 
 # A quoted word, phrase or escape named in a sentence (``"simple producer"``, ``'\\n'``).
 _QUOTED_WORDS = re.compile(r"(?:[A-Za-z_0-9]+(?: [A-Za-z_0-9]+)*|\\[A-Za-z0-9])")
+_NAMED_OPERATOR_AFTER = re.compile(r"[,.]?(?:\s|$)")  # what follows an operator a sentence names
 _APOSTROPHE = re.compile(r"(?<=[A-Za-z])'(?=[A-Za-z])")
 _SLASHED = re.compile(r"(?<=[A-Za-z])/(?=[A-Za-z])")  # two words a slash joins, no blank
 _ESCAPE = re.compile(r"(?<=\s)\\[A-Za-z](?![A-Za-z])")  # ``\s``, ``\n`` after a blank

@@ -36,6 +36,9 @@ BRACKET_SCAN = 60  # lines before and after a problem searched for an unmatched 
 # gcc, clang, gofmt: "expected ';' before 'x'", "expected ';', ',' or ')' before 'int'", "expected ')'"
 _EXPECTED = re.compile(r"^(?:SyntaxError: )?expected ((?:'[^'\s]{1,2}'(?:, | or |, or )?)+)(?: before| after|,|$)")
 _QUOTED = re.compile(r"'([^'\s]{1,2})'")
+_WORD_CHARS = re.compile(r"\w")
+_NEXT_TOKEN = re.compile(r"(\s*)(\w+|[^\w\s])")
+_EXPECTED_NAME = re.compile(r"\bexpected (?:an )?identifier\b")
 
 
 FamilyEdits = Callable[[list[str], tuple[Problem, ...], list[int]], Iterator[Edit]]
@@ -567,21 +570,39 @@ def _directive_swapped_edits(lines: list[str], problems: tuple[Problem, ...]) ->
                    f"line {p.line}: swap {first!r} and {second!r}")
 
 
-@rule('expected-token', 'the token a compiler says it expected inserted where it points', 'any (not python)')
+@rule('expected-token', 'the token a compiler says it expected inserted where it points, put in place of '
+                        'the mark it points at, or swapped with it from after it', 'any (not python)')
 def _expected_token_edits(lines: list[str], p: Problem) -> Iterator[Edit]:
     """A compiler naming the token it expected: inserted after the token before, where a
     person types it; when the pointed token begins its line, at the end of the line
-    above, then where it points."""
-    expected = _EXPECTED.match(p.message) if p.kind == "compiler" else None
-    if not expected or not 1 <= p.line <= len(lines):
+    above, then where it points. Then the mark it points at, mistyped for one it expected
+    (``methods[] == {``, ``int a, b,`` for ``;``), made that one; or the token after the
+    mark, the one expected, swapped with it."""
+    expected = _EXPECTED.match(p.message)
+    if p.kind != "compiler" or not 1 <= p.line <= len(lines) \
+            or not (expected or _EXPECTED_NAME.search(p.message)):
         return
+    tokens = _QUOTED.findall(expected.group(1)) if expected else []
     places = [(p.line, len(lines[p.line - 1][:p.column - 1].rstrip()))]
     if not places[0][1]:
         above = next((n for n in range(p.line - 1, 0, -1) if lines[n - 1].strip()), None)
         places = ([(above, len(lines[above - 1].rstrip()))] if above else []) + [(p.line, p.column - 1)]
     for line_no, col in places:
-        for token in _QUOTED.findall(expected.group(1)):
+        for token in tokens:
             yield insert(lines[line_no - 1], line_no, col, token)
+    text, col = lines[p.line - 1], p.column - 1
+    pointed = p.text if p.text and text.startswith(p.text, col) and not _WORD_CHARS.search(p.text) else ""
+    for token in tokens if pointed else ():
+        if token != pointed and not _WORD_CHARS.search(token):
+            yield replace_token(text, p.line, col, pointed, token)
+    # The token it expected is the one after the mark, typed after it (``.= m_slots
+    # slots`` for ``.m_slots = slots``): the two swapped.
+    after = _NEXT_TOKEN.match(text, col + len(pointed)) if pointed else None
+    if after is not None and (after.group(2) in tokens or (_WORD_CHARS.match(after.group(2)) is not None
+                                                           and _EXPECTED_NAME.search(p.message) is not None)):
+        word = after.group(2)
+        yield Edit(p.line, 1, [text[:col] + word + after.group(1) + pointed + text[after.end():]],
+                   f"line {p.line}: swap {pointed!r} and {word!r}", 2, after.end() + 1, col)
 
 
 CONTINUATION_LINES_BEFORE = 6  # lines above a problem searched for a run of continued lines broken
