@@ -1220,6 +1220,39 @@ def test_a_comment_s_rest_whose_apostrophe_runs_on_as_a_string_is_joined_back():
                    for edit in _string_run_on_edits(code.split("\n"), judged, "bash"))
 
 
+LOG_RB = """module Log
+  def self.format(spec, params)
+    case spec
+    when "p"
+      escape(params["p"].to_s)
+    when "%"
+      "%"
+    else
+      "-"
+    end
+  end
+
+  def self.escape(data)
+    data.gsub(/[[:cntrl:]\\\\]+/) { $&.dump[1...-1] }
+  end
+end
+"""
+
+
+def test_a_string_a_judge_reads_on_to_the_file_s_end_is_closed_where_it_opened():
+    # Ruby reads `%"` as a literal's start, and the string on to the file's end; tree-sitter
+    # ends it lines before. The judge names the string unterminated: the line it opens
+    # on gets its own quote back.
+    from tinycode.engine.grammar_space import strings_over_lines
+    from tinycode.engine.proposals import _string_run_on_edits
+
+    broken = LOG_RB.replace('params["p"]', 'params["p\']')
+    lines = broken.split("\n")
+    assert all(last < 16 for _, last in strings_over_lines(broken, "ruby"))
+    judged = (Problem(16, 1, 16, 1, "unterminated string meets end of file", kind="compiler", source="ruby -c"),)
+    assert LOG_RB.split("\n") in [edit.applied(lines) for edit in _string_run_on_edits(lines, judged, "ruby")]
+
+
 LICENCE_BOX_JS = """/*! *****************************************************************************
 Copyright (c) The Authors. All rights reserved.
 Permission to use, copy, modify, and/or distribute this software for any

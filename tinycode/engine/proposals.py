@@ -1139,7 +1139,10 @@ def _string_run_on_edits(lines: list[str], problems: tuple[Problem, ...], langua
         return
     marker = comment_prefix(language)
     for first, last in strings_over_lines("\n".join(lines), language):
-        if first < last and any(last <= p.line <= last + 1 for p in judged):
+        # (A judge that names a string left unterminated may read it on further than
+        # tree-sitter does: Ruby's, to the file's end.)
+        if first < last and any(last <= p.line <= last + 1 or (last <= p.line and _UNTERMINATED.search(p.message))
+                                for p in judged):
             yield from _other_quote_edits(lines[first - 1], first, _quote_counts(lines))
             # A comment's sentence split where its rest holds an apostrophe (``file defines
             # the system's error numbers,`` under ``# This machine-generated``): joined back.
@@ -1151,6 +1154,7 @@ def _string_run_on_edits(lines: list[str], problems: tuple[Problem, ...], langua
 
 
 _NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")
+_UNTERMINATED = re.compile(r"\bunterminated (?:quoted )?string\b", re.IGNORECASE)
 
 
 @rule('unmatched-bracket', 'a bracket left unmatched near the problem given its partner, or deleted', 'any (not python)')
