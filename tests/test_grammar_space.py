@@ -255,6 +255,25 @@ def test_a_string_closed_with_the_other_quote_is_looked_for_where_it_opened():
     assert fixed and fixed[0].new_lines == ["    $this->fail('Failed', Api::FAILED);"]
 
 
+TOKENS_JS = """const src = []
+const createToken = (name, value) => {
+  src.push(value)
+}
+
+createToken('MAIN', `(${src[1]})\\\\.` +
+                    `(${src[2]})\\\\.` +
+                    `(${src[3]})`)
+createToken('LOOSE', `(${src[4]})\\\\.`)
+"""
+
+
+def test_a_quote_typed_into_a_string_is_taken_away():
+    broken = TOKENS_JS.replace("`(${src[2]})\\\\.`", "`(${src[2]})\\\\`.`")
+    assert broken != TOKENS_JS
+    found = suggested(broken, "javascript")
+    assert found and found[0].source_after == TOKENS_JS  # not the string quoted with '"'
+
+
 def _php_class(broken_line: str) -> str:
     """A PHP class of thirty methods that reach their fields through ``->``, with
     ``broken_line`` in the middle one."""

@@ -164,6 +164,9 @@ REPAIRS = [
     ("bash", "cat EOF\nhello\nEOF\n", "cat <<EOF\nhello\nEOF\n"),
     # A regular expression's opening '/' put back: it ends at the line's lone '/'.
     ("ruby", "if ^(\\d+)/ =~ header['status']\n  x = $1\nend\n", "if /^(\\d+)/ =~ header['status']\n  x = $1\nend\n"),
+    # A quote typed into a template literal taken away: the mark it let out was no code.
+    ("javascript", "const t = `(${src[n]})\\\\`.` +\n  `(${src[m]})`;\n",
+     "const t = `(${src[n]})\\\\.` +\n  `(${src[m]})`;\n"),
     # A macro's body split after the bracket it opens: joined back, the rest is its body again.
     ("c", "#define MIN 4\n#define TOTAL (\nMIN +   \\\n    2 * MIN)\n\nint a[TOTAL];\n",
      "#define MIN 4\n#define TOTAL (MIN +   \\\n    2 * MIN)\n\nint a[TOTAL];\n"),

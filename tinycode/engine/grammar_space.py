@@ -556,6 +556,11 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
                 for other in quotes:
                     if other != ch:
                         yield _line_edit(line_no, text, col, ch, other, f"replace {ch!r} with {other!r}")
+        for col, ch in enumerate(text[start:end], start):
+            # or typed into a string, which it ends early: the line has an odd count of
+            # its kind, and it closes one
+            if ch in quotes and text.count(ch) % 2 and text.count(ch, 0, col) % 2:
+                yield _line_edit(line_no, text, col, ch, "", f"delete the stray {ch!r}")
         for col, tok in reach:  # or a whole string quoted with the other kind
             if len(tok) >= 2 and tok[0] in "\"'`" and tok[-1] == tok[0]:
                 for other in quotes:

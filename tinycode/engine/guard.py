@@ -114,7 +114,7 @@ def hides_code(before: str, after: str, language: str) -> str:
         one = apply_hunks(original, [hunk], before.endswith("\n"))
         hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
                                 language, quote_typed=bool(_quote_typed_lines([hunk])), pairs_quotes=_pairs_quotes(hunk),
-                                pairs_slash=_pairs_lone_slash(hunk))
+                                pairs_slash=_pairs_lone_slash(hunk), stray_quote=_takes_stray_quote(hunk))
         if hidden and not all(map(_is_word, hidden)):
             return f"it turns code into a comment or string near line {hunk[0]}: {' '.join(hidden)[:60]}"
     # Only an edit that places or takes away a delimiter can make a new string or comment.
@@ -350,6 +350,18 @@ def _pairs_quotes(hunk: tuple[int, list[str], list[str]]) -> bool:
     return len(old) == len(new) == 1 and open_strings(new[0]) == 0
 
 
+def _takes_stray_quote(hunk: tuple[int, list[str], list[str]]) -> bool:
+    """The hunk takes one quote out of one line that had an odd count of its kind, and
+    leaves the line's quotes all paired."""
+    _, old, new = hunk
+    if not (len(old) == len(new) == 1 and len(old[0]) == len(new[0]) + 1):
+        return False
+    start = next((i for i, (a, b) in enumerate(zip(old[0], new[0])) if a != b), len(new[0]))
+    quote = old[0][start]
+    return quote in QUOTES and old[0][:start] + old[0][start + 1:] == new[0] and old[0].count(quote) % 2 == 1 \
+        and open_strings(new[0]) == 0
+
+
 def _pairs_lone_slash(hunk: tuple[int, list[str], list[str]]) -> bool:
     """The hunk types one ``/`` into one line that had one more than pairs."""
     _, old, new = hunk
@@ -366,7 +378,7 @@ def _in_slash_regex(tree, span: tuple[int, int]) -> bool:
 
 
 def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool = False,
-                   pairs_quotes: bool = False, pairs_slash: bool = False) -> list[str]:
+                   pairs_quotes: bool = False, pairs_slash: bool = False, stray_quote: bool = False) -> list[str]:
     prefix, suffix = kept_ends(before, after)
     old_tree, new_tree = tree_of(before, language), tree_of(after, language)
     shift = len(after) - len(before)
@@ -428,6 +440,10 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
     # it ends at the '/' the line had alone, and what it quotes the parser could not
     # read as code before (not a division's operands).
     if hidden and pairs_slash and set(by_line) <= unread and all(_in_slash_regex(new_tree, span) for span in spans):
+        return []
+    # A quote typed into a string taken away (``\\`.` +``): what it had let out of the
+    # string, the parser could not read as code.
+    if hidden and stray_quote and set(by_line) <= unread:
         return []
     # A macro's body cut by a line break where it left a bracket open (``#define TOTAL (``
     # over the rest of its expression): joined again, what the lines below held is the
