@@ -583,18 +583,20 @@ def _expected_token_edits(lines: list[str], p: Problem) -> Iterator[Edit]:
             or not (expected or _EXPECTED_NAME.search(p.message)):
         return
     tokens = _QUOTED.findall(expected.group(1)) if expected else []
+    text, col = lines[p.line - 1], p.column - 1
+    pointed = p.text if p.text and text.startswith(p.text, col) and not _WORD_CHARS.search(p.text) else ""
+    put = [token for token in tokens if pointed and token != pointed and not _WORD_CHARS.search(token)]
+    # (one it expected doubled or cut short, ``==`` for ``=``: first)
+    yield from (replace_token(text, p.line, col, pointed, token) for token in put if token in pointed or pointed in token)
     places = [(p.line, len(lines[p.line - 1][:p.column - 1].rstrip()))]
     if not places[0][1]:
         above = next((n for n in range(p.line - 1, 0, -1) if lines[n - 1].strip()), None)
         places = ([(above, len(lines[above - 1].rstrip()))] if above else []) + [(p.line, p.column - 1)]
-    for line_no, col in places:
+    for line_no, at in places:
         for token in tokens:
-            yield insert(lines[line_no - 1], line_no, col, token)
-    text, col = lines[p.line - 1], p.column - 1
-    pointed = p.text if p.text and text.startswith(p.text, col) and not _WORD_CHARS.search(p.text) else ""
-    for token in tokens if pointed else ():
-        if token != pointed and not _WORD_CHARS.search(token):
-            yield replace_token(text, p.line, col, pointed, token)
+            yield insert(lines[line_no - 1], line_no, at, token)
+    yield from (replace_token(text, p.line, col, pointed, token) for token in put
+                if not (token in pointed or pointed in token))
     # The token it expected is the one after the mark, typed after it (``.= m_slots
     # slots`` for ``.m_slots = slots``): the two swapped.
     after = _NEXT_TOKEN.match(text, col + len(pointed)) if pointed else None
