@@ -571,12 +571,13 @@ def _directive_swapped_edits(lines: list[str], problems: tuple[Problem, ...]) ->
 
 
 @rule('expected-token', 'the token a compiler says it expected inserted where it points, put in place of '
-                        'the mark it points at, or swapped with it from after it', 'any (not python)')
+                        'the mark it points at that doubles or cuts it short, or swapped with it from after it',
+      'any (not python)')
 def _expected_token_edits(lines: list[str], p: Problem) -> Iterator[Edit]:
     """A compiler naming the token it expected: inserted after the token before, where a
     person types it; when the pointed token begins its line, at the end of the line
-    above, then where it points. Then the mark it points at, mistyped for one it expected
-    (``methods[] == {``, ``int a, b,`` for ``;``), made that one; or the token after the
+    above, then where it points; before those, the mark it points at made the one it
+    expected that it doubles or cuts short (``methods[] == {``). Or the token after the
     mark, the one expected, swapped with it."""
     expected = _EXPECTED.match(p.message)
     if p.kind != "compiler" or not 1 <= p.line <= len(lines) \
@@ -585,9 +586,9 @@ def _expected_token_edits(lines: list[str], p: Problem) -> Iterator[Edit]:
     tokens = _QUOTED.findall(expected.group(1)) if expected else []
     text, col = lines[p.line - 1], p.column - 1
     pointed = p.text if p.text and text.startswith(p.text, col) and not _WORD_CHARS.search(p.text) else ""
-    put = [token for token in tokens if pointed and token != pointed and not _WORD_CHARS.search(token)]
-    # (one it expected doubled or cut short, ``==`` for ``=``: first)
-    yield from (replace_token(text, p.line, col, pointed, token) for token in put if token in pointed or pointed in token)
+    # The mark it points at, one it expected doubled or cut short (``==`` for ``=``).
+    yield from (replace_token(text, p.line, col, pointed, token) for token in tokens
+                if pointed and token != pointed and (token in pointed or pointed in token))
     places = [(p.line, len(lines[p.line - 1][:p.column - 1].rstrip()))]
     if not places[0][1]:
         above = next((n for n in range(p.line - 1, 0, -1) if lines[n - 1].strip()), None)
@@ -595,8 +596,6 @@ def _expected_token_edits(lines: list[str], p: Problem) -> Iterator[Edit]:
     for line_no, at in places:
         for token in tokens:
             yield insert(lines[line_no - 1], line_no, at, token)
-    yield from (replace_token(text, p.line, col, pointed, token) for token in put
-                if not (token in pointed or pointed in token))
     # The token it expected is the one after the mark, typed after it (``.= m_slots
     # slots`` for ``.m_slots = slots``): the two swapped.
     after = _NEXT_TOKEN.match(text, col + len(pointed)) if pointed else None
