@@ -274,6 +274,15 @@ def test_a_quote_typed_into_a_string_is_taken_away():
     assert found and found[0].source_after == TOKENS_JS  # not the string quoted with '"'
 
 
+@pytest.mark.parametrize("language, quoted", [("c", False), ("java", False), ("go", False), ("javascript", True)])
+def test_a_string_of_several_characters_is_quoted_with_the_other_quote_only_where_that_makes_no_character(
+        language, quoted):
+    lines = ['x = f("language", 1 2);']
+    problems = (Problem(1, 22, 1, 23, "unexpected '2'", "2", "error", "tree-sitter"),)
+    made = {e.new_lines[0] for e in early_edits(lines, problems, language)}
+    assert ("x = f('language', 1 2);" in made) == quoted
+
+
 def _php_class(broken_line: str) -> str:
     """A PHP class of thirty methods that reach their fields through ``->``, with
     ``broken_line`` in the middle one."""

@@ -65,6 +65,22 @@ def vocabulary(language: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     return tuple(keywords), tuple(symbols)
 
 
+_CHARACTER_LITERALS = ("char_literal", "character_literal", "rune_literal")
+
+
+def _one_character(text: str) -> bool:
+    """``text`` is one character, or one escaped."""
+    return len(text) == 1 or (len(text) == 2 and text[0] == "\\")
+
+
+@lru_cache(maxsize=None)
+def quotes_characters(language: str) -> bool:
+    """The language's ``'`` quotes one character (C's, Java's, Go's rune), not a string:
+    its grammar has a character literal."""
+    lang = get_language(language)
+    return any(lang.node_kind_for_id(i) in _CHARACTER_LITERALS for i in range(lang.node_kind_count))
+
+
 def spelling_neighbours(word: str, keywords: Sequence[str], names: Counter) -> list[str]:
     """Keywords, then names the file uses more than once, within a typo of ``word``
     (case aside, one edit for words up to four letters, two beyond), nearest first."""
@@ -564,7 +580,9 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
         for col, tok in reach:  # or a whole string quoted with the other kind
             if len(tok) >= 2 and tok[0] in "\"'`" and tok[-1] == tok[0]:
                 for other in quotes:
-                    if other != tok[0] and other not in tok:
+                    # (never a string of several characters made one character's literal)
+                    if other != tok[0] and other not in tok \
+                            and not (other == "'" and not _one_character(tok[1:-1]) and quotes_characters(language)):
                         yield _line_edit(line_no, text, col, tok, other + tok[1:-1] + other,
                                          f"quote {tok} with {other!r}")
     # A line break lost or typed: join, or split at the error; where each parser reports

@@ -76,7 +76,9 @@ class _Baseline(NamedTuple):
     language: str
     allowed: Counter  # its non-syntax messages, which may stay
     names_unresolved: bool  # it had a header it cannot find or a name it never declares
-    broken_lines: frozenset[int]  # its lines with a syntax error
+    # its lines with a syntax error, and below each the rest of the brackets it opens
+    # (an initialiser's), which the compiler skipped unread (``_unread_below``)
+    broken_lines: frozenset[int]
     line_count: int
     words: frozenset[tuple[str, ...]]  # the words of each of its lines (``_words``)
 
@@ -784,13 +786,35 @@ def baseline(source: str, language: str) -> Iterator[None]:
     broken_lines = {d.line for d in found.syntax} if found is not None else set()
     counts = Counter(_key(d) for d in found.other if d.doubtful or d.line not in broken_lines) \
         if found is not None else Counter()
+    unread = _unread_below(source, broken_lines) if broken_lines else set()
     token = _baseline.set(_Baseline(source, language, counts, found is not None and _names_unresolved(found),
-                                    frozenset(broken_lines), source.count("\n") + 1,
+                                    frozenset(broken_lines | unread), source.count("\n") + 1,
                                     frozenset(_words(line) for line in source.split("\n"))))
     try:
         yield
     finally:
         _baseline.reset(token)
+
+
+BRACKETS_UNREAD = 60  # lines below a syntax error followed to where the brackets it opened close
+
+
+def _unread_below(source: str, lines: set[int]) -> set[int]:
+    """The lines below each of ``lines`` up to where the brackets that line leaves open
+    close (``methods[] == {`` over its initialiser's entries): after the syntax error a
+    compiler skips the declaration it broke, so what it says there once the error is
+    repaired, it had never read."""
+    rows = readers.code_only(source).split("\n")
+    unread: set[int] = set()
+    for line in lines:
+        depth = 0
+        for number in range(line, min(len(rows), line + BRACKETS_UNREAD) + 1):
+            text = rows[number - 1]
+            depth += sum(text.count(c) for c in "([{") - sum(text.count(c) for c in ")]}")
+            if depth <= 0:
+                break
+            unread.add(number + 1)
+    return unread
 
 
 def parser_only(source: str, language: str, found: list) -> tuple[list, str]:
