@@ -541,7 +541,8 @@ int main(void) {
 
 @pytest.mark.parametrize("language", ["c", "cpp"])
 @pytest.mark.parametrize("typed, meant", [("<stdlib..h>", "<stdlib.h>"), ("<stdlib.>h", "<stdlib.h>"),
-                                          ("<stdlb.h>", "<stdlib.h>")])
+                                          ("<stdlb.h>", "<stdlib.h>"), ("<.stdlibh>", "<stdlib.h>"),
+                                          ("<stdlibh.>", "<stdlib.h>")])
 def test_a_system_header_name_mistyped_is_an_error_and_is_repaired(tmp_path, language, typed, meant):
     # The project's own header ("settings.h") is missing from this copy: no error. A
     # system header one character away from one the compiler has is a name mistyped.

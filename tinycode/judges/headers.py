@@ -125,7 +125,19 @@ def meant(line: str, folders: tuple[str, ...]) -> str | None:
             for entry in _entries(os.path.join(root, folder)) if entry[:1] == base[:1] and _one_apart(base, entry)}
     if not near:  # or the folder's '/' mistyped or lost (<X11 Xdefs.h>, <systypes.h>)
         near = {other for other in _separated(name) if _found(other, folders)}
+    if not near:  # or a mark typed in the wrong place (<.Pythonh>, <stdioh.>)
+        near = {other for other in _mark_moved(name) if _found(other, folders)}
     return near.pop() if len(near) == 1 else None
+
+
+def _mark_moved(name: str) -> set[str]:
+    """``name`` with one of its ``.``, ``/``, ``_`` or ``-`` moved elsewhere inside it."""
+    moved: set[str] = set()
+    for i, mark in enumerate(name):
+        if mark in "./_-":
+            rest = name[:i] + name[i + 1:]
+            moved |= {rest[:j] + mark + rest[j:] for j in range(1, len(rest)) if j != i}
+    return moved
 
 
 def _separated(name: str) -> set[str]:
