@@ -65,6 +65,10 @@ HIDING = [
     # two of them became one.
     ("javascript", "x = f(\"a\", b, 'c');\n", "x = f(\"a', b, 'c');\n"),
     ("javascript", 'x = "abc" + y + "def";\n', 'x = "abc + y + "def";\n'),
+    # A closing quote taken away where the line has an odd count of it: the name it let out
+    # of the string was code.
+    ("php", "<?php\nfwrite($out, str_repeat('  ', $depth) . '- ' . $name . \"\\n');\nf();\n",
+     "<?php\nfwrite($out, str_repeat('  ', $depth) . '-  . $name . \"\\n');\nf();\n"),
     # A division joined to the comment above it is code, however like a path it looks.
     ("c", "int f(int a, int b) {\n    // ratio\n    a/b;\n    return a b;\n}\n",
      "int f(int a, int b) {\n    // ratio a/b;\n    return a b;\n}\n"),

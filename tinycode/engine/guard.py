@@ -442,8 +442,8 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
     if hidden and pairs_slash and set(by_line) <= unread and all(_in_slash_regex(new_tree, span) for span in spans):
         return []
     # A quote typed into a string taken away (``\\`.` +``): what it had let out of the
-    # string, the parser could not read as code.
-    if hidden and stray_quote and set(by_line) <= unread:
+    # string, the parser could not read as code, and it named nothing (marks alone).
+    if hidden and stray_quote and set(by_line) <= unread and not any(re.search(r"\w", token) for token in hidden):
         return []
     # A macro's body cut by a line break where it left a bracket open (``#define TOTAL (``
     # over the rest of its expression): joined again, what the lines below held is the
