@@ -116,3 +116,22 @@ def test_of_partial_repairs_the_one_the_judge_reads_furthest_after_comes_first(m
     monkeypatch.setattr(fastpath, "suggest", lambda *args, **kwargs: [quote, then])
     chosen = fastpath.try_fast_repair(source, "bash", check(source, "bash"), FakeLLM([]), partial=True)
     assert chosen is not None and chosen.candidate is then
+
+
+def test_a_deletion_leads_on_familiarity_only_on_even_terms_with_an_edit_that_types_a_token():
+    # A deletion leaves one trigram fewer than an insertion: its lead over one counts one less.
+    from tinycode.engine.candidates import Candidate
+    from tinycode.engine.edits import Edit
+    from tinycode.engine.fastpath import _familiar_lead
+
+    source = "begin\n  work\n=> ex\n  log ex\nend\n"
+
+    def candidate(after: str, unfamiliar: int) -> Candidate:
+        return Candidate(Edit(3, 1, [after.split("\n")[2]]), 0, after, unfamiliar)
+    deleted = candidate(source.replace("=> ex", " ex"), -1)
+    inserted = candidate(source.replace("=> ex", "rescue => ex"), 1)
+    joined = candidate(source.replace("  work\n=> ex", "  work => ex"), 1)
+    assert not _familiar_lead([deleted, inserted], source)
+    assert _familiar_lead([deleted, joined], source)  # (a join types nothing either)
+    assert _familiar_lead([candidate(source.replace("=> ex", " ex"), -2), inserted], source)
+    assert _familiar_lead([inserted, candidate(source.replace("=> ex", " ex"), 3)], source)

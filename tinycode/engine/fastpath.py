@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass
 from typing import Callable
 from .candidates import WORK_BUDGET, Candidate, WorkAccount, suggest
+from .edits import kept_ends
 from .verifier import REGION
 from ..check import CheckResult, check
 from ..llm.base import LLM, ScoringUnsupported
@@ -85,7 +86,7 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
         complete = [c for c in progress if c.problems_after == fewest]
     if not complete:
         return None
-    if len(complete) == 1 or _familiar_lead(complete):
+    if len(complete) == 1 or _familiar_lead(complete, source):
         return FastRepair(complete[0], len(complete) - 1, 0.0, time.perf_counter() - start, False)
     from .rank import rank, scoring_passes
 
@@ -107,10 +108,23 @@ def try_fast_repair(source: str, language: str, result: CheckResult | None,
     return FastRepair(best, len(complete) - 1, margin, time.perf_counter() - start, True, tokens)
 
 
-def _familiar_lead(candidates: list[Candidate]) -> bool:
-    """The first candidate is far more at home in the file than any other."""
-    first, rest = candidates[0].unfamiliar, [c.unfamiliar for c in candidates[1:]]
-    return first is not None and all(u is not None and u - first >= FAMILIAR_LEAD for u in rest)
+def _familiar_lead(candidates: list[Candidate], source: str) -> bool:
+    """The first candidate is far more at home in the file than any other. (A deletion
+    leaves one token, and so one of its trigrams, fewer than an edit that types one: it
+    is weighed on even terms with those.)"""
+    first, rest = candidates[0].unfamiliar, candidates[1:]
+    if first is None:
+        return False
+    deletes = _only_deletes(candidates[0], source)
+    return all(c.unfamiliar is not None
+               and c.unfamiliar - first - int(deletes and not _only_deletes(c, source)) >= FAMILIAR_LEAD for c in rest)
+
+
+def _only_deletes(candidate: Candidate, source: str) -> bool:
+    """``candidate`` only takes text out of ``source``, or a line break (blanks aside)."""
+    after = candidate.source_after
+    start, end = kept_ends(source, after)
+    return len(after) <= len(source) and not after[start:len(after) - end].strip()
 
 
 def _affordable(llm: LLM, source: str, language: str, complete: list[Candidate]) -> list[Candidate] | None:
