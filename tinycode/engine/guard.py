@@ -443,7 +443,7 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
         return []
     # A quote typed into a string taken away (``\\`.` +``): what it had let out of the
     # string, the parser could not read as code, and it named nothing (marks alone).
-    if hidden and stray_quote and set(by_line) <= unread and not any(re.search(r"\w", token) for token in hidden):
+    if hidden and stray_quote and set(by_line) <= unread and not any(_WORDS_ONLY.search(token) for token in hidden):
         return []
     # A macro's body cut by a line break where it left a bracket open (``#define TOTAL (``
     # over the rest of its expression): joined again, what the lines below held is the
