@@ -267,6 +267,13 @@ createToken('LOOSE', `(${src[4]})\\\\.`)
 """
 
 
+def test_no_stray_quote_is_seen_in_a_word_s_apostrophe_or_a_docstring_s_quotes():
+    lines = ['def f():', '    """Set it to \'\\r\\n\', you\'ll see.', '    """', '    return 1 2']
+    problems = (Problem(4, 14, 4, 15, "unexpected '2'", "2", "error", "tree-sitter"),
+                Problem(2, 1, 3, 8, "unexpected", "", "error", "tree-sitter"))
+    assert not [e for e in early_edits(lines, problems, "python") if "stray" in e.description]
+
+
 def test_a_quote_typed_into_a_string_is_taken_away():
     broken = TOKENS_JS.replace("`(${src[2]})\\\\.`", "`(${src[2]})\\\\`.`")
     assert broken != TOKENS_JS

@@ -572,10 +572,12 @@ def early_edits(lines: list[str], problems: tuple[Problem, ...], language: str) 
                 for other in quotes:
                     if other != ch:
                         yield _line_edit(line_no, text, col, ch, other, f"replace {ch!r} with {other!r}")
-        for col, ch in enumerate(text[start:end], start):
+        quoting = _APOSTROPHE.sub(" ", text)  # (a word's apostrophe quotes nothing: ``you'll``)
+        for col, ch in enumerate(quoting[start:end], start):
             # or typed into a string, which it ends early: the line has an odd count of
-            # its kind, and it closes one
-            if ch in quotes and text.count(ch) % 2 and text.count(ch, 0, col) % 2:
+            # its kind, and it closes one (not one of three, a docstring's)
+            if ch in quotes and quoting.count(ch) % 2 and quoting.count(ch, 0, col) % 2 \
+                    and quoting[col - 1:col] != ch and quoting[col + 1:col + 2] != ch:
                 yield _line_edit(line_no, text, col, ch, "", f"delete the stray {ch!r}")
         for col, tok in reach:  # or a whole string quoted with the other kind
             if len(tok) >= 2 and tok[0] in "\"'`" and tok[-1] == tok[0]:
