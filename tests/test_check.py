@@ -153,3 +153,23 @@ def test_check_is_deterministic_on_every_language():
 def test_shebang_detection(head, expected):
     assert detect_shebang(head) == expected
     assert detect("script", head) == expected
+
+
+RUST_MAIN = """fn count(text: &str) -> usize {
+    text.len()
+}
+
+fn main() {
+    let n = count("tinycode");
+    let twice = n * 2;
+    println!("{}", twice);
+}
+"""
+
+
+def test_a_let_at_a_rust_file_s_top_level_is_a_problem_where_tree_sitter_alone_judges(tree_sitter_only):
+    # tree-sitter-rust reads a snippet's statements at the top level; rustc allows only
+    # items there. A '}' put back after main's first line is no repair.
+    assert check(RUST_MAIN, "rust").ok
+    misplaced = RUST_MAIN.replace('count("tinycode");', 'count("tinycode");}').replace("twice);\n}\n", "twice);\n")
+    assert [(p.line, p.text) for p in check(misplaced, "rust").problems] == [(7, "let")]

@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass
 import re
 from typing import Iterator, Sequence
 
-from .languages import get_parser
+from .languages import get_parser, spec
 
 TREE_SITTER = "tree-sitter"  # a problem's source, and a check's judge, where tree-sitter alone found it
 
@@ -67,7 +67,24 @@ def judge_read_to(problems: Sequence[Problem]) -> int | None:
 
 def tree_sitter_problems(source: str, language: str) -> list[Problem]:
     data = source.encode("utf-8", "surrogatepass")
-    return tree_problems(get_parser(language).parse(data), data)
+    tree = get_parser(language).parse(data)
+    record = spec(language)
+    misplaced = [node for node in tree.root_node.children
+                 if record is not None and node.type in record.not_at_top_level]
+    if not misplaced:
+        return tree_problems(tree, data)
+    lines = data.split(b"\n")
+    found = tree_problems(tree, data) + [_misplaced_problem(node, lines) for node in misplaced]
+    found.sort(key=lambda p: (p.line, p.column))
+    return found[:MAX_PROBLEMS]
+
+
+def _misplaced_problem(node, lines: list[bytes]) -> Problem:
+    """A statement the language allows only inside a block, at a file's top level."""
+    row, col = node.start_point
+    word = node.text.split(None, 1)[0].decode("utf-8", "replace") if node.text.strip() else node.type
+    return Problem(row + 1, char_column(lines, row, col), row + 1, char_column(lines, row, col + len(word)),
+                   f"'{word}' outside any function", word, "error", TREE_SITTER)
 
 
 def tree_problems(tree, data: bytes) -> list[Problem]:

@@ -122,6 +122,9 @@ class LanguageSpec:
     # where it reports, tree-sitter's objections to other lines are its own grammar's
     # (a macro it cannot expand, directives inside an enum), not errors the judge missed.
     judge_reports_every_error: bool = False
+    # Statements its grammar lets stand at a file's top level (a snippet's), where the
+    # language allows only items there (Rust's ``let``): problems wherever tree-sitter judges.
+    not_at_top_level: tuple[str, ...] = ()
     # The family of edit proposals of its own ("python", "shell"), or "" for none.
     edit_family: str = ""
     # For a name typed after a token (the lines, the line's number, the token): the

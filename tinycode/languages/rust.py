@@ -5,4 +5,5 @@ from __future__ import annotations
 from .base import LanguageSpec, wheel
 
 LANGUAGE = LanguageSpec("rust", wheel("tree_sitter_rust"), (".rs",), aliases=("rs",), comment="//", block_comment=("/*", "*/"),
-                        words=("rust", "rustc"), judges=("rustfmt",))
+                        words=("rust", "rustc"), judges=("rustfmt",),
+                        not_at_top_level=("let_declaration",))
