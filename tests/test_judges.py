@@ -147,18 +147,16 @@ def test_an_unresolved_name_is_still_new_in_a_file_that_resolves_its_names():
     assert found and "undeclared" in found[0].message
 
 
-METHODS_C = ('#include "binding.h"\n\nstatic Object *language(Object *self) {\n    return capsule(self);\n}\n\n'
-             'static MethodDef methods[] == {\n    {"language", language, NO_ARGS,\n     "The grammar."},\n'
-             '    {NULL, NULL, 0, NULL}\n};\n')
-
-
 @needs_gcc
 def test_what_gcc_says_of_an_initialiser_it_skipped_after_its_syntax_error_is_allowed_where_names_are_unresolved():
     # gcc skips the declaration its syntax error broke: once repaired, its entries name a
     # function whose unknown types left it undeclared, which the repair did not cause.
-    fixed = METHODS_C.replace("[] == {", "[] = {")
+    broken = ('#include "binding.h"\n\nstatic Object *language(Object *self) {\n    return capsule(self);\n}\n\n'
+              'static MethodDef methods[] == {\n    {"language", language, NO_ARGS,\n     "The grammar."},\n'
+              '    {NULL, NULL, 0, NULL}\n};\n')
+    fixed = broken.replace("[] == {", "[] = {")
     assert any(d.line > 7 for d in judges.verdict(fixed, "c").other)
-    with judges.baseline(METHODS_C, "c"):
+    with judges.baseline(broken, "c"):
         assert judges.problems(fixed, "c")[1] == []
 
 

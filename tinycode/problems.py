@@ -68,13 +68,13 @@ def judge_read_to(problems: Sequence[Problem]) -> int | None:
 def tree_sitter_problems(source: str, language: str) -> list[Problem]:
     data = source.encode("utf-8", "surrogatepass")
     tree = get_parser(language).parse(data)
+    found = tree_problems(tree, data)
     record = spec(language)
-    misplaced = [node for node in tree.root_node.children
-                 if record is not None and node.type in record.not_at_top_level]
-    if not misplaced:
-        return tree_problems(tree, data)
+    if record is None or not record.not_at_top_level:
+        return found
     lines = data.split(b"\n")
-    found = tree_problems(tree, data) + [_misplaced_problem(node, lines) for node in misplaced]
+    found += [_misplaced_problem(node, lines) for node in tree.root_node.children
+              if node.type in record.not_at_top_level]
     found.sort(key=lambda p: (p.line, p.column))
     return found[:MAX_PROBLEMS]
 
