@@ -281,6 +281,20 @@ def test_a_repair_pays_for_each_text_once_whatever_the_process_remembers():
         assert judges.calls() == one_run
 
 
+needs_rustfmt = pytest.mark.skipif(shutil.which("rustfmt") is None, reason="rustfmt not installed")
+
+
+@needs_rustfmt
+def test_rustfmt_judges_a_file_it_would_format_otherwise_and_one_whose_modules_are_elsewhere():
+    # Neither a layout of the file's own nor a ``mod`` file of its project is a syntax
+    # error: the verdict is rustfmt's, not tree-sitter's alone.
+    unformatted = "mod parser;\nfn main(){let x=1;println!(\"{}\",x)}\n"
+    accepted = check(unformatted, "rust")
+    assert accepted.ok and accepted.judge == "rustfmt"
+    broken = check(unformatted.replace("x=1;", "x=;"), "rust")
+    assert not broken.ok and broken.judge == "rustfmt" and broken.problems[0].line == 2
+
+
 def test_a_missing_tool_leaves_tree_sitter_to_judge(tmp_path):
     judges.configure({"c": str(tmp_path / "gcc")})  # named by the user, not there
     result = check("int main(void) { return 0 }\n", "c")

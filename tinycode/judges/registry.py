@@ -207,8 +207,9 @@ _FAMILIES: dict[str, _Family] = {
     "clang": _Family(_cc_args(True), _input("input.c"), readers.read_cc, "{exe} -fsyntax-only"),
     "node": _Family(lambda _: ("--check", "{file}"), lambda _: "input.js", readers.read_node, "{exe} --check"),
     "gofmt": _Family(lambda _: ("-l", "-e", "{file}"), lambda _: "input.go", readers.read_gofmt, "{exe} -e"),
-    "rustfmt": _Family(lambda _: ("--check", "--edition", "2021", "{file}"), lambda _: "input.rs",
-                       readers.read_rustfmt, "{exe} --check"),
+    # Formatted to stdout, not ``--check``: a file formatted otherwise is no error.
+    "rustfmt": _Family(lambda _: ("--emit", "stdout", "--edition", "2021", "{file}"), lambda _: "input.rs",
+                       readers.read_rustfmt, "{exe}"),
     "shell": _Family(lambda _: ("-n", "{file}"), lambda _: "input.sh", readers.read_shell, "{exe} -n"),
     "ruby": _Family(lambda _: ("-W0", "-c", "{file}"), lambda _: "input.rb", readers.read_ruby, "{exe} -c"),
     "php": _Family(lambda _: ("-n", "-l", "{file}"), lambda _: "input.php", readers.read_php, "{exe} -l"),
