@@ -391,6 +391,21 @@ def test_a_block_word_or_quote_lost_far_from_the_report_is_put_back(lost, back):
     assert fixed.source == SCRIPT
 
 
+@needs_bash
+def test_a_token_the_shell_asked_for_is_progress_when_it_then_asks_for_another_at_the_same_line():
+    # dash stops at the ``fi`` expecting ``done`` (misspelt above it); given ``done``, it
+    # stops there again expecting ``then``: the ``~`` typed before it far above is the
+    # second mistake, not the respelling's.
+    clean = ('#!/bin/sh\nif [ -d "$DIR"/remotes ]; then\n\techo "Rewriting $DIR/remotes" >&2\n'
+             + "".join(f'\techo "step {n}"\n' for n in range(12))
+             + '\tfor f in "$DIR"/remotes/*; do\n\t\tname=$(basename "$f")\n\t\techo "$name"\n\tdone\nfi\n')
+    broken = clean.replace("; then", ";~ then").replace("\tdone\n", "\tdonee\n")
+    result = check(broken, "bash")
+    assert result.problems[0].message == 'Syntax error: "fi" unexpected (expecting "done")'
+    fixed = repair(broken, "bash", llm=FakeLLM(scorer=lambda prompt, text: -len(text)))
+    assert fixed.status == "fixed" and fixed.source == clean
+
+
 LAUNCH_SH = ('#!/bin/sh\nGDBPATH="$(command -v gdb)"\nif [ -n "$CYGWIN" ]; then\n'
              '\tGDBPATH="$(cygpath -am "$GDBPATH")"\nfi\n' + "".join(f'echo "step {n}"\n' for n in range(12))
              + 'printf "%s (gdb) Launch\\n" "$GDBPATH"\n')

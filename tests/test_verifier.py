@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tinycode.check import Problem
+from tinycode.engine.messages import expected_tokens
 from tinycode.engine.verifier import Verifier, unmatched
 from tinycode.engine.edits import Edit
 
@@ -612,3 +613,16 @@ def test_a_next_error_begins_on_the_line_its_message_names():
     # Named nowhere, the same error reported at 181 began no earlier than its line.
     assert not Verifier("php").progress(before, [problem(181, "Unclosed '{'", "php -l"), problem(178, "syntax error")],
                                         lines, arrow, hidden)
+
+
+@pytest.mark.parametrize("message, tokens", [
+    ("expected ';' before '}' token", {";"}),  # gcc
+    ("';' expected", {";"}),  # javac
+    ('Syntax error: "fi" unexpected (expecting "done")', {"done"}),  # dash
+    ('syntax error, unexpected token "}", expecting ";" or ","', {";", ","}),  # PHP
+    ("syntax error, unexpected end-of-input, expecting `end'", {"end"}),  # Ruby
+    ("expected one of `:`, `;`, `=`, or `|`, found `chapters`", {":", ";", "=", "|"}),  # rustfmt
+    ("syntax error near unexpected token `fi'", set()),  # bash: nothing asked for
+])
+def test_the_tokens_a_judge_asked_for_are_read_from_its_message(message, tokens):
+    assert expected_tokens(message) == tokens

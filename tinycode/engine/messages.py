@@ -48,6 +48,20 @@ UNCLOSED = re.compile(r"unterminated|never closed|unclosed|not closed", re.IGNOR
 UNOPENED_DIRECTIVE = re.compile(r"#(?:else|elif|endif) without #if")
 
 
+# The tokens a judge says it expected where it stopped: "expected ';' before '}'" (gcc),
+# "';' expected" (javac), 'expecting "done"' (dash), 'expecting ";" or ","' (PHP),
+# "expecting `end'" (Ruby), "expected one of `;` or `}`, found ..." (rustfmt).
+_EXPECTING = re.compile(r"\bexpect(?:ed|ing)(?: one of)? ((?:(?:, |,? or )?[`'\"][^`'\"\s]{1,8}['`\"])+)"
+                        r"|((?:(?:, |,? or )?'[^'\s]{1,8}')+) expected\b")
+_QUOTED = re.compile(r"[`'\"]([^`'\"\s]{1,8})['`\"]")
+
+
+def expected_tokens(message: str) -> frozenset[str]:
+    """The tokens ``message`` says were expected (none named: empty)."""
+    return frozenset(token for match in _EXPECTING.finditer(message)
+                     for token in _QUOTED.findall(match.group(1) or match.group(2)))
+
+
 def reported_line(problem: Problem, taken_as_said: bool = False) -> int:
     """Where the error begins: its line, or the earlier line its message names (the
     bracket a mismatch goes back to), so the next error surfacing between the two is

@@ -46,7 +46,7 @@ from .guard import QUOTES, edit_too_large, far_from_problems, hides_code, rewrit
 from .proposals import edit_family
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
 from .messages import (BRACKETS_FIRST, COMMENT_TO_THE_END, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
-                       named_line, reported_line)
+                       expected_tokens, named_line, reported_line)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -534,7 +534,13 @@ class Verifier:
                 return not any(near(p.line, edit_line, edit_end) for p in surfaced)
             first_old = min(reported_line(p) + delta if reported_line(p) > edit_line else reported_line(p)
                        for p in old_judge)
-            return all(p.line > max(edit_end, first_old) for p in surfaced)
+            # Where the judge asked for a token the edit typed just above, what it says
+            # there now (it expects another: a ``then`` lost too) is the next mistake.
+            typed = self.typed_tokens(lines, edit)
+            answered = {p.line + delta if p.line > edit_line else p.line for p in old_judge
+                        if expected_tokens(p.message) & typed and edit_line <= p.line <= edit_end + 1}
+            return all(p.line > max(edit_end, first_old)
+                       or p.line in answered and not expected_tokens(p.message) & typed for p in surfaced)
         # Fewer problems; or fewer from the judge, with tree-sitter's only new ones those
         # its recovery hid before (allowed above).
         return len(after) - len(revealed) - len(resurfaced) - len(corroborated) < len(before) or judge_fewer
@@ -811,6 +817,12 @@ class Verifier:
         old = "".join(lines[edit.line - 1:edit.line - 1 + edit.span])
         new = "".join(edit.new_lines)
         return all(old.count(mark) == new.count(mark) for mark in marks)
+
+    def typed_tokens(self, lines: list[str], edit: Edit) -> frozenset[str]:
+        """The code tokens the edit's new lines hold more of than the lines it replaces."""
+        old_tokens = code_tokens("\n".join(lines[edit.line - 1:edit.line - 1 + edit.span]), self.language)
+        new_tokens = code_tokens("\n".join(edit.new_lines), self.language)
+        return frozenset(Counter(new_tokens) - Counter(old_tokens))
 
     def keeps_structure(self, lines: list[str], edit: Edit) -> bool:
         """The edit only takes tokens away, and none of them a bracket, quote or keyword of
