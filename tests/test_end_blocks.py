@@ -342,6 +342,17 @@ def test_a_closer_typed_onto_its_block_s_last_line_is_split_off_where_the_shell_
     assert fixed.status == "fixed" and fixed.source == BOOTSTRAP_SH
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_closer_split_off_its_block_s_last_line_is_indented_as_its_opener_is_with_tabs():
+    clean = ('#!/bin/sh\nif [ -d "$DIR"/remotes ]; then\n\techo "Rewriting $DIR/remotes" >&2\n\t{\n\t\tcd "$DIR"/remotes\n'
+             '\t\tls | while read f; do\n\t\t\tsed -n \\\n\t\t\t-e "s/^URL: *//p" \\\n\t\t\t< "$f"\n\t\tdone\n'
+             '\t\techo done\n\t} | while read key value; do\n\t\techo "$key $value"\n\tdone\nfi\n')
+    broken = clean.replace('< "$f"\n\t\tdone', '< "$f" done')
+    assert check(clean, "bash").ok and not check(broken, "bash").ok
+    fixed = _repaired(broken, "bash")
+    assert fixed.status == "fixed" and fixed.source == clean
+
+
 STATUS_RB = """def status_of(header, res)
   if /^(\\d+)/ =~ header['status'][0]
     res.status = $1.to_i

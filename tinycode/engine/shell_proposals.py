@@ -128,7 +128,8 @@ def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
     typed onto the end of the block's last line split off before one is put in."""
     for opener in unclosed(lines):
         closer = CLOSER[opener.kind]
-        pad = " " * opener.indent
+        opening = lines[opener.line - 1]
+        pad = opening[:len(opening) - len(opening.lstrip())]  # its own tabs or spaces
         spots = 0
         for n in range(opener.line + 1, len(lines) + 1):
             text = lines[n - 1]
