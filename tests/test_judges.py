@@ -295,6 +295,16 @@ def test_rustfmt_judges_a_file_it_would_format_otherwise_and_one_whose_modules_a
     assert not broken.ok and broken.judge == "rustfmt" and broken.problems[0].line == 2
 
 
+@pytest.mark.skipif(shutil.which("php") is None, reason="php not installed")
+def test_php_s_error_is_placed_at_the_token_it_names_where_the_line_has_it_once():
+    # php -l says only the line; the token it did not expect says where on it.
+    source = "<?php\nforeach ($values as $key $value) {\n    echo $key;\n}\n"
+    problem = check(source, "php").problems[0]
+    assert problem.source == "php -l" and (problem.line, problem.column) == (2, source.split("\n")[1].index("$value)") + 1)
+    twice = "<?php\n$a = $b $b;\n"
+    assert check(twice, "php").problems[0].column == 1  # not to be told apart
+
+
 def test_a_missing_tool_leaves_tree_sitter_to_judge(tmp_path):
     judges.configure({"c": str(tmp_path / "gcc")})  # named by the user, not there
     result = check("int main(void) { return 0 }\n", "c")

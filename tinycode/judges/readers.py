@@ -405,6 +405,24 @@ def _caret_column(after: str, rows: list[str], line: int) -> int:
     return shown[1].index("^") + 1
 
 
+# PHP names the token it did not expect ('unexpected variable "$value"'), not its column.
+_UNEXPECTED_NAMED = re.compile(r'\bunexpected [\w -]+? "(?P<token>[^"]+)"')
+
+
+def _named_column(lines: list[str], line: int, message: str) -> int:
+    """The column of the token ``message`` says was unexpected, where it stands once on
+    the line (0: not said, or not to be told apart)."""
+    named = _UNEXPECTED_NAMED.search(message)
+    text = lines[line - 1] if 0 < line <= len(lines) else ""
+    if named is None:
+        return 0
+    token = named.group("token")
+    # (as a token: ``$value`` is not in ``$values``)
+    found = list(re.finditer(("(?<![\\w$])" if token[0] in "$_" or token[0].isalnum() else "") + re.escape(token)
+                             + ("(?!\\w)" if token[-1] == "_" or token[-1].isalnum() else ""), text))
+    return found[0].start() + 1 if len(found) == 1 else 0
+
+
 _PHP = re.compile(r"(?P<kind>Parse error|Fatal error):\s+(?P<msg>.*?) in (?P<file>\S+) on line (?P<line>\d+)")
 
 
@@ -413,7 +431,9 @@ def read_php(output: Output, filename: str, text: str) -> list[Diagnostic]:
     function, a misplaced ``break``) is not."""
     if output.returncode == 0:
         return []
-    found = [Diagnostic(int(m.group("line")), 0, m.group("msg").strip(), m.group("kind") == "Parse error")
+    lines = text.split("\n")
+    found = [Diagnostic(int(m.group("line")), _named_column(lines, int(m.group("line")), m.group("msg")),
+                        m.group("msg").strip(), m.group("kind") == "Parse error")
              for m in _PHP.finditer(output.stdout + "\n" + output.stderr)]
     seen: set[Diagnostic] = set()
     unique = [d for d in found if not (d in seen or seen.add(d))]  # printed on stdout and stderr
