@@ -305,6 +305,17 @@ def test_php_s_error_is_placed_at_the_token_it_names_where_the_line_has_it_once(
     assert check(twice, "php").problems[0].column == 1  # not to be told apart
 
 
+@needs_node
+def test_javascript_that_fails_as_commonjs_as_a_module_would_is_asked_of_as_a_module():
+    # node --check passes ``if (ready, export)`` in a .js file unread (its retry as a
+    # module is never compiled): the text is no CommonJS and no module.
+    broken = "function start() {}\nif (ready, export) {\n  start()\n}\n"
+    result = check(broken, "javascript")
+    assert not result.ok and result.judge == "node --check" and result.problems[0].line == 2
+    assert check(broken.replace(", export", ""), "javascript").ok
+    assert check("// export the start\nmodule.exports = function start() {}\n", "javascript").ok
+
+
 def test_a_missing_tool_leaves_tree_sitter_to_judge(tmp_path):
     judges.configure({"c": str(tmp_path / "gcc")})  # named by the user, not there
     result = check("int main(void) { return 0 }\n", "c")

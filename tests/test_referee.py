@@ -29,6 +29,15 @@ def test_typescript_is_refereed_by_tsc_s_grammar_errors_not_its_type_errors():
     assert referee.confirm("let x: Missing = unknownName;\n", "a.ts", "typescript") is True
 
 
+@pytest.mark.skipif(shutil.which("node") is None, reason="node not installed")
+def test_javascript_that_is_neither_commonjs_nor_a_module_is_rejected_though_node_check_passes_it():
+    # node --check x.js passes what fails as CommonJS the way a module would, unread.
+    wrong = "if (ready, export) {\n  start()\n}\nconst a = ;\n"
+    assert referee.confirm(wrong, "a.js", "javascript") is False
+    assert referee.confirm("const a = require('b');\nmodule.exports = a;\n", "a.js", "javascript") is True
+    assert referee.confirm("import a from 'b';\nexport default a;\n", "a.js", "javascript") is True
+
+
 def test_a_language_without_a_tool_here_is_named_so():
     assert referee.name("css") == "none"
     assert bench.referee_name("css").startswith("tinycode check")

@@ -84,6 +84,10 @@ def confirm(text: str, path: str, language: str) -> bool | None:
         return _compiles(text, path, language)
     if language in ("typescript", "tsx"):
         return _tsc_accepts(text, language)
+    if language == "javascript" and shutil.which("node"):
+        # As CommonJS, else as a module: ``node --check x.js`` passes a text that fails as
+        # CommonJS the way a module would without compiling it as a module.
+        return any(_passes(["node", "--check"], text, "input" + extension) for extension in (".cjs", ".mjs"))
     command = _tool_for(language, text)
     if command is None:
         return None
@@ -97,6 +101,19 @@ def confirm(text: str, path: str, language: str) -> bool | None:
             return False  # not confirmed either way: left out
     if language == "rust":
         return b"error" not in done.stderr
+    return done.returncode == 0
+
+
+def _passes(command: list[str], text: str, name: str) -> bool:
+    """``command`` on ``text`` saved as ``name`` exits 0."""
+    with tempfile.TemporaryDirectory(prefix="clean-confirm-") as folder:
+        copy = os.path.join(folder, name)
+        Path(copy).write_text(text, encoding="utf-8")
+        try:
+            done = subprocess.run(command + [copy], capture_output=True, timeout=CONFIRM_TIMEOUT, check=False,
+                                  stdin=subprocess.DEVNULL, cwd=folder)
+        except subprocess.TimeoutExpired:
+            return False
     return done.returncode == 0
 
 

@@ -369,8 +369,14 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
         spent[0] += registry.run_cost(language)
         output = _output(tool, text, language, filename, flags)
         found = tool.read(output, filename, text)
-        if node and found and _needs_module(found[0].message) and filename.endswith(".js"):
+        if node and found and _needs_module(found[0].message) and filename.endswith((".js", ".cjs")):
             filename = "input.mjs"  # ES module syntax: node decides by the extension
+            continue
+        if node and not found and filename.endswith(".js") and _MODULE_WORD.search(text):
+            # node --check passes a .js text whose CommonJS compile fails the way a module's
+            # would, without compiling it as one (``if (a, export)``): asked as CommonJS
+            # alone, then, where that fails so, as a module.
+            filename = "input.cjs"
             continue
         header = next((d for d in found if readers.missing_header(d.message)), None)
         if header is None:
@@ -488,6 +494,8 @@ def _argv(tool: Tool, text: str, language: str, flags: tuple[str, ...] = ()) -> 
     return precompiled.with_include(argv, header) if header else argv
 
 
+# A module's keyword anywhere but as a name's part, a property or a call (``import(``).
+_MODULE_WORD = re.compile(r"(?<![\w$.])(?:import|export)(?![\w$]|[ \t]*[.(:])")
 _MODULE_HINTS = re.compile(r"import statement outside a module|Unexpected token 'export'|"
                            r"top level bodies of modules|import\.meta|Cannot use 'import\.meta'")
 
