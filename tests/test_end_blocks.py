@@ -217,6 +217,38 @@ def test_a_function_s_first_line_in_a_comment_is_code_again_where_its_closing_br
     assert fixed.source.count("\n}\n") == 1  # the closer kept
 
 
+OPTIONS_JS = """const getOptions = (opts) => {
+  const options = {
+    // spread the rest of the options
+    ...opts,
+    keepAlive: true,
+    // our custom timeout options
+    timeouts: {
+      // the standard timeout option is mapped to our idle timeout
+      idle: opts.timeout ?? 0,
+      connection: 0,
+      response: 0,
+      transfer: 0,
+      ...opts.timeouts,
+    },
+    // the dns options go at the top level
+    ...opts.dns,
+  }
+  return options
+}
+
+module.exports = getOptions
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="needs node")
+def test_a_block_s_first_line_typed_onto_a_comment_with_no_sentence_mark_before_it_is_split_off_at_its_last_words():
+    broken = OPTIONS_JS.replace("options\n    timeouts: {", "options timeouts: {")
+    assert check(broken, "javascript").problems[0].line > 6 + 6  # node stops far below
+    fixed = _repaired(broken, "javascript")
+    assert fixed.status == "fixed" and fixed.source == OPTIONS_JS
+
+
 @pytest.mark.parametrize("typo, closer", [("fii", "fi"), ("Fi", "fi"), ("doen", "done"), ("}#", "}")])
 def test_a_closer_misspelt_where_its_block_ends_is_respelt_not_followed_by_another(typo, closer):
     from tinycode.engine.shell_proposals import _missing_closer_edits

@@ -1260,7 +1260,8 @@ def _lost_opener_edits(lines: list[str], problem: Problem, comment: str) -> Iter
 
 # A sentence's end inside a comment: a mark, then a blank, before a word.
 _SENTENCE_END = re.compile(r"[.!?:;\"'][ \t]+(?=[\w$@])")
-OPENER_SPLITS = 3  # places after a comment's sentences where a block's first line typed onto it is split off
+OPENER_SPLITS = 3  # places after a comment's sentences, and its last words, where a block's first line typed onto it is split off
+_WORD_START = re.compile(r"(?<=[ \t])[\w$@]")
 
 
 @rule('opener-in-comment', "a block's first line typed onto a line comment made code again, where a closer "
@@ -1298,9 +1299,11 @@ def _opener_in_comment_edits(lines: list[str], problem: Problem, language: str) 
         if not words or words.startswith(comment) or len(indent_of(lines[header]).expandtabs(8)) <= depth:
             continue
         # Where the code begins: after the comment's last sentences (a mark, then a blank),
-        # the latest first, or right after the marker.
-        starts = [m.end() for m in _SENTENCE_END.finditer(words)][::-1][:OPENER_SPLITS] + [0]
-        for start in starts:
+        # the latest first; at its last words, where no sentence ends before them
+        # (``our custom timeout options timeouts: {``); or right after the marker.
+        sentences = [m.end() for m in _SENTENCE_END.finditer(words)][::-1][:OPENER_SPLITS]
+        last_words = [m.start() for m in _WORD_START.finditer(words)][::-1][:OPENER_SPLITS]
+        for start in dict.fromkeys(sentences + last_words + [0]):
             code = words[start:]
             if start and prose(code, keywords, symbols):
                 continue
