@@ -1117,6 +1117,22 @@ def test_a_directive_typed_onto_another_is_a_problem_the_compiler_only_warns_of(
 
 
 @needs_gcc
+def test_a_directive_typed_onto_a_macro_s_definition_is_a_problem_there_not_where_the_macro_is_used():
+    # gcc reports the stray '#' at the definition, with a note at each use; the use is
+    # where an error inside a macro usually lies (an argument lost), but a directive's
+    # '#' typed into the definition is the definition's.
+    clean = ("#include <stdio.h>\n\n#define open_log\t__open_log\n#define close_log\t__close_log\n\n"
+             + "".join(f"int step_{n}(int x);\n" for n in range(10))
+             + "\nint open_log(const char *name, FILE *out);\nint close_log(FILE *out);\n")
+    broken = clean.replace("__open_log\n#define", "__open_log #define")
+    assert check(clean, "c").ok
+    first = check(broken, "c").problems[0]
+    assert (first.line, first.message) == (3, "stray '#' in program")
+    result = repair(broken, "c", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == clean
+
+
+@needs_gcc
 @pytest.mark.parametrize("typed, line", [
     ("#ifndef POINT_H;", 2),  # more than a comment after the name a directive takes
     ("#ifdef POINT_T)", 4),

@@ -204,12 +204,23 @@ def _compiler_lines(output: Output, filename: str, rows: list[str] | None) -> li
             syntax = category_syntax
         else:
             syntax = bool(_GCC_SYNTAX.match(message))
-        line, column = expanded or _expanded_at(output.stderr, match.end(), filename) or \
-            (int(match.group("line")), int(match.group("col") or 1))
+        own = int(match.group("line")), int(match.group("col") or 1)
+        line, column = expanded or (None if _directive_at(rows, *own) else _expanded_at(output.stderr, match.end(),
+                                                                                    filename)) or own
         if rows is not None and not has_category:  # gcc: a column on the screen, a tab reaching to its next stop
             column = _character_column(rows, line, column)
         found.append(Diagnostic(line, column, message, syntax))
     return found
+
+
+def _directive_at(rows: list[str] | None, line: int, column: int) -> bool:
+    """A directive's ``#`` is where gcc points in the file's own text (``#define a b
+    #define c d``, two lines joined): the error is that line's, not where the macro it
+    ended up in is used."""
+    if rows is None or not 0 < line <= len(rows):
+        return False
+    named = _DIRECTIVE_NAME.match(rows[line - 1][_character_column(rows, line, column) - 1:])
+    return named is not None and named.group("name") in _DIRECTIVES
 
 
 TAB_STOP = 8  # gcc's default ``-ftabstop``
