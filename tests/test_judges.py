@@ -293,6 +293,13 @@ def test_rustfmt_judges_a_file_it_would_format_otherwise_and_one_whose_modules_a
     assert accepted.ok and accepted.judge == "rustfmt"
     broken = check(unformatted.replace("x=1;", "x=;"), "rust")
     assert not broken.ok and broken.judge == "rustfmt" and broken.problems[0].line == 2
+    # Once the file parses rustfmt would look for the module's file: its absence is no
+    # problem of this text, and the repair leaves the declaration as it is.
+    clean = "mod parser;\n\nfn main() {\n    let best: Option<&str> = None;\n    println!(\"{:?}\", best);\n}\n"
+    fixed = repair(clean.replace("> = None", "> None"), "rust", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.verified_by == "rustfmt"
+    changed = [n for n, (a, b) in enumerate(zip(clean.split("\n"), fixed.source.split("\n")), 1) if a != b]
+    assert changed in ([], [4]) and fixed.source.startswith("mod parser;\n")
 
 
 @pytest.mark.skipif(shutil.which("php") is None, reason="php not installed")

@@ -365,6 +365,8 @@ def _run(tool: Tool, source: str, language: str, spent: list[int], flags: tuple[
         shift = len(prefix)
         return Verdict(found.judge, tuple(Diagnostic(d.line, max(1, d.column - shift) if d.line == 1 else d.column,
                                                      d.message, d.syntax) for d in found.diagnostics))
+    if record is not None and record.judge_text is not None:
+        text = record.judge_text(text)
     for _ in range(_MAX_HEADER_RETRIES + 1):
         spent[0] += registry.run_cost(language)
         output = _output(tool, text, language, filename, flags)

@@ -339,14 +339,9 @@ _RUST_ERROR = re.compile(r"^error(?:\[\w+\])?: (?P<msg>.*)\n\s*--> (?P<file>[^\n
                          re.MULTILINE)
 
 
-# rustfmt reads a ``mod name;`` file once the file itself has parsed; one not beside the
-# judge's copy is told without a place.
-_RUST_MODULE = re.compile(r"failed to resolve mod `(?P<name>\w+)`")
-
-
 def read_rustfmt(output: Output, filename: str, text: str) -> list[Diagnostic]:
     """rustfmt: its parse errors on stderr. A module file it cannot find is not a syntax
-    problem: it is put on the line that names the module."""
+    problem."""
     found = []
     for match in _RUST_ERROR.finditer(output.stderr):
         if not match.group("file").endswith(filename):
@@ -354,10 +349,6 @@ def read_rustfmt(output: Output, filename: str, text: str) -> list[Diagnostic]:
         message = match.group("msg").strip()
         syntax = not message.startswith(("file not found for module", "couldn't read"))
         found.append(Diagnostic(int(match.group("line")), int(match.group("col")), message, syntax))
-    for match in _RUST_MODULE.finditer(output.stderr):
-        named = re.search(rf"^[^\S\n]*(?:pub\b[^\n]*?)?\bmod\s+{match.group('name')}\s*;", text, re.MULTILINE)
-        line = text.count("\n", 0, named.start()) + 1 if named else 1
-        found.append(Diagnostic(line, 1, match.group(0), False))
     return found
 
 

@@ -97,6 +97,10 @@ class LanguageSpec:
     snippet: Callable[[str], tuple[str, str] | None] | None = None
     # The judge's input file name for this text (a JavaScript module is a .mjs).
     judge_filename: Callable[[str, str], str] | None = None
+    # The text the judge is given in this one's stead, line for line (Rust's ``mod
+    # name;`` made ``mod name {}``: rustfmt would read the module's file, which is not
+    # beside the judge's copy and no part of this text's syntax).
+    judge_text: Callable[[str], str] | None = None
     # The text (read with the language's parser) has syntax its grammar reads and its
     # judge does not (JSX for node): then the judge's complaints are no verdict.
     beyond_judge: Callable[[str, "tree_sitter.Parser"], bool] | None = None
