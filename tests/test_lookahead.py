@@ -115,6 +115,21 @@ def test_the_reported_lines_first_tokens_are_where_words_are_tried():
     assert any(e.new_lines == ["func TestSum(t *testing.T) {"] for e in edits)
 
 
+CS_USINGS = ("using System;\nusing System.Text;\nusing System.Runtime.InteropServices;\nusing System.Collections.Generic;\n\n"
+             "namespace Probe\n{\n    class Main\n    {\n        static int Count(List<string> items) { return items.Count; }\n"
+             "    }\n}\n")
+
+
+def test_a_line_where_tree_sitter_only_guesses_a_missing_token_is_still_tried_at_its_start():
+    # tree-sitter-c-sharp reads the line as a statement that lacks a '!' before its ';':
+    # the token is its guess, the line is where the keyword was lost.
+    broken = CS_USINGS.replace("using System.Runtime", "System.Runtime")
+    problems = check(broken, "csharp").problems
+    assert problems[0].line == 3 and problems[0].kind == "missing"
+    edits = list(lost_keyword_edits(broken.split("\n"), tuple(problems), "csharp"))
+    assert any(e.new_lines == ["using System.Runtime.InteropServices;"] for e in edits)
+
+
 def test_the_token_a_compiler_points_at_is_tried_first():
     # gcc: "unknown type name 'node'" at the eighth token of the line.
     source = ("struct node { int n; };\n"

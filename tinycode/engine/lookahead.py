@@ -162,15 +162,17 @@ def _positions(rows: _Rows, problems: tuple[Problem, ...]) -> Iterator[tuple[int
     column points at (a compiler names the word it could not read as a type there),
     then the line's first tokens (a parser reports a declaration that lost its keyword
     at its start, or at the bracket where it gave up); each line's first first."""
-    # (Not where tree-sitter only names a token it found missing: that token is its guess.)
-    reported = [p for p in problems[:REPORTED_LINES] if 1 <= p.line <= len(rows.encoded) and p.kind != "missing"]
+    # (Where tree-sitter only names a token it found missing, that token is its guess:
+    # the line's first tokens only.)
+    reported = [p for p in problems[:REPORTED_LINES] if 1 <= p.line <= len(rows.encoded)]
     on_row = {p.line - 1: [leaf for leaf in rows.tokens(p.line - 1, p.line - 1)
                            if not (leaf.is_extra or leaf.is_missing) and leaf.end_byte > leaf.start_byte]
               for p in reported}
     per_row: dict[int, list[int]] = {row: [] for row in on_row}  # indexes into on_row[row]
     for p in reported:
         row = p.line - 1
-        per_row[row] += [i for i, leaf in enumerate(on_row[row]) if rows.column(leaf) == p.column - 1]
+        if p.kind != "missing":
+            per_row[row] += [i for i, leaf in enumerate(on_row[row]) if rows.column(leaf) == p.column - 1]
     for row, tokens in on_row.items():
         per_row[row] = list(dict.fromkeys(per_row[row] + list(range(min(len(tokens), LEADING_TOKENS)))))
     for depth in range(max(map(len, per_row.values()), default=0)):
