@@ -818,18 +818,21 @@ class Verifier:
         new = "".join(edit.new_lines)
         return all(old.count(mark) == new.count(mark) for mark in marks)
 
+    def _tokens(self, lines: list[str], edit: Edit) -> tuple[list[str], list[str]]:
+        """The code tokens of the lines the edit replaces, and of its new lines."""
+        return (code_tokens("\n".join(lines[edit.line - 1:edit.line - 1 + edit.span]), self.language),
+                code_tokens("\n".join(edit.new_lines), self.language))
+
     def typed_tokens(self, lines: list[str], edit: Edit) -> frozenset[str]:
         """The code tokens the edit's new lines hold more of than the lines it replaces."""
-        old_tokens = code_tokens("\n".join(lines[edit.line - 1:edit.line - 1 + edit.span]), self.language)
-        new_tokens = code_tokens("\n".join(edit.new_lines), self.language)
+        old_tokens, new_tokens = self._tokens(lines, edit)
         return frozenset(Counter(new_tokens) - Counter(old_tokens))
 
     def keeps_structure(self, lines: list[str], edit: Edit) -> bool:
         """The edit only takes tokens away, and none of them a bracket, quote or keyword of
         the language: it can neither open nor close a block or a string, nor make the
         parser read the lines after it anew (a line split where a name was lost)."""
-        old_tokens = code_tokens("\n".join(lines[edit.line - 1:edit.line - 1 + edit.span]), self.language)
-        new_tokens = code_tokens("\n".join(edit.new_lines), self.language)
+        old_tokens, new_tokens = self._tokens(lines, edit)
         remaining = iter(old_tokens)
         if not all(token in remaining for token in new_tokens):
             return False  # (not the old tokens in their order, some left out: a swap moves a bracket)
