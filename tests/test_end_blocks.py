@@ -385,6 +385,18 @@ def test_a_closer_split_off_its_block_s_last_line_is_indented_as_its_opener_is_w
     assert fixed.status == "fixed" and fixed.source == clean
 
 
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_closer_typed_as_a_lone_opener_far_above_where_the_file_ends_is_made_the_closer_again():
+    # bash reports the 'if' left open where the file ends, eighty lines below the line
+    # that is the block's closer misspelt as its opener.
+    steps = "".join(f'echo "step {n}"\n' for n in range(80))
+    clean = '#!/bin/bash\nif [ -n "$A" ]; then\n  echo a\nfi\n' + steps
+    broken = clean.replace("\nfi\n", "\nif\n", 1)
+    assert not check(broken, "bash").ok
+    fixed = _repaired(broken, "bash")
+    assert fixed.status == "fixed" and fixed.source == clean
+
+
 STATUS_RB = """def status_of(header, res)
   if /^(\\d+)/ =~ header['status'][0]
     res.status = $1.to_i

@@ -72,6 +72,9 @@ HIDING = [
     # A division joined to the comment above it is code, however like a path it looks.
     ("c", "int f(int a, int b) {\n    // ratio\n    a/b;\n    return a b;\n}\n",
      "int f(int a, int b) {\n    // ratio a/b;\n    return a b;\n}\n"),
+    # A line of closers joined to the comment above it is code: a block's end.
+    ("cpp", "struct A {\n  int x;\n  // the last\n};\nint y = 1 1;\n",
+     "struct A {\n  int x;\n  // the last };\nint y = 1 1;\n"),
     # A conditional directive made another: the broken include is no longer compiled.
     ("c", "#ifndef STRUCT_ONLY\n# include <X11/Xfuncproto..h>\n#endif\nint x;\n",
      "#ifdef STRUCT_ONLY\n# include <X11/Xfuncproto..h>\n#endif\nint x;\n"),
@@ -91,6 +94,9 @@ HIDING = [
     ("c", "#ifndef H\n#define H\nint f(void)\n#endif /* H */\n", "#ifndef H\n#define H\nint f(void)\n# /* H */\n"),
     # A here-document's '<<' typed at a line's end: the next line's command is its delimiter.
     ("bash", "echo start\nrun_tests\ntest_done\n", "echo start <<\nrun_tests\ntest_done\n"),
+    # ... or a here-document opened whose delimiter is a keyword, or that no line below ends.
+    ("bash", "if [ -n \"$a\" ]; then\n  cat notes\n-fi\necho b\n", "if [ -n \"$a\" ]; then\n  cat notes\n<<-fi\necho b\n"),
+    ("bash", "echo start\nrun_tests\ntest_done\n", "echo start <<END\nrun_tests\ntest_done\n"),
     # A line joined onto a macro's complete definition: the macro's body, no longer an enumerator.
     ("c", "enum {\n  A = 1,\n#define A A\n  B == 2,\n#define B B\n};\n",
      "enum {\n  A = 1,\n#define A A  B == 2,\n#define B B\n};\n"),
@@ -155,6 +161,11 @@ REPAIRS = [
     # A file's first line, over a licence's comments, that lost a '/' of its marker.
     ("cpp", "/ -*- C++ -*-\n\n// Copyright (C) 2005 Free Software Foundation, Inc.\n//\nint x;\n",
      "// -*- C++ -*-\n\n// Copyright (C) 2005 Free Software Foundation, Inc.\n//\nint x;\n"),
+    # A comment's line split inside its marks: the rest, marks alone, was no code.
+    ("cpp", "// -*- C\n++ -*-\n\n// Copyright (C) 2005 Free Software Foundation, Inc.\nint x;\n",
+     "// -*- C++ -*-\n\n// Copyright (C) 2005 Free Software Foundation, Inc.\nint x;\n"),
+    ("cpp", "// -*- C\n++ -*-\n\n// Copyright (C) 2005 Free Software Foundation, Inc.\nint x;\n",
+     "// -*- C ++ -*-\n\n// Copyright (C) 2005 Free Software Foundation, Inc.\nint x;\n"),
     # A comment's line split inside its address: the rest, joined back, was no code.
     ("cpp", "// If not, see\n// <http://www.gnu\n.org/licenses/>.\n\nint x;\n",
      "// If not, see\n// <http://www.gnu.org/licenses/>.\n\nint x;\n"),

@@ -658,17 +658,26 @@ def test_an_error_at_the_end_of_the_input_is_placed_where_the_code_ends():
 
 
 def test_the_header_block_is_what_the_file_begins_with_up_to_its_last_system_include():
-    from tinycode.judges.precompiled import header_block
+    from tinycode.judges.precompiled import split_block
+
+    def block(text: str) -> str:
+        block, rest = split_block(text)
+        assert rest.count("\n") == text.count("\n")  # every line where it was
+        return block
 
     text = "/* licence\n   text */\n// note\n#define _GNU_SOURCE\n#include <stdio.h>\n\n#include <string.h>\nint x;\n"
-    assert header_block(text) == text[:text.index("int x;")]
+    assert split_block(text) == (text[:text.index("int x;")], "\n" * 7 + "int x;\n")
     # A local header or a conditional ends it: what follows may depend on them.
-    assert header_block('#include <stdio.h>\n#include "mine.h"\n#include <string.h>\n') == "#include <stdio.h>\n"
-    # A header's include guard is passed over: no system header reads it.
-    assert header_block("#ifndef GUARD_H\n#define GUARD_H\n#include <stdio.h>\nint x;\n#endif\n") == "#include <stdio.h>\n"
-    assert header_block("#ifndef GUARD_H\n#define OTHER_H\n#include <stdio.h>\n#endif\n") == ""
-    assert header_block("#include <stdio.h>\n#ifndef GUARD_H\n#define GUARD_H\n#include <string.h>\n") == "#include <stdio.h>\n"
-    assert header_block("int main(void) { return 0; }\n#include <stdio.h>\n") == ""
+    assert block('#include <stdio.h>\n#include "mine.h"\n#include <string.h>\n') == "#include <stdio.h>\n"
+    # A header's include guard stays in the text; the block defines its macro while it
+    # reads the headers, as the file does, and undefines it for the text.
+    guarded = "#ifndef GUARD_H\n#define GUARD_H\n#include <stdio.h>\nint x;\n#endif\n"
+    assert split_block(guarded) == ("#define GUARD_H\n#include <stdio.h>\n#undef GUARD_H\n",
+                                    "#ifndef GUARD_H\n#define GUARD_H\n\nint x;\n#endif\n")
+    assert split_block("#ifndef GUARD_H\n#define OTHER_H\n#include <stdio.h>\n#endif\n")[0] == ""
+    assert block("#include <stdio.h>\n#ifndef GUARD_H\n#define GUARD_H\n#include <string.h>\n") == "#include <stdio.h>\n"
+    text = "int main(void) { return 0; }\n#include <stdio.h>\n"
+    assert split_block(text) == ("", text)
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")

@@ -610,6 +610,31 @@ def test_the_preprocessors_objections_are_syntax_errors_whatever_the_types(heade
 
 
 @pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_header_without_an_include_guard_is_read_once_when_precompiled(tmp_path, monkeypatch, language):
+    # The precompiled block is read first, then the file: its #include lines must not
+    # read a header without a guard of its own a second time ("redefinition of"), which
+    # would be a new error in the header at a repair's third run.
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "point.h").write_text("struct point { int x, y; };\n")
+    (tmp_path / "compile_flags.txt").write_text("-Ilib\n")
+    text = "#include <stdio.h>\n#include <point.h>\n\nint main(void) {\n    struct point p = {1, 2};\n    return p.x;\n}\n"
+    path = tmp_path / ("main.c" if language == "c" else "main.cpp")
+    path.write_text(text)
+    texts = [text.replace("\n\n", "\n" * (2 + blank), 1) for blank in range(precompiled.RUNS_BEFORE_BUILD + 2)]
+    texts += [t.replace("p.x;", "p.x") for t in texts]
+    with judges.located(str(path)):
+        monkeypatch.setattr(precompiled, "RUNS_BEFORE_BUILD", 10 ** 6)
+        judges.configure()
+        plain = [judges.verdict(t, language) for t in texts]
+        monkeypatch.setattr(precompiled, "RUNS_BEFORE_BUILD", 1)
+        judges.configure()
+        assert [judges.verdict(t, language) for t in texts] == plain
+        assert list(judges._state.headers._built) and all(judges._state.headers._built.values())
+    assert not plain[0].diagnostics and plain[-1].diagnostics
+    judges.configure()
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
 def test_an_argument_lost_in_a_call_of_a_libraries_macro_is_the_files_error_where_it_calls(tmp_path, language):
     # gcc places the error inside the library's macro and its note names the file's line
     # that used it; once the file's headers are precompiled, no chain of includes leads

@@ -773,6 +773,21 @@ def sentence_goes_on(comment: str, below: str, keywords: Sequence[str], symbols:
         and prose(text, keywords, symbols, run_of=1)
 
 
+def marks_only(text: str) -> bool:
+    """A line of marks alone that no code line is (``++ -*-`` under ``// -*- C``: the
+    rest of a comment's line split inside its marks): no word, number or quote, two
+    kinds of mark at least (``---`` is YAML's, ``**`` a comment block's), and more than
+    brackets and separators (``};``, ``)``) or a comment's or a tag's delimiter."""
+    line = text.strip()
+    return _MARKS.fullmatch(line) is not None and len(set(line) - {" ", "\t"}) >= 2 \
+        and _CODE_MARKS.fullmatch(line) is None and not any(d in line for d in _DELIMITERS)
+
+
+_MARKS = re.compile(r"[^\w\s\"'`]+(?:[ \t]+[^\w\s\"'`]+)*")
+_CODE_MARKS = re.compile(r"[()\[\]{}<>;,.:\s]+")  # brackets and separators only: code's closers
+_DELIMITERS = ("/*", "*/", "<!--", "-->", "<?", "?>", "<%", "%>")
+
+
 # A comment's line that ends on one of these may go on below: a quoted word's, or a
 # hyphenated word or a dash split after its hyphen (``plural-rules#TOC-Determining-``).
 MID_SENTENCE = "\"'-"
@@ -798,9 +813,10 @@ def _joins(lines: list[str], line: int, language: str, keywords: Sequence[str],
                 first < len(lines) and (address or _ends_on_a_bare_marker(lines[first - 1], marker)
                                         or prose(lines[first], keywords, symbols)
                                         or sentence_goes_on(lines[first - 1], lines[first], keywords, symbols)
+                                        or marks_only(lines[first])
                                         or comment_split(lines[first - 1], lines[first], marker))):
-            continue  # joined to a comment, the code would be commented out (prose, or an address's rest,
-            # is no code; a line that ends on a marker with nothing after it is a comment's
+            continue  # joined to a comment, the code would be commented out (prose, an address's rest
+            # or a line of marks alone is no code; a line that ends on a marker with nothing after it is a comment's
             # line split right after it)
         if 1 <= first < len(lines) and lines[first - 1].strip() and lines[first].strip():
             left, right = lines[first - 1].rstrip(), lines[first].lstrip()

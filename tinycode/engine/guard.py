@@ -26,7 +26,7 @@ from .edits import BRACKETS, apply_hunks, changed_hunks, kept_ends, changed_line
 from .layout import HEADER_SCAN, misplaced_closers, open_strings, unmatched_brackets
 from .messages import UNCLOSED, UNOPENED_DIRECTIVE
 from ..spelling import distance
-from .grammar_space import MARKUP_MARKS, address_rest, comment_split, sentence_goes_on, tree_of, vocabulary
+from .grammar_space import MARKUP_MARKS, address_rest, comment_split, marks_only, sentence_goes_on, tree_of, vocabulary
 from .proposals import comments_over_openers, edit_family, mends_comment_opener
 
 QUOTES = "\"'`"
@@ -127,15 +127,16 @@ def _rejoins_a_comment(hunk: tuple[int, list[str], list[str]], language: str) ->
     """The hunk joins a line to the comment above it, inside a quoted or bracketed span
     the comment left open and the line closes (``comment_split``), or to a line that is
     all comment and stops mid-sentence, where the line is the sentence's rest
-    (``sentence_goes_on``: ``// ... found in the LICENSE`` over ``file.``): the comment's
-    line was split there, and what the join hides was the comment's own text."""
+    (``sentence_goes_on``: ``// ... found in the LICENSE`` over ``file.``), or of marks
+    alone (``marks_only``: ``// -*- C`` over ``++ -*-``): the comment's line was split
+    there, and what the join hides was the comment's own text."""
     _, old, new = hunk
     marker = comment_prefix(language)
     if not marker or len(old) != 2 or len(new) != 1:
         return False
     whole_line = old[0].lstrip().startswith(marker)
     if not (comment_split(old[0], old[1], marker)
-            or whole_line and sentence_goes_on(old[0], old[1], *vocabulary(language))):
+            or whole_line and (sentence_goes_on(old[0], old[1], *vocabulary(language)) or marks_only(old[1]))):
         return False
     return _joined(old, new)
 
@@ -195,19 +196,30 @@ _DEFINED = re.compile(r"\s*#\s*define\s+(\w+)(?:\([^)]*\))?\s+\S")
 
 
 def _heredoc_at_line_end(before: str, after: str, language: str) -> str:
-    """A line the edit leaves ending on the language's here-document operator
-    (``LanguageSpec.heredoc_operator``: the shell's ``<<``), which it did not end on
-    before. The next line's first word becomes the document's delimiter, and every line
-    down to that word again its text (the shell itself rejects the ``<<`` there;
-    tree-sitter reads on)."""
+    """A here-document the edit opens (``LanguageSpec.heredoc_operator``: the shell's
+    ``<<``) that hides code: a line left ending on the operator, which it did not end on
+    before (the next line's first word becomes the delimiter); or a delimiter that is a
+    keyword of the language (``<<-fi``) or that no line below ends the document with.
+    Every line down to the delimiter, or to the file's end, becomes the document's text
+    (the shell only warns of a document the file's end closes; tree-sitter reads on)."""
     record = spec(language)
     if record is None or not record.heredoc_operator:
         return ""
-    at_end = re.compile(re.escape(record.heredoc_operator) + r"-?\s*$")
+    operator = re.escape(record.heredoc_operator)
+    at_end = re.compile(operator + r"-?\s*$")
+    opened = re.compile(rf"(?<!<){operator}(?!<)-?[ \t]*(['\"]?)(\w+)\1")
+    keywords = vocabulary(language)[0]
+    rows = after.split("\n")
     for first, old, new in changed_hunks(before, after):
         ended = sum(bool(at_end.search(line)) for line in old)
         if sum(bool(at_end.search(line)) for line in new) > ended:
             return f"it makes the line after line {first} a here-document's delimiter"
+        gained = Counter(m.group(2) for line in new for m in opened.finditer(line)) \
+            - Counter(m.group(2) for line in old for m in opened.finditer(line))
+        for word in gained:
+            start = next((n for n, line in enumerate(rows) if any(m.group(2) == word for m in opened.finditer(line))), 0)
+            if word in keywords or not any(line.strip() == word for line in rows[start + 1:]):
+                return f"it opens a here-document near line {first} that hides the lines below: {word!r}"
     return ""
 
 

@@ -215,9 +215,10 @@ BARE_OPENERS = 2  # lines of a lone opening word, nearest above the error first
 def _bare_opener_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
     """``if`` alone on a line, where ``fi`` belongs: no block opens with its word alone,
     so the line is taken for the closer of the innermost block still open above it,
-    the likeliest misspelling of the two."""
+    the likeliest misspelling of the two. The whole file above the error is read: the
+    shell reports the block left open where the file ends, however far below."""
     tried = 0
-    for n in range(min(error_line, len(lines)), max(1, error_line - 60) - 1, -1):
+    for n in range(min(error_line, len(lines)), 0, -1):
         text = lines[n - 1]
         if code_of(text).strip() not in _BARE:
             continue

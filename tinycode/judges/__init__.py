@@ -471,7 +471,7 @@ def _mistyped_header(line: int, name: str, text: str, flags: tuple[str, ...], ex
 
 def _output(tool: Tool, text: str, language: str, filename: str, flags: tuple[str, ...] = ()) -> Output:
     """One run of the tool on ``text``; node's runs go to its worker where it can say."""
-    argv, limit = _argv(tool, text, language, flags), _limit(tool)
+    (argv, text), limit = _argv(tool, text, language, flags), _limit(tool)
     if _state.runner is run_tool and (registry.family(tool.executable) == "node" or registry.served(tuple(argv))):
         from . import warm  # only node and tinycode's own parsers run warm, not every check's start-up
 
@@ -481,19 +481,21 @@ def _output(tool: Tool, text: str, language: str, filename: str, flags: tuple[st
     return _state.runner(argv, text, filename, limit)
 
 
-def _argv(tool: Tool, text: str, language: str, flags: tuple[str, ...] = ()) -> Sequence[str]:
-    """The command for one run: a compiler's names the project's flags before the
-    input; a gcc run on C or C++ names the precompiled header of the standard headers
-    the text begins with, once there is one."""
+def _argv(tool: Tool, text: str, language: str, flags: tuple[str, ...] = ()) -> tuple[Sequence[str], str]:
+    """The command for one run and the text it reads: a compiler's names the project's
+    flags before the input; a gcc run on C or C++ names the precompiled header of the
+    standard headers the text begins with, once there is one, and reads the text with
+    those lines emptied (``precompiled.split_block``)."""
     argv = tool.argv
     if flags:
         at = argv.index("{file}")
         argv = argv[:at] + flags + argv[at:]
     if (not _project(language) or _state.runner is not run_tool
             or registry.family(tool.executable) != "gcc"):
-        return argv
-    header = _state.headers.include_for(argv, language, precompiled.header_block(text), _limit(tool))
-    return precompiled.with_include(argv, header) if header else argv
+        return argv, text
+    block, rest = precompiled.split_block(text)
+    header = _state.headers.include_for(argv, language, block, _limit(tool))
+    return (precompiled.with_include(argv, header), rest) if header else (argv, text)
 
 
 # A module's keyword anywhere but as a name's part, a property or a call (``import(``).

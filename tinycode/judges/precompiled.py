@@ -9,11 +9,11 @@ compiled once into a precompiled header (``block.h.gch``, in a private temporary
 folder that lives as long as the process), and later runs name it with ``-include``.
 
 The verdict does not change: the block holds exactly the lines the file begins with
-(only system headers, blank lines and comments, nothing that could define a macro
-first, a header's own include guard aside), so the headers are read in the same order
-with the same macros, and the file's own ``#include`` lines then find them already
-included. Should gcc refuse the
-precompiled header, it reads ``block.h`` itself, which gives the same result.
+(system headers, macro definitions, blank lines and comments; a header's own include
+guard is defined as the file defines it), so the headers are read in the same order
+with the same macros, and the text then read has those lines emptied, each line where
+it was. Should gcc refuse the precompiled header, it reads ``block.h`` itself, which
+gives the same result.
 """
 
 from __future__ import annotations
@@ -45,32 +45,50 @@ _PIECE = re.compile(r"""
 """, re.VERBOSE | re.DOTALL)
 
 
-# A header's include guard (``#ifndef X_H`` then ``#define X_H``) before its includes:
-# no system header reads the guard of the file that includes it, so the block past the
-# guard is read the same with the guard's macro defined or not.
+# A header's include guard (``#ifndef X_H`` then ``#define X_H``) before its includes.
 _GUARD = re.compile(r"[ \t]*#[ \t]*ifndef[ \t]+(\w+)[ \t]*\n(?:[ \t]*\n)*[ \t]*#[ \t]*define[ \t]+\1\b[^\n]*(?:\n|$)")
 
 
-def header_block(text: str) -> str:
-    """The start of ``text`` up to its last system ``#include`` before anything else
-    (see ``_PIECE``), an include guard left out (``_GUARD``), or "" when it begins
-    otherwise."""
+def split_block(text: str) -> tuple[str, str]:
+    """The header block ``text`` begins with (see ``_PIECE``), and ``text`` with the
+    block's lines emptied; ("", ``text``) when it begins otherwise.
+
+    The compiler reads the block from its precompiled header and then the text: a block
+    line left in the text would read its header a second time, and a header without an
+    include guard of its own (libstdc++'s ``ext/pb_ds`` headers) would then define its
+    names twice. An include guard the file opens before its includes is kept in the text;
+    the block defines its macro while it reads the headers, as the file does (a header
+    that includes the file back finds it guarded), and undefines it after."""
     position = end = 0
-    pieces: list[str] = []
-    guarded = False
+    spans: list[tuple[int, int]] = []
+    guard: str | None = None
     while position < len(text):
         match = _PIECE.match(text, position)
         if match is None or match.end() == position:
-            guard = None if guarded or end else _GUARD.match(text, position)
-            if guard is None:
+            found = None if guard or end else _GUARD.match(text, position)
+            if found is None:
                 break
-            guarded, position = True, guard.end()
+            guard, position = found.group(1), found.end()
+            spans.append((-1, -1))  # where the guard's macro is defined
             continue
         position = match.end()
-        pieces.append(match.group(0))
+        spans.append(match.span())
         if match.group("include") is not None:
-            end = len(pieces)
-    return "".join(pieces[:end])
+            end = len(spans)
+    if not end:
+        return "", text
+    block, rest, at = [], [], 0
+    for start, stop in spans[:end]:
+        if start < 0:
+            block.append(f"#define {guard}\n")
+            continue
+        block.append(text[start:stop])
+        rest.append(text[at:start] + "\n" * text.count("\n", start, stop))
+        at = stop
+    if guard:
+        block.append(f"#undef {guard}\n")
+    rest.append(text[at:])
+    return "".join(block), "".join(rest)
 
 
 class Cache:
