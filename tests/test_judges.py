@@ -1766,3 +1766,50 @@ def test_ruby_s_caret_gives_the_column():
     # A line the tool shows shortened gives no column.
     from tinycode.judges.readers import _caret_column
     assert _caret_column("\n...fmt, *)\n         ^\n", RUBY_SPLAT.split("\n"), 8) == 0
+
+
+PUT_HPP = """#include <string>
+#include <vector>
+
+template <typename T>
+void put(std::vector<T>& items, const T& value) {
+    items.push_back(value);
+}
+
+template <typename T>
+void put_twice(std::vector<T>& items, const T& value) {
+    items.push_back(value);
+    items.push_back(value);
+}
+
+struct Index {
+    std::size_t find(const std::string& key) const { return key.size(); }
+    std::size_t count(const std::string& key) const { return key.size() * 2; }
+};
+"""
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+@pytest.mark.parametrize("old, new", [
+    ("put_twice(std::vector<T>& items, const T& value)", "put_twice(std::vector<T>& items, const T&)"),  # name lost
+    ("count(const std::string& key)", "count(key const std::string&)"),  # name swapped with its type
+])
+def test_a_variable_the_file_declares_that_the_compiler_finds_undeclared_is_the_files_mistake(old, new):
+    # Every header is found, and the name is one the file declares as a parameter on
+    # other lines: no header is missing that declares it, so the message is the file's
+    # syntax problem, and the search puts the name back where the file declares it.
+    from tinycode import repair
+
+    assert check(PUT_HPP, "cpp").ok
+    broken = PUT_HPP.replace(old, new)
+    assert not check(broken, "cpp").ok
+    fixed = repair(broken, "cpp", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.source == PUT_HPP
+
+
+@pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
+def test_a_name_only_a_missing_header_could_declare_is_no_syntax_problem():
+    # 'buffer' is declared nowhere in the file (not as a variable), and a header that
+    # is not there may be what declares it: unknown, not the file's mistake.
+    source = '#include "missing_local.h"\nint f(int n) {\n    return n + buffer;\n}\nint g(int buffer) { return buffer; }\n'
+    assert check(source, "cpp").ok

@@ -277,6 +277,8 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
     yield from _named_missing_edits(lines, problems)
     yield from _meant_header_edits(lines, problems)
     yield from _meant_name_edits(lines, problems)
+    yield from _unresolved_swap_edits(lines, problems)
+    yield from _unresolved_declared_edits(lines, problems)
     # A name the compiler points at is deleted only after the one-token edits around it:
     # "expected ')' before 'ch'" more often lost a ',' before the name than gained the name.
     names_pointed: list[Edit] = []
@@ -396,6 +398,75 @@ def _meant_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
         at = p.column - 1
         if text[at:at + len(name)] == name and not text[at + len(name):at + len(name) + 1].isalnum():
             yield replace_token(text, p.line, at, name, near)
+
+
+# What a compiler says of a name it finds nowhere in scope, where it points at the name.
+_NOT_DECLARED = re.compile(r"^'(\w+)' (?:has not been declared|was not declared in this scope)")
+# The tokens of a type that may follow a name swapped with it: qualified names, template
+# arguments, ``*``/``&``, ``const``.
+_TYPE_RUN = re.compile(r"(?:[ \t]*(?:::|[A-Za-z_]\w*|<[^<>;(){}]*>|[*&]))+")
+
+
+def _named_unresolved(lines: list[str], p: Problem) -> tuple[str, int] | None:
+    """The name a compiler's message says is not declared, and its column on the
+    problem's line, where the message points at it."""
+    found = _NOT_DECLARED.match(p.message) if p.kind == "compiler" else None
+    if found is None or not 1 <= p.line <= len(lines):
+        return None
+    name, text, at = found.group(1), lines[p.line - 1], p.column - 1
+    if text[at:at + len(name)] != name or _WORD_CHARS.match(text[at + len(name):at + len(name) + 1] or " "):
+        return None
+    return name, at
+
+
+@rule('unresolved-swap', "a name the compiler finds undeclared where it points swapped with the type after it "
+      "('twice(n std::size_t)')", 'c, cpp')
+def _unresolved_swap_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """The name a judge says is not declared (``judges.unresolved``: a variable the file
+    declares elsewhere) swapped with the type that follows it, up to the declarator's
+    end (``n std::size_t)`` made ``std::size_t n)``), or with the one word after it."""
+    for p in problems[:2]:
+        named = _named_unresolved(lines, p)
+        if named is None:
+            continue
+        name, at = named
+        text = lines[p.line - 1]
+        after = at + len(name)
+        run = _TYPE_RUN.match(text, after)
+        if run is None or not run.group().strip():
+            continue
+        typed = run.group().strip()
+        blank = text[after:run.start() + len(run.group()) - len(run.group().lstrip())]
+        end = run.end() - (len(run.group()) - len(run.group().rstrip()))
+        yield Edit(p.line, 1, [text[:at] + typed + (blank or " ") + name + text[end:]],
+                   f"line {p.line}: swap {name!r} with {typed!r}", 2, end + 1, at)
+
+
+@rule('unresolved-declared', "a name the compiler finds undeclared typed back, on its line or the two above, "
+      "between two tokens the file declares it between ('const T&)' made 'const T& value)')", 'c, cpp')
+def _unresolved_declared_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """The name a judge says is not declared, lost where it was declared: a parameter's
+    (``put(const T&) { (void)value; }``). The file declares it elsewhere between two
+    tokens (``& value )``); where the same two tokens stand together on the problem's
+    line or the two above it, the name is put back between them."""
+    for p in problems[:2]:
+        named = _named_unresolved(lines, p)
+        if named is None:
+            continue
+        name = named[0]
+        pairs = set()
+        for n, text in enumerate(lines, 1):
+            toks = [t for t in tokens(text) if not t[1].isspace()]
+            for i, (_, tok) in enumerate(toks):
+                if tok == name and 0 < i < len(toks) - 1 and n != p.line:
+                    pairs.add((toks[i - 1][1], toks[i + 1][1]))
+        for line_no in range(p.line, max(0, p.line - 3), -1):
+            text = lines[line_no - 1]
+            toks = [t for t in tokens(text) if not t[1].isspace()]
+            for (c1, t1), (c2, t2) in zip(toks, toks[1:]):
+                if (t1, t2) in pairs and name not in (t1, t2):
+                    col = c1 + len(t1)
+                    yield insert(text, line_no, col, name if t1 in "([" else " " + name)
 
 
 _DIRECTIVE = re.compile(r"#\s*(?:if|ifdef|ifndef|elif|elifdef|elifndef|else|endif|define|undef|include|"

@@ -208,19 +208,68 @@ def misspelt_keywords(diagnostics: list[Diagnostic], text: str) -> list[Diagnost
     if any(missing_header(d.message) or d.message == UNREAD for d in diagnostics):
         return diagnostics
     defined = set(_DEFINE.findall(text))
+    names = [d for d in diagnostics if not d.syntax and UNRESOLVED.match(d.message)]
+    # A variable of the file's counts only where the compiler knew every other name: a
+    # type it does not know makes it read a declaration as an expression, whose names
+    # are then "not declared" (``buffer_new(arena_t *arena, ...)``).
+    variables = all(keyword_mistake(d, text) or _variable_unresolved(d, text) for d in names)
     return [Diagnostic(d.line, d.column, d.message, True)
-            if not d.syntax and UNRESOLVED.match(d.message) and keyword_mistake(d, text)
+            if d in names and (keyword_mistake(d, text) or variables and _variable_unresolved(d, text))
             and _first_name(d.message) not in defined else d
             for d in diagnostics]
 
 
 def keyword_mistake(d: Diagnostic, text: str) -> bool:
     """The name ``d`` says is unknown is a keyword misspelt (``misspelt_keyword``), a
-    tag without its keyword (``tag_without_keyword``), or a word right before a keyword
-    that begins a statement of its own (``_before_a_statement_keyword``): a mistake of
-    the file's, which no header the compiler was not shown explains."""
+    tag without its keyword (``tag_without_keyword``), a word right before a keyword
+    that begins a statement of its own (``_before_a_statement_keyword``), or a variable
+    the file declares elsewhere that ``misspelt_keywords`` made a syntax problem
+    (``_variable_unresolved``): a mistake of the file's, which no header the compiler
+    was not shown explains."""
     return misspelt_keyword(d.message, text) or tag_without_keyword(d.message, _tags(text)) \
-        or _before_a_statement_keyword(d, _lines(text))
+        or _before_a_statement_keyword(d, _lines(text)) or (d.syntax and _variable_unresolved(d, text))
+
+
+# What a compiler says of a name it finds nowhere in scope, in a type's place or an
+# expression's.
+_NOT_DECLARED = re.compile(r"^'(\w+)' (?:has not been declared|was not declared in this scope)")
+# Words that stand before a name without declaring it (``return n;``, ``case n:``), on top
+# of the keywords that are no type.
+_TYPE_KEYWORDS = frozenset("""auto bool char char8_t char16_t char32_t const double float int long short signed
+unsigned void volatile wchar_t""".split())
+
+
+def _variable_unresolved(d: Diagnostic, text: str) -> bool:
+    """The name ``d`` says is not declared (g++'s "has not been declared", "was not
+    declared in this scope") is one the file declares as a variable or a parameter on
+    another line (``std::size_t n)``, ``const T& value)``): no header declares the file's
+    own variable, so the message is about the file's text where it points (``twice(n
+    std::size_t)``: two tokens swapped; ``put(const T&) { (void)value; }``: the name
+    lost from the parameter). Lines of ``typedef`` or ``using`` declare types, not
+    variables."""
+    found = _NOT_DECLARED.match(d.message)
+    if found is None:
+        return False
+    name = found.group(1)
+    if name in KEYWORDS or _MACRO_NAME.match(name):
+        return False
+    declared = _declared_as_variable(name)
+    for n, line in enumerate(_lines(_CODE_NOISE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)), 1):
+        if n == d.line or name not in line or re.search(r"\b(?:typedef|using)\b", line):
+            continue
+        for match in declared.finditer(line):
+            word = match.group("word")
+            if word is None or word in _TYPE_KEYWORDS or word not in KEYWORDS:
+                return True
+    return False
+
+
+@functools.lru_cache(maxsize=64)
+def _declared_as_variable(name: str) -> re.Pattern[str]:
+    """``name`` declared after a type (a word, a template's ``>``, a ``*`` or ``&``),
+    and followed by what ends a declarator."""
+    return re.compile(rf"(?:\b(?P<word>[A-Za-z_]\w*)|(?<=[\w>])>|[*&])[ \t]*[*&]*[ \t]*(?<![.:>-])\b{re.escape(name)}\b"
+                      rf"[ \t]*(?=[,;=)\[{{]|$)")
 
 
 @functools.lru_cache(maxsize=8)
