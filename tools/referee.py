@@ -66,8 +66,10 @@ def confirm(text: str, path: str, language: str) -> bool | None:
     if language == "yaml":
         import yaml
 
+        # libyaml's parser where PyYAML was built with it: PyYAML's own reads a long line
+        # of a block scalar in time that grows with its square (minutes for one file).
         try:
-            for _ in yaml.parse(text, Loader=yaml.SafeLoader):
+            for _ in yaml.parse(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader)):
                 pass
         except yaml.YAMLError:
             return False
