@@ -397,6 +397,19 @@ def test_a_closer_typed_as_a_lone_opener_far_above_where_the_file_ends_is_made_t
     assert fixed.status == "fixed" and fixed.source == clean
 
 
+@pytest.mark.skipif(shutil.which("sh") is None, reason="needs a shell")
+def test_a_misspelt_closer_indented_with_a_tab_is_respelt_in_place_beside_a_closer_typed_onto_a_line():
+    # The shell names the closer it expects at the file's end ('expecting "fi"'): no
+    # 'then' or 'do' is put in, and 'ffi', indented with a tab, is made 'fi' where it
+    # stands (a tab is one character of the line, eight columns of its indentation).
+    clean = ('#!/bin/sh\nfor file in $files\ndo\n\tif ! test -s "$file"\n\tthen\n\t\tcontinue\n\tfi\n\n'
+             '\techo "$file" >>list.txt\n\trm -f tmp.txt\ndone\n\necho end\n')
+    broken = clean.replace("\tfi\n", "\tffi\n").replace("tmp.txt\ndone\n", "tmp.txt done\n")
+    assert check(clean, "bash").ok and not check(broken, "bash").ok
+    fixed = _repaired(broken, "bash")
+    assert fixed.status == "fixed" and fixed.source == clean
+
+
 STATUS_RB = """def status_of(header, res)
   if /^(\\d+)/ =~ header['status'][0]
     res.status = $1.to_i

@@ -46,8 +46,11 @@ def shell_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
 def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     first = problems[0]
     message = first.message
+    # (A shell that names the closer it expects at the file's end, ``(expecting "fi")``,
+    # asks for no ``then`` or ``do``: the block's closer is what was lost or misspelt.)
     if re.search(r"expecting \"(then|do)\"|unexpected token `(fi|else|elif|done)'|unexpected end of file"
-                 r"|end of file unexpected|\"(fi|else|elif|done)\" unexpected", message):
+                 r"|end of file unexpected|\"(fi|else|elif|done)\" unexpected", message) \
+            and not re.search(r"end of file unexpected \(expecting \"(fi|done|esac|\})\"\)", message):
         yield from _missing_word_edits(lines, first.line)
     elif "near unexpected token" in message:  # a case's first pattern, where its 'in' was expected
         yield from _missing_word_edits(lines, first.line, only="in")
@@ -143,7 +146,8 @@ def _missing_closer_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
                     # Where the block's indentation returns, a lone word a typo away from its
                     # closer, as it begins (``fii``, ``Fi``, ``}#``; not ``if``, nor ``:``):
                     # the closer, misspelt, not a command after it.
-                    yield replace_token(text, n, indent, word, closer)
+                    # (at the word's column in characters: ``indent`` counts a tab as eight)
+                    yield replace_token(text, n, len(text) - len(text.lstrip()), word, closer)
                     spots += 1
                     if spots >= MAX_CLOSER_SPOTS:
                         break
