@@ -608,18 +608,24 @@ def test_the_preprocessors_objections_are_syntax_errors_whatever_the_types(heade
     assert not check(source.replace(old, new), "c").ok
 
 
+def _with_a_library(folder: Path, language: str, header: str, header_text: str, text: str) -> Path:
+    """``text`` written as main.c or main.cpp in ``folder``, whose ``compile_flags.txt``
+    names its ``lib`` folder, which holds ``header``; the file's path."""
+    (folder / "lib").mkdir()
+    (folder / "lib" / header).write_text(header_text)
+    (folder / "compile_flags.txt").write_text("-Ilib\n")
+    path = folder / ("main.c" if language == "c" else "main.cpp")
+    path.write_text(text)
+    return path
+
 
 @pytest.mark.parametrize("language", ["c", "cpp"])
 def test_a_header_without_an_include_guard_is_read_once_when_precompiled(tmp_path, monkeypatch, language):
     # The precompiled block is read first, then the file: its #include lines must not
     # read a header without a guard of its own a second time ("redefinition of"), which
     # would be a new error in the header at a repair's third run.
-    (tmp_path / "lib").mkdir()
-    (tmp_path / "lib" / "point.h").write_text("struct point { int x, y; };\n")
-    (tmp_path / "compile_flags.txt").write_text("-Ilib\n")
     text = "#include <stdio.h>\n#include <point.h>\n\nint main(void) {\n    struct point p = {1, 2};\n    return p.x;\n}\n"
-    path = tmp_path / ("main.c" if language == "c" else "main.cpp")
-    path.write_text(text)
+    path = _with_a_library(tmp_path, language, "point.h", "struct point { int x, y; };\n", text)
     texts = [text.replace("\n\n", "\n" * (2 + blank), 1) for blank in range(precompiled.RUNS_BEFORE_BUILD + 2)]
     texts += [t.replace("p.x;", "p.x") for t in texts]
     with judges.located(str(path)):
@@ -639,12 +645,9 @@ def test_an_argument_lost_in_a_call_of_a_libraries_macro_is_the_files_error_wher
     # gcc places the error inside the library's macro and its note names the file's line
     # that used it; once the file's headers are precompiled, no chain of includes leads
     # from that header to the file: the note still does.
-    (tmp_path / "lib").mkdir()
-    (tmp_path / "lib" / "twice.h").write_text("#pragma once\nint twice(int x, int k);\n#define DOUBLE(x) twice(x, 2)\n")
-    (tmp_path / "compile_flags.txt").write_text("-Ilib\n")
     text = "#include <stdio.h>\n#include <twice.h>\n\nint main(void) {\n    return DOUBLE(3);\n}\n"
-    path = tmp_path / ("main.c" if language == "c" else "main.cpp")
-    path.write_text(text)
+    path = _with_a_library(tmp_path, language, "twice.h",
+                           "#pragma once\nint twice(int x, int k);\n#define DOUBLE(x) twice(x, 2)\n", text)
     assert check(text, language, str(path)).ok
     for blank in range(precompiled.RUNS_BEFORE_BUILD + 1):
         broken = text.replace("DOUBLE(3)", "DOUBLE()").replace("\n\n", "\n" * (2 + blank), 1)
