@@ -14,6 +14,7 @@ from itertools import chain
 from typing import Callable, Iterator, Mapping, Sequence
 
 from ..check import Problem, source_lines
+from ..judges.unresolved import NOT_DECLARED
 from ..languages import comment_prefix, spec
 from ..languages.html import TAG_NAME, open_names
 from .edits import BRACKETS, OPENER_OF, Edit, insert, kept_ends, replace_token
@@ -400,8 +401,6 @@ def _meant_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
             yield replace_token(text, p.line, at, name, near)
 
 
-# What a compiler says of a name it finds nowhere in scope, where it points at the name.
-_NOT_DECLARED = re.compile(r"^'(\w+)' (?:has not been declared|was not declared in this scope)")
 # The tokens of a type that may follow a name swapped with it: qualified names, template
 # arguments, ``*``/``&``, ``const``.
 _TYPE_RUN = re.compile(r"(?:[ \t]*(?:::|[A-Za-z_]\w*|<[^<>;(){}]*>|[*&]))+")
@@ -410,7 +409,7 @@ _TYPE_RUN = re.compile(r"(?:[ \t]*(?:::|[A-Za-z_]\w*|<[^<>;(){}]*>|[*&]))+")
 def _named_unresolved(lines: list[str], p: Problem) -> tuple[str, int] | None:
     """The name a compiler's message says is not declared, and its column on the
     problem's line, where the message points at it."""
-    found = _NOT_DECLARED.match(p.message) if p.kind == "compiler" else None
+    found = NOT_DECLARED.match(p.message) if p.kind == "compiler" else None
     if found is None or not 1 <= p.line <= len(lines):
         return None
     name, text, at = found.group(1), lines[p.line - 1], p.column - 1
@@ -424,7 +423,7 @@ def _named_unresolved(lines: list[str], p: Problem) -> tuple[str, int] | None:
 def _unresolved_swap_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     """The name a judge says is not declared (``judges.unresolved``: a variable the file
     declares elsewhere) swapped with the type that follows it, up to the declarator's
-    end (``n std::size_t)`` made ``std::size_t n)``), or with the one word after it."""
+    end (``n std::size_t)`` made ``std::size_t n)``)."""
     for p in problems[:2]:
         named = _named_unresolved(lines, p)
         if named is None:
@@ -433,11 +432,11 @@ def _unresolved_swap_edits(lines: list[str], problems: tuple[Problem, ...]) -> I
         text = lines[p.line - 1]
         after = at + len(name)
         run = _TYPE_RUN.match(text, after)
-        if run is None or not run.group().strip():
+        typed = run.group().strip() if run is not None else ""
+        if not typed:
             continue
-        typed = run.group().strip()
-        blank = text[after:run.start() + len(run.group()) - len(run.group().lstrip())]
-        end = run.end() - (len(run.group()) - len(run.group().rstrip()))
+        blank = run.group()[:len(run.group()) - len(run.group().lstrip())]  # between the name and the type
+        end = after + len(run.group().rstrip())
         yield Edit(p.line, 1, [text[:at] + typed + (blank or " ") + name + text[end:]],
                    f"line {p.line}: swap {name!r} with {typed!r}", 2, end + 1, at)
 

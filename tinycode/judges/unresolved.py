@@ -232,7 +232,7 @@ def keyword_mistake(d: Diagnostic, text: str) -> bool:
 
 # What a compiler says of a name it finds nowhere in scope, in a type's place or an
 # expression's.
-_NOT_DECLARED = re.compile(r"^'(\w+)' (?:has not been declared|was not declared in this scope)")
+NOT_DECLARED = re.compile(r"^'(\w+)' (?:has not been declared|was not declared in this scope)")
 # Words that stand before a name without declaring it (``return n;``, ``case n:``), on top
 # of the keywords that are no type.
 _TYPE_KEYWORDS = frozenset("""auto bool char char8_t char16_t char32_t const double float int long short signed
@@ -247,14 +247,14 @@ def _variable_unresolved(d: Diagnostic, text: str) -> bool:
     std::size_t)``: two tokens swapped; ``put(const T&) { (void)value; }``: the name
     lost from the parameter). Lines of ``typedef`` or ``using`` declare types, not
     variables."""
-    found = _NOT_DECLARED.match(d.message)
+    found = NOT_DECLARED.match(d.message)
     if found is None:
         return False
     name = found.group(1)
     if name in KEYWORDS or _MACRO_NAME.match(name):
         return False
     declared = _declared_as_variable(name)
-    for n, line in enumerate(_lines(_CODE_NOISE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)), 1):
+    for n, line in enumerate(_code_lines(text), 1):
         if n == d.line or name not in line or re.search(r"\b(?:typedef|using)\b", line):
             continue
         for match in declared.finditer(line):
@@ -262,6 +262,13 @@ def _variable_unresolved(d: Diagnostic, text: str) -> bool:
             if word is None or word in _TYPE_KEYWORDS or word not in KEYWORDS:
                 return True
     return False
+
+
+@functools.lru_cache(maxsize=8)
+def _code_lines(text: str) -> list[str]:
+    """The lines of ``text`` with its comments, strings and directives blanked
+    (remembered: each message asks)."""
+    return _CODE_NOISE.sub(grammar_gaps.blank, text).split("\n")
 
 
 @functools.lru_cache(maxsize=64)
