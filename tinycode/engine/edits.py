@@ -81,13 +81,42 @@ def differing_span(a: Sequence, b: Sequence) -> tuple[int, int, int]:
     """(start, end_a, end_b): ``a[start:end_a]`` and ``b[start:end_b]`` are what lies
     between the common prefix and the common suffix of two sequences. Edits are small
     and files long, so everything that compares two versions strips these first."""
-    start = 0
-    while start < min(len(a), len(b)) and a[start] == b[start]:
-        start += 1
-    end_a, end_b = len(a), len(b)
-    while end_a > start and end_b > start and a[end_a - 1] == b[end_b - 1]:
-        end_a, end_b = end_a - 1, end_b - 1
-    return start, end_a, end_b
+    a, b = _comparable(a), _comparable(b)
+    start = common_prefix(a, b)
+    end = common_suffix(a, b, min(len(a), len(b)) - start)
+    return start, len(a) - end, len(b) - end
+
+
+def common_prefix(a: Sequence, b: Sequence) -> int:
+    """How long a start ``a`` and ``b`` share (of two strings, two lists...). Halving
+    with slices compared in C: a loop over a long file's characters in Python costs
+    more than the search it serves."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[low:middle] == b[low:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def common_suffix(a: Sequence, b: Sequence, limit: int) -> int:
+    """How long an end ``a`` and ``b`` share, at most ``limit``."""
+    low, high = 0, limit
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[len(a) - middle:len(a) - low] == b[len(b) - middle:len(b) - low]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def _comparable(items: Sequence) -> Sequence:
+    """``items`` as a type whose slices compare with the other's (a tuple and a list of
+    the same lines are equal item by item, never as slices)."""
+    return items if isinstance(items, (str, bytes, list)) else list(items)
 
 
 def replace_lines(source: str, start: int, end: int, text: str) -> str:
@@ -139,8 +168,8 @@ def changed_hunks(before: str, after: str) -> list[tuple[int, list[str], list[st
 def kept_ends(old: AnyStr, new: AnyStr) -> tuple[int, int]:
     """How long a start and (after it) an end ``new`` keeps of ``old``: what lies
     between is what changed."""
-    start = len(os.path.commonprefix([old, new]))
-    return start, len(os.path.commonprefix([old[start:][::-1], new[start:][::-1]]))
+    start = common_prefix(old, new)
+    return start, common_suffix(old, new, min(len(old), len(new)) - start)
 
 
 def apply_hunks(original: list[str], hunks: list[tuple[int, list[str], list[str]]], newline: bool) -> str:
