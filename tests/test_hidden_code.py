@@ -26,6 +26,21 @@ class Queue {
   }
 }
 """
+RAKE = """module Rake
+  def self.clean
+    true
+  end
+end
+
+CLEAN = ::Rake::FileList["**/*~", "**/core"]
+CLEAN.clear_exclude.exclude { |fn|
+  fn.pathmap("%f").downcase == "core" File.directory?(fn)
+}
+
+task :clean do
+  Rake::Cleaner.cleanup_files(CLEAN)
+end
+"""
 HIDING = [
     # A string closed early: the rest of the line became a comment.
     ("ruby", 'def f(ref)\n  wellformed_error("undefined entity: #{ref})\n  x = 1\nend\n',
@@ -97,6 +112,11 @@ HIDING = [
     # ... or a here-document opened whose delimiter is a keyword, or that no line below ends.
     ("bash", "if [ -n \"$a\" ]; then\n  cat notes\n-fi\necho b\n", "if [ -n \"$a\" ]; then\n  cat notes\n<<-fi\necho b\n"),
     ("bash", "echo start\nrun_tests\ntest_done\n", "echo start <<END\nrun_tests\ntest_done\n"),
+    # ... in Ruby, on a line's 'end' (a document down to the next line that is 'end');
+    # in PHP with its '<<<'.
+    ("ruby", RAKE.replace("  end\nend\n", "  end\nend\nend\n", 1), RAKE.replace("  end\nend\n", "  end\nend\n<<end\n", 1)),
+    ("php", "<?php\nfunction f() {\n  return 1;\n}\n$x = f() 2;\necho $x;\nEND;\n",
+     "<?php\nfunction f() {\n  return 1;\n}\n$x = <<<END\n$x = f() 2;\necho $x;\nEND;\n"),
     # A line joined onto a macro's complete definition: the macro's body, no longer an enumerator.
     ("c", "enum {\n  A = 1,\n#define A A\n  B == 2,\n#define B B\n};\n",
      "enum {\n  A = 1,\n#define A A  B == 2,\n#define B B\n};\n"),
@@ -177,6 +197,8 @@ REPAIRS = [
      'def f():\n    """Return the sum\n    of two numbers, x and y,\n    and more."""\n    return 1\n'),
     # A here-document's lost '<<' put back before its delimiter.
     ("bash", "cat EOF\nhello\nEOF\n", "cat <<EOF\nhello\nEOF\n"),
+    # Ruby's '<<' put back as the operator it is between two values: no document.
+    ("ruby", "items = []\nitems item\nputs items\n", "items = []\nitems << item\nputs items\n"),
     # A regular expression's opening '/' put back: it ends at the line's lone '/'.
     ("ruby", "if ^(\\d+)/ =~ header['status']\n  x = $1\nend\n", "if /^(\\d+)/ =~ header['status']\n  x = $1\nend\n"),
     # A quote typed into a template literal taken away: the mark it let out was no code.

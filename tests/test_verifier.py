@@ -283,6 +283,21 @@ def test_a_problem_judged_alone_has_the_other_problems_definitions_blanked_line_
     assert masked_check.problems[0].line == 10
 
 
+def test_a_mistake_that_blanking_shows_is_blanked_in_its_turn():
+    # CPython stops at the first function's error; tree-sitter reads Python 2's 'print y'
+    # as valid. Blanked for the last function's problem, the first shows CPython's error
+    # in the second: that is blanked too, and the lost ':' is CPython's first error.
+    from tinycode.check import check
+
+    source = ("def first(x):\n    return x $$ ?? !! ` ` $$\n\n\ndef second(y):\n    print y\n    return y\n\n\n"
+              "def helper():\n    return 1\n\n\ndef third(z):\n    if z\n        return z\n    return 0\n")
+    before = check(source, "python")
+    assert [p.line for p in before.problems] == [2, 15]
+    masked, masked_check, blanked = Verifier("python").alone(source, before, before.problems[1])
+    assert sorted(blanked) == [1, 2, 5, 6, 7] and "def helper" in masked
+    assert [(p.line, p.message) for p in masked_check.problems] == [(15, "SyntaxError: expected ':'")]
+
+
 def test_a_problem_with_nothing_else_in_its_file_is_already_alone():
     from tinycode.check import check
 

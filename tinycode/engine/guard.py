@@ -99,7 +99,10 @@ def hides_code(before: str, after: str, language: str) -> str:
     delimiter = _heredoc_at_line_end(before, after, language)
     if delimiter:
         return delimiter
-    marks = tuple(QUOTES) + _BLOCK_MARKS + _CODE_TAGS + ("#",) + ((comment_prefix(language),) if comment_prefix(language) else ())
+    record = spec(language)
+    marks = tuple(QUOTES) + _BLOCK_MARKS + _CODE_TAGS + ("#",) \
+        + ((comment_prefix(language),) if comment_prefix(language) else ()) \
+        + (record.heredoc_marks if record is not None else ())
     original = source_lines(before)
     every = changed_hunks(before, after)
     hunks = [hunk for hunk in every if any(mark in line for line in hunk[1] + hunk[2] for mark in marks)]

@@ -56,6 +56,9 @@ REGION: int = setting("max_problem_distance").default
 # Lines between where the judge and tree-sitter place the same next error ("Expecting
 # ',' delimiter" on the last line, "missing '}'" on the one before).
 NEXT_ERROR_REACH = 2
+# Rounds of blanking for ``Verifier.alone``: a mistake that the others hid from the
+# judge shows once they are blanked, and is blanked in its turn.
+ALONE_ROUNDS = 3
 # Blocks left open that ``open_blocks`` counts by closing words appended, at most.
 MAX_OPEN_BLOCKS = 3
 # The shortest keyword whose typo in a name the compiler cannot resolve (with the types
@@ -551,28 +554,36 @@ class Verifier:
         pair of a mapping), the largest that keeps clear of the target's region, is
         blanked line for line, so line numbers stay and the language's own judge sees
         the target's error first. A judge that stops at its first error may have hidden
-        others, which the blanked copy may show: the edit is judged by its region there.
-        None when there is nothing else to blank, or when the target's error is gone
-        from the blanked copy (it was another's)."""
+        others, which the blanked copy may show: those are blanked in turn, for a few
+        rounds (``ALONE_ROUNDS``), while the target's error stays. None when there is
+        nothing else to blank, or when the target's error is gone from the blanked copy
+        (it was another's)."""
         protected = (target.line - self.reach, target.end_line + self.reach)
-        others = [p for p in current.problems
-                  if not too_wide(p) and not near(p.line, target.line, target.end_line, self.reach)]
-        if not others:
-            return None
         lines = working.split("\n")
-        tree = get_parser(self.language).parse(working.encode("utf-8"))
-        blank: set[int] = set()
-        for problem in others:
-            rows = _enclosing_rows(tree.root_node, lines, problem, protected)
-            if rows is None:
-                return None
-            blank.update(range(rows[0], rows[1] + 1))
-        masked = "\n".join(("\r" if text.endswith("\r") else "") if n in blank else text
-                           for n, text in enumerate(lines, 1))
-        result = check(masked, self.language)
-        if not any(near(p.line, target.line, target.end_line, self.reach) for p in result.problems):
-            return None
-        return masked, result, frozenset(blank)
+        found: tuple[str, CheckResult, frozenset[int]] | None = None
+        text, result, blank = working, current, frozenset[int]()
+        for _ in range(ALONE_ROUNDS):
+            others = [p for p in result.problems
+                      if not too_wide(p) and not near(p.line, target.line, target.end_line, self.reach)]
+            if not others:
+                break
+            tree = get_parser(self.language).parse(text.encode("utf-8"))
+            more = set(blank)
+            for problem in others:
+                rows = _enclosing_rows(tree.root_node, text.split("\n"), problem, protected)
+                if rows is None:
+                    return found
+                more.update(range(rows[0], rows[1] + 1))
+            if more == blank:
+                break
+            blank = frozenset(more)
+            text = "\n".join(("\r" if line.endswith("\r") else "") if n in blank else line
+                             for n, line in enumerate(lines, 1))
+            result = check(text, self.language)
+            if not any(near(p.line, target.line, target.end_line, self.reach) for p in result.problems):
+                return found
+            found = text, result, blank
+        return found
 
     def accepted_alone(self, masked: str, masked_check: CheckResult, masked_after: str, edit: Edit,
                        current: CheckResult, after_text: str, target: Problem) -> CheckResult | None:

@@ -138,6 +138,10 @@ class LanguageSpec:
     # Its here-document's operator where a line may not end on it: the next line's first
     # word would become the document's delimiter (the shell's ``<<``; "" for none).
     heredoc_operator: str = ""
+    # What opens its here-documents (the shell's and Ruby's ``<<``, PHP's ``<<<``): an
+    # edit with one on its lines is read by the guard as one with a quote is, since a
+    # document it opens makes text of the lines below.
+    heredoc_marks: tuple[str, ...] = ()
     # Node types of its grammar that mark text read as a mistake without an ERROR
     # (HTML's ``erroneous_end_tag``: an end tag that no open element matches). A file
     # may hold some and be valid; an edit that adds one is no repair.

@@ -116,4 +116,5 @@ LANGUAGE = LanguageSpec(
     interpreters=("bash", "sh", "zsh", "ksh", "dash"),
     words=("bash", "sh", "shell", "zsh"), judges=("bash",), judges_for=judges_for, judge_cost=1,
     edit_family="shell", grammar_loses_place=True, begins_above=begins_above, heredoc_operator="<<",
+    heredoc_marks=("<<",),
 )
