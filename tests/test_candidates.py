@@ -1847,3 +1847,15 @@ def test_a_macro_s_body_split_after_the_bracket_it_opens_is_joined_back_beside_a
     assert suggest(broken, "c")[0].edit.rule.startswith("line-join")
     result = repair(broken, "c", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
     assert result.status == "fixed" and result.source == fixed
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc reports the first of the two slips alone")
+def test_a_slip_made_twice_on_a_line_is_repaired_where_the_judge_reads_on_to_the_second():
+    # gcc stops at the first '!==' and says nothing of the second; tree-sitter sees
+    # neither. The '=' gcc names inside our '!==' token is deleted, and gcc's error then
+    # lies further along the same line in the same words: progress, not the same error.
+    source = "int f(int a, int b, int c) {\n    if (a == b && b !==c && a!==c)\n        return 1;\n    return 0;\n}\n"
+    assert [(p.line, p.source) for p in check(source, "c").problems] == [(2, "gcc -fsyntax-only")]
+    found = suggest(source, "c")
+    assert found and found[0].fixes_all
+    assert found[0].source_after == source.replace("!==", "!=")

@@ -730,7 +730,7 @@ class _ReparseVerdicts:
 
     def unconfirmed(self, problems: tuple[Problem, ...], edit: Edit) -> bool:
         """``Verifier.unconfirmed``, where the language has its own judge."""
-        return self.native and self.verifier.unconfirmed(self.node.problems, problems, edit)
+        return self.native and self.verifier.unconfirmed(self.node.problems, problems, edit, self.node.lines)
 
     def favourites(self, budget: _Budget) -> list[tuple[int, Edit, str | None]]:
         """(rank, edit, verdict) for the edits the judge's runs ran out for that leave

@@ -62,6 +62,16 @@ def expected_tokens(message: str) -> frozenset[str]:
                      for token in _QUOTED.findall(match.group(1) or match.group(2)))
 
 
+# The token a compiler says it stopped before: "expected expression before '=' token".
+_BEFORE_TOKEN = re.compile(r"\bbefore '([^'\s]{1,3})'")
+
+
+def token_before(message: str) -> str:
+    """The token ``message`` says the judge stopped before, or ''."""
+    found = _BEFORE_TOKEN.search(message)
+    return found.group(1) if found else ""
+
+
 def reported_line(problem: Problem, taken_as_said: bool = False) -> int:
     """Where the error begins: its line, or the earlier line its message names (the
     bracket a mismatch goes back to), so the next error surfacing between the two is

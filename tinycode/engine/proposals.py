@@ -24,7 +24,7 @@ from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edit
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
-from .messages import MEANT_HEADER, MEANT_NAME, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL, named_line
+from .messages import MEANT_HEADER, MEANT_NAME, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL, named_line, token_before
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
 from . import end_block_proposals as end_blocks
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits, unmatched_blocks
@@ -291,7 +291,7 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
             yield from _expected_token_edits(lines, p)
         if p.kind == "compiler" and guess and 1 <= p.line <= total:
             pointed = next((t for c, t in tokens(lines[p.line - 1]) if c == p.column - 1), "")
-            deleted = _delete_pointed(lines[p.line - 1], p.line, p.column - 1)
+            deleted = _delete_pointed(lines[p.line - 1], p.line, p.column - 1, token_before(p.message))
             if _IDENTIFIER.fullmatch(pointed) and pointed not in keywords:
                 names_pointed.extend(deleted)
             else:
@@ -722,11 +722,17 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z_0-9]*")
 
 
 @rule('delete-pointed', 'the token a compiler points at deleted, keyword or not', 'any (not python)')
-def _delete_pointed(text: str, line_no: int, col: int) -> Iterator[Edit]:
+def _delete_pointed(text: str, line_no: int, col: int, named: str = "") -> Iterator[Edit]:
     """Delete the token a compiler points at, keyword or not (an ``else`` without an
     ``if``, a stray ``*/``): the token edits elsewhere never delete words. Not a
-    string: one left open is closed, not thrown away with the rest of its line."""
+    string: one left open is closed, not thrown away with the rest of its line. Where
+    the compiler's token (``named`` by its message) is the end of a longer one of ours
+    (the ``=`` of ``!==``), that token."""
     parts = [(c, t) for c, t in tokens(text) if not t.isspace()]
+    if named and text.startswith(named, col) and not any(start == col for start, _ in parts) \
+            and any(start < col < start + len(tok) for start, tok in parts if tok[0] not in "\"'"):
+        yield replace_token(text, line_no, col, named, "")
+        return
     for i, (start, tok) in enumerate(parts):
         if start == col and not (tok[0] in "\"'" and len(tok) > 1):
             yield replace_token(text, line_no, start, tok, "")

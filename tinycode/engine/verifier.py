@@ -40,7 +40,7 @@ from .. import judges
 from ..config import Settings, setting
 from ..languages import comment_prefix, get_parser, spec
 from ..spelling import distance
-from .edits import BRACKETS, OPENER_OF, Edit, changed_hunks, code_tokens, differing_span, original_line
+from .edits import BRACKETS, OPENER_OF, Edit, changed_hunks, code_tokens, differing_span, kept_ends, original_line
 from .grammar_space import keyword_typo, vocabulary
 from .guard import QUOTES, edit_too_large, far_from_problems, hides_code, rewrites_instead_of_repairing
 from .proposals import edit_family
@@ -185,6 +185,20 @@ def _enclosing_rows(root, lines: list[str], problem: Problem, protected: tuple[i
     if problem.end_line < protected[0] or problem.line > protected[1]:
         return problem.line, problem.end_line  # no construct owns them: the problem's own lines
     return None
+
+
+def _read_on_along_its_line(old: Problem, new: Problem, edit: Edit, lines: Sequence[str]) -> bool:
+    """``edit`` changed only the line of the judge's error ``old``, and the judge's error
+    after it, ``new``, lies further along that line, past what the edit wrote: the judge
+    read on past where it stopped, to the same mistake made again (``b !==c&&a!==c``)."""
+    if not (edit.span == len(edit.new_lines) == 1 and edit.line == old.line == new.line <= len(lines)) \
+            or old.source != new.source or not old.column or not new.column:
+        return False
+    before, after = lines[edit.line - 1], edit.new_lines[0]
+    start, end = kept_ends(before, after)
+    written_to = len(after) - end  # (0-based) the column after what the edit wrote
+    shift = len(after) - len(before)
+    return new.column - 1 >= written_to and new.column - 1 - shift > old.column - 1 and start <= old.column
 
 
 def _new_span(edit: Edit) -> tuple[int, int, int]:
@@ -544,6 +558,12 @@ class Verifier:
                         if expected_tokens(p.message) & typed and edit_line <= p.line <= edit_end + 1}
             return all(p.line > max(edit_end, first_old)
                        or p.line in answered and not expected_tokens(p.message) & typed for p in surfaced)
+        if old_judge and new_judge and all(any(_read_on_along_its_line(old, new, edit, lines) for old in old_judge)
+                                           for new in new_judge):
+            # The judge's error now lies further along the edit's line, past what the edit
+            # wrote, in the same words (``b !==c&&a!==c``): it read on to the same slip
+            # made again, which its recovery from the first had hidden.
+            return True
         # Fewer problems; or fewer from the judge, with tree-sitter's only new ones those
         # its recovery hid before (allowed above).
         return len(after) - len(revealed) - len(resurfaced) - len(corroborated) < len(before) or judge_fewer
@@ -992,15 +1012,16 @@ class Verifier:
         # Not worse by count: tree-sitter's recovery may just see the same error differently.
         return PROGRESS
 
-    def unconfirmed(self, before: Sequence[Problem], after: Sequence[Problem], edit: Edit) -> bool:
+    def unconfirmed(self, before: Sequence[Problem], after: Sequence[Problem], edit: Edit,
+                    lines: Sequence[str]) -> bool:
         """The language's own judge still reports its first error where and as it did
-        before ``edit``: only tree-sitter saw the edit help."""
+        before ``edit`` (of ``lines``): only tree-sitter saw the edit help."""
         old = next((p for p in before if p.source != TREE_SITTER), None)
         new = next((p for p in after if p.source != TREE_SITTER), None)
         if old is None or new is None:
             return False
         line = old.line + (edit.shift if old.line > edit.line else 0)
-        return new.line == line and new.message == old.message
+        return new.line == line and new.message == old.message and not _read_on_along_its_line(old, new, edit, lines)
 
     # What the repair loop, the agent and the output ask of a change as a whole.
 
