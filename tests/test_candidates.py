@@ -614,6 +614,15 @@ def test_the_token_a_compiler_expected_is_put_for_the_mark_it_points_at(old, new
     assert found and found[0].source_after == MODULE_C
 
 
+def test_the_mark_a_compiler_names_before_it_is_put_right_as_the_one_it_expected():
+    # gcc's caret text runs on past the mark ('==s[0],'); its message names the mark.
+    lines = ["int main(void) {", "    char s[2] = \"ab\";", "    char a==s[0], b==s[1];", "    return a + b;", "}"]
+    problem = Problem(3, 11, 3, 11, "expected '=', ',', ';', 'asm' or '__attribute__' before '==' token",
+                      "==s[0],", "compiler", "gcc -fsyntax-only")
+    made = [e.new_lines[0] for e in proposals(lines, (problem,), "c") if e.rule == "expected-token"]
+    assert made[0] == "    char a=s[0], b==s[1];"
+
+
 @pytest.mark.skipif(shutil.which("gcc") is None, reason="gcc not installed")
 def test_an_edit_tree_sitter_sees_only_as_progress_is_still_shown_to_the_judge():
     # tree-sitter reads `# aiocb` as a directive and its macros as errors: taking the `#`
@@ -1859,3 +1868,13 @@ def test_a_slip_made_twice_on_a_line_is_repaired_where_the_judge_reads_on_to_the
     found = suggest(source, "c")
     assert found and found[0].fixes_all
     assert found[0].source_after == source.replace("!==", "!=")
+
+
+def test_a_conditional_that_lost_its_name_is_given_the_names_the_file_tests_at_its_depth_first():
+    lines = ["#ifndef _SEM_H", "#define _SEM_H 1", "#ifdef __USE_XOPEN2K", "int a;", "#endif", "",
+             "#ifdef", "# ifndef __USE_TIME_BITS64", "int b;", "# endif", "#endif", "",
+             "#ifdef __USE_GNU", "int c;", "#endif", "#endif"]
+    problem = Problem(7, 7, 7, 7, "no macro name given in #ifdef directive", "", "compiler", "gcc -fsyntax-only")
+    made = [e.new_lines[0] for e in proposals(lines, (problem,), "c") if e.rule == "tested-name"]
+    # (the guard's name is never one: it is defined from the file's second line)
+    assert made == ["#ifdef __USE_XOPEN2K", "#ifdef __USE_GNU", "#ifdef __USE_TIME_BITS64"]

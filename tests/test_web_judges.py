@@ -93,6 +93,20 @@ def test_an_end_tag_that_lost_its_slash_is_put_back_where_the_judge_reports_elem
 
 
 @needs_html_validate
+def test_an_end_tag_that_lost_its_slash_far_above_the_document_s_end_is_put_back():
+    # A '</div>' whose '/' became a blank, eighty lines above the end of the body where
+    # html-validate reports the element left open.
+    from tinycode.engine.candidates import suggest
+
+    items = "".join(f"<p>Item {n}.</p>\n" for n in range(80))
+    fixed = DOC.replace("<p>More.</p>\n</div>\n", "<p>More.</p>\n</div>\n<div>\n" + items + "</div>\n")
+    broken = fixed.replace("<p>More.</p>\n</div>", "<p>More.</p>\n< div>", 1)
+    found = check(broken, "html")
+    assert not found.ok and found.problems[0].line > 90
+    assert fixed in [c.source_after for c in suggest(broken, "html", limit=4)]
+
+
+@needs_html_validate
 def test_what_html_validate_reports_once_its_tokenizer_reads_on_is_progress():
     # A value closed with the other quote stops the tokenizer a line below; put right,
     # the judge reads on to the file's next mistake and the elements it leaves open.

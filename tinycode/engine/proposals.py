@@ -73,23 +73,27 @@ class EditFamily:
 # An end tag whose '/' became another character (``<code>Rc< code>``): text to the
 # parser, so the element stays open.
 _SLASHLESS_END_TAG = re.compile(r"<[ \\|](\w+)>")
-END_TAG_LINES_BEFORE = 30  # lines above a markup problem searched for such an end tag
+END_TAG_LINES_BEFORE = 30  # lines above a markup problem searched for an end tag gone wrong
+SLASHLESS_END_TAGS = 4  # of those texts, the nearest made end tags (searched for up to the file's start)
 
 
 @rule('end-tag-slash', "an end tag whose '/' became another character: the '/' put back", 'html')
 def _end_tag_slash_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
     """``<code>Rc< code>`` leaves the element open, and the judge reports it only where
-    an enclosing element ends, lines below: on the problem's line and those above it,
-    each such text of an element the file opens is made its end tag."""
+    an enclosing element ends, lines below, as far as the document's end: on the
+    problem's line and those above it, the nearest SLASHLESS_END_TAGS such texts of an
+    element the file opens are made its end tag."""
     if not problems:
         return
     text = "\n".join(lines)
     first = problems[0].line
-    for line_no in range(min(first, len(lines)), max(0, first - END_TAG_LINES_BEFORE), -1):
+    made = 0
+    for line_no in range(min(first, len(lines)), 0, -1):
         row = lines[line_no - 1]
         for match in _SLASHLESS_END_TAG.finditer(row):
             tag = f"</{match.group(1)}>"
-            if re.search(f"<{match.group(1)}[\\s/>]", text):
+            if made < SLASHLESS_END_TAGS and re.search(f"<{match.group(1)}[\\s/>]", text):
+                made += 1
                 yield Edit(line_no, 1, [row[:match.start()] + tag + row[match.end():]],
                            f"line {line_no}: replace {match.group()!r} with {tag!r}", 1)
 
@@ -255,7 +259,8 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
     # an edit of them (and the same split found by ``lost_breaks`` is asked of it too).
     for edit in chain(_endif_at_the_end(lines, problems), _endif_remnants(lines, problems),
                       _directives_joined_edits(lines, problems), _directive_swapped_edits(lines, problems),
-                      _guard_name_edits(lines, problems), _undef_name_edits(lines, problems)):
+                      _guard_name_edits(lines, problems), _undef_name_edits(lines, problems),
+                      _tested_name_edits(lines, problems)):
         yield replace(edit, direct=True)
     # A string closed with the other quote runs on to the next quote of its kind, maybe
     # far below, where the judge reports: the judge decides at once.
@@ -584,6 +589,49 @@ def _undef_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
             yield Edit(p.line, 1, [f"{nameless.group(1)} {name}"], f"line {p.line}: name it {name!r}")
 
 
+_NAMELESS_CONDITIONAL = re.compile(r"^(\s*#\s*(?:ifdef|ifndef))\s*$")
+_CONDITIONAL = re.compile(r"^\s*#\s*(if|ifdef|ifndef|elif|else|endif)\b")
+_TESTED = re.compile(r"^\s*#\s*(?:ifdef|ifndef)\s+(\w+)|\bdefined\s*\(?\s*(\w+)")
+MAX_TESTED_NAMES = 4  # the names the file's other conditionals test that a nameless one is given
+
+
+@rule('tested-name', "an '#ifdef' or '#ifndef' that lost its name given a name the file's other conditionals test "
+      "(those at its own depth first, the nearest first)", 'c, cpp')
+def _tested_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """``#ifdef`` with no name (the compiler: "no macro name given in #ifdef directive")
+    that is not an include guard (``guard-name``): a file tests the same few macros
+    again and again (``__USE_GNU``, ``__cplusplus``), those at its own depth of nesting
+    likelier than those inside another conditional. Its include guard's name aside."""
+    for p in problems:
+        if p.kind != "compiler" or "no macro name given" not in p.message or not 1 <= p.line <= len(lines):
+            continue
+        nameless = _NAMELESS_CONDITIONAL.match(lines[p.line - 1])
+        if nameless is None:
+            continue
+        depths: list[int] = []
+        depth = 0
+        for text in lines:
+            kind = _CONDITIONAL.match(text)
+            if kind and kind.group(1) == "endif":
+                depth = max(depth - 1, 0)
+            depths.append(depth - 1 if kind and kind.group(1) in ("elif", "else") else depth)
+            if kind and kind.group(1) in ("if", "ifdef", "ifndef"):
+                depth += 1
+        guards = {m.group(1) for n, text in enumerate(lines[:-1]) for m in [_GUARD_TEST.match(text)]
+                  if m and (d := _GUARD_DEFINE.match(lines[n + 1])) and d.group(1) == m.group(1)}
+        tested: dict[str, tuple[bool, int]] = {}
+        for n, text in enumerate(lines, 1):
+            if n == p.line or not _CONDITIONAL.match(text):
+                continue
+            for found in _TESTED.finditer(text):
+                name = found.group(1) or found.group(2)
+                rank = (depths[n - 1] != depths[p.line - 1], abs(n - p.line))
+                if name not in guards and rank < tested.get(name, (True, len(lines) + 1)):
+                    tested[name] = rank
+        for name in sorted(tested, key=tested.__getitem__)[:MAX_TESTED_NAMES]:
+            yield Edit(p.line, 1, [f"{nameless.group(1)} {name}"], f"line {p.line}: name it {name!r}")
+
+
 # What a compiler says when a conditional directive lost its partner (an ``#else`` that
 # met an ``#else`` before it belongs to an ``#if`` the preprocessor did not see).
 _UNPAIRED_DIRECTIVE = re.compile(UNTERMINATED_CONDITIONAL.pattern + "|" + UNOPENED_DIRECTIVE.pattern
@@ -655,8 +703,10 @@ def _expected_token_edits(lines: list[str], p: Problem) -> Iterator[Edit]:
         return
     tokens = _QUOTED.findall(expected.group(1)) if expected else []
     text, col = lines[p.line - 1], p.column - 1
-    pointed = p.text if p.text and text.startswith(p.text, col) and not _WORD_CHARS.search(p.text) else ""
-    # The mark it points at, one it expected doubled or cut short (``==`` for ``=``).
+    pointed = next((mark for mark in (p.text, token_before(p.message))
+                    if mark and text.startswith(mark, col) and not _WORD_CHARS.search(mark)), "")
+    # The mark it points at (or names: "before '==' token"), one it expected doubled or
+    # cut short (``==`` for ``=``).
     yield from (replace_token(text, p.line, col, pointed, token) for token in tokens
                 if pointed and token != pointed and (token in pointed or pointed in token))
     places = [(p.line, len(lines[p.line - 1][:p.column - 1].rstrip()))]
