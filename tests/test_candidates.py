@@ -1878,3 +1878,14 @@ def test_a_conditional_that_lost_its_name_is_given_the_names_the_file_tests_at_i
     made = [e.new_lines[0] for e in proposals(lines, (problem,), "c") if e.rule == "tested-name"]
     # (the guard's name is never one: it is defined from the file's second line)
     assert made == ["#ifdef __USE_XOPEN2K", "#ifdef __USE_GNU", "#ifdef __USE_TIME_BITS64"]
+
+
+def test_a_line_that_lost_the_quote_its_siblings_end_with_is_given_it():
+    # The quote that opens a test's body lost at its line's end: every quote below pairs
+    # with the wrong one, and the shell meets a string never closed only at the file's end.
+    body = "".join(f"test_expect_success 'case {n}' '\n\techo {n} >out &&\n\tgrep {n} out\n'\n\n" for n in range(5))
+    fixed = "#!/bin/sh\n\n" + body + "test_done\n"
+    broken = fixed.replace("'case 2' '\n", "'case 2'\n")
+    assert check(broken, "bash").problems[0].line > 20
+    found = suggest(broken, "bash")
+    assert found and found[0].source_after == fixed and found[0].edit.rule == "sibling-end"

@@ -14,6 +14,7 @@ from itertools import chain
 from typing import Callable, Iterator, Mapping, Sequence
 
 from ..check import Problem, source_lines
+from ..problems import AT_THE_END
 from ..judges.unresolved import NOT_DECLARED
 from ..languages import comment_prefix, spec
 from ..languages.html import TAG_NAME, open_names
@@ -24,7 +25,8 @@ from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edit
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
                      misplaced_closers, open_strings, tokens, unmatched_brackets)
-from .messages import MEANT_HEADER, MEANT_NAME, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL, named_line, token_before
+from .messages import (MEANT_HEADER, MEANT_NAME, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL, named_line,
+                       token_before)
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
 from . import end_block_proposals as end_blocks
 from .shell_proposals import CLOSING_WORDS, OPENING_WORDS, shell_edits, unmatched_blocks
@@ -74,7 +76,7 @@ class EditFamily:
 # parser, so the element stays open.
 _SLASHLESS_END_TAG = re.compile(r"<[ \\|](\w+)>")
 END_TAG_LINES_BEFORE = 30  # lines above a markup problem searched for an end tag gone wrong
-SLASHLESS_END_TAGS = 4  # of those texts, the nearest made end tags (searched for up to the file's start)
+SLASHLESS_END_TAGS = 4  # slashless end tags made whole, the nearest the problem first (up to the file's start)
 
 
 @rule('end-tag-slash', "an end tag whose '/' became another character: the '/' put back", 'html')
@@ -265,6 +267,8 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
     # A string closed with the other quote runs on to the next quote of its kind, maybe
     # far below, where the judge reports: the judge decides at once.
     for edit in _string_run_on_edits(lines, problems, language):
+        yield replace(edit, direct=True)
+    for edit in _sibling_end_edits(lines, problems):
         yield replace(edit, direct=True)
     if record is not None and not record.comment and not record.block_comment[0]:
         yield from _foreign_comment_edits(lines, problems)
@@ -1278,6 +1282,48 @@ def _string_run_on_edits(lines: list[str], problems: tuple[Problem, ...], langua
                     and sentence_goes_on(above, lines[first - 1], *vocabulary(language)):
                 yield Edit(first - 1, 2, [above.rstrip() + " " + lines[first - 1].lstrip()],
                            f"line {first - 1}: join line {first} to it", 1, rule="line-join")
+
+
+MIN_SIBLINGS = 3  # lines that begin with the same word and end with the same mark, at least
+SIBLING_EDITS = 3  # lines unlike their siblings given the mark, the nearest the problem first
+_FIRST_WORD = re.compile(r"\s*([A-Za-z_][\w-]*)\b")
+
+
+@rule('sibling-end', "a line that begins as many others do and lost the quote or bracket they all end with, "
+      "where the judge meets a string or block never closed at the file's end")
+def _sibling_end_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edit]:
+    """``test_expect_success 'name'`` among a script's ``test_expect_success 'name' '``:
+    the quote that opens each test's body lost at a line's end, so every quote below
+    pairs with the wrong one, and the judge meets a string never closed only at the
+    file's end, where it cannot say where it began. A line whose first word begins at
+    least MIN_SIBLINGS others, all of which end with the same quote or opener standing
+    alone, and that ends otherwise, is given it."""
+    judged = [p for p in problems[:3] if p.kind == "compiler" and UNCLOSED.search(p.message)
+              and AT_THE_END.search(p.message)]
+    if not judged:
+        return
+    ends: dict[str, Counter[str]] = {}
+    begins: dict[int, str] = {}
+    for n, text in enumerate(lines, 1):
+        word = _FIRST_WORD.match(text)
+        if word and text.rstrip():
+            begins[n] = word.group(1)
+            ends.setdefault(word.group(1), Counter())[text.split()[-1]] += 1
+    found = []
+    for n, word in begins.items():
+        text = lines[n - 1].rstrip()
+        mark, count = ends[word].most_common(1)[0]
+        if mark in ("'", '"', "(", "{", "[") and count >= MIN_SIBLINGS and count == sum(ends[word].values()) - 1 \
+                and text.split()[-1] != mark:
+            found.append((abs(n - judged[0].line), n, text, mark))
+    for _, n, text, mark in sorted(found)[:SIBLING_EDITS]:
+        edit = Edit(n, 1, [text + " " + mark], f"line {n}: end it with {mark!r} as the lines like it end", 1)
+        if mark in "'\"":  # a string's opening quote: it ends on the next line that leaves one open
+            end = next((m for m in range(n + 1, len(lines) + 1) if open_strings(lines[m - 1])), 0)
+            if not end:
+                continue
+            edit = replace(edit, string_ends_at=end)
+        yield edit
 
 
 _NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")
