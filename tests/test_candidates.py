@@ -1517,9 +1517,10 @@ def test_a_compile_error_the_syntax_error_kept_the_judge_from_reading_is_the_fil
 @pytest.mark.skipif(shutil.which("g++") is None, reason="needs g++")
 def test_a_partial_repair_after_which_the_compiler_knows_the_types_comes_first():
     # A comment's line split: its words, read as code, make 'see' a type g++ does not
-    # know, so its messages count only where tree-sitter agrees. Splitting the words
-    # again leaves fewer problems so counted (the '#endif' lost); making them the
-    # comment's again lets g++ read the file and report its other mistake, 'Namespace'.
+    # know; a sentence, which no header declares (``unresolved._sentence_line``), so
+    # that message counts. Splitting the words again leaves no fewer problems; making
+    # them the comment's again lets g++ read the file and report its other mistake,
+    # 'Namespace'.
     fixed = ("// This library is distributed in the hope that it will be useful.\n"
              "// You should have received a copy of the licence along with this program;\n"
              "// see the files COPYING3 and COPYING.RUNTIME respectively.  If not, see\n"
@@ -1528,7 +1529,7 @@ def test_a_partial_repair_after_which_the_compiler_knows_the_types_comes_first()
              "    protected:\n      ~base() { }\n    };\n  } // namespace detail\n} // namespace outer\n\n#endif\n")
     broken = fixed.replace("// see the files", "//\nsee the files").replace("  namespace detail", "  Namespace detail")
     broken = broken.replace("\n#endif\n", "\n# \n")
-    assert check(broken, "cpp").note  # the words read as code: types unknown
+    assert [p.line for p in check(broken, "cpp").problems][:1] == [4]  # the words read as code
     found = suggested(broken, "cpp")
     assert found and not check(found[0].source_after, "cpp").note
     assert "see the files" not in [line.strip()[:13] for line in found[0].source_after.split("\n")]

@@ -947,6 +947,21 @@ def test_a_comment_broken_onto_a_code_line_is_joined_back_where_the_types_are_un
 
 
 @needs_gxx
+def test_a_comment_s_sentence_split_onto_a_line_of_its_own_is_a_problem_where_the_types_are_unknown():
+    # 'COPYING3' reads as an unknown macro before a declaration, but the line is a
+    # sentence (one ends, the next begins), with none of code's marks: no header
+    # explains it. Joined back, the comment is whole again.
+    fixed = TYPE_UTILS.replace("// a copy of the GCC Runtime Library Exception along with this program.",
+                               "// see the files COPYING3 and COPYING.RUNTIME respectively.  If not, see")
+    broken = fixed.replace("// see the files COPYING3", "// see the files\nCOPYING3")
+    assert check(fixed, "cpp").ok and check(fixed, "cpp").note
+    found = check(broken, "cpp").problems
+    assert [p.line for p in found] == [4] and "COPYING3" in found[0].message
+    result = repair(broken, "cpp", llm=FakeLLM([""] * 20, scorer=lambda prompt, text: -len(text)))
+    assert result.status == "fixed" and result.source == fixed
+
+
+@needs_gxx
 def test_a_keyword_misspelt_where_the_types_are_unknown_is_not_called_fixed():
     # A header g++ cannot find leaves it without the file's types, so its messages are
     # set aside and tree-sitter, which reads 'typenamme Node' as a parameter of some type,

@@ -204,9 +204,11 @@ def misspelt_keywords(diagnostics: list[Diagnostic], text: str) -> list[Diagnost
     problem: g++ says only that ``vodi`` "does not name a type", and tree-sitter reads
     ``inline vodi`` as a declaration. Only where the compiler found every header the
     text includes: a platform header that is not there may define such a name (``BOOL``,
-    ``CONST``, X11's ``Bool``)."""
+    ``CONST``, X11's ``Bool``); but none declares a sentence (``_sentence_line``)."""
     if any(missing_header(d.message) or d.message == UNREAD for d in diagnostics):
-        return diagnostics
+        return [Diagnostic(d.line, d.column, d.message, True)
+                if not d.syntax and UNRESOLVED.match(d.message) and _sentence_line(d, _lines(text)) else d
+                for d in diagnostics]
     defined = set(_DEFINE.findall(text))
     names = [d for d in diagnostics if not d.syntax and UNRESOLVED.match(d.message)]
     # A variable of the file's counts only where the compiler knew every other name: a
@@ -227,7 +229,8 @@ def keyword_mistake(d: Diagnostic, text: str) -> bool:
     (``_variable_unresolved``): a mistake of the file's, which no header the compiler
     was not shown explains."""
     return misspelt_keyword(d.message, text) or tag_without_keyword(d.message, _tags(text)) \
-        or _before_a_statement_keyword(d, _lines(text)) or (d.syntax and _variable_unresolved(d, text))
+        or _before_a_statement_keyword(d, _lines(text)) or (d.syntax and _variable_unresolved(d, text)) \
+        or _sentence_line(d, _lines(text))
 
 
 # What a compiler says of a name it finds nowhere in scope, in a type's place or an
@@ -282,6 +285,22 @@ def _declared_as_variable(name: str) -> re.Pattern[str]:
 @functools.lru_cache(maxsize=8)
 def _lines(text: str) -> list[str]:
     return text.split("\n")
+
+
+# A sentence's end and the next one's first word (``respectively.  If not``): prose.
+_SENTENCE_BREAK = re.compile(r"[a-z0-9][.!?]\s+[A-Z][a-z]+\b")
+_CODE_MARKS = re.compile(r"[;{}()=<>\[\]]")
+
+
+def _sentence_line(d: Diagnostic, lines: list[str]) -> bool:
+    """The name the message says is unknown begins a line that is prose: words with a
+    sentence's end and the next one's beginning in them, and none of code's marks (a
+    comment's line split, its rest read as code: ``COPYING3 and COPYING.RUNTIME
+    respectively.  If not, see``). No header declares a sentence."""
+    line = lines[d.line - 1] if 1 <= d.line <= len(lines) else ""
+    first = _LINE_START.match(line)
+    return first is not None and first.group(1) == _first_name(d.message) and first.end(1) >= d.column \
+        and _SENTENCE_BREAK.search(line) is not None and _CODE_MARKS.search(line) is None
 
 
 # Keywords that begin a statement or a declaration of their own: no type, name or
