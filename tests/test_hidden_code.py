@@ -117,6 +117,12 @@ HIDING = [
     ("ruby", RAKE.replace("  end\nend\n", "  end\nend\nend\n", 1), RAKE.replace("  end\nend\n", "  end\nend\n<<end\n", 1)),
     ("php", "<?php\nfunction f() {\n  return 1;\n}\n$x = f() 2;\necho $x;\nEND;\n",
      "<?php\nfunction f() {\n  return 1;\n}\n$x = <<<END\n$x = f() 2;\necho $x;\nEND;\n"),
+    # A value's quote made the other kind far from the one closed with the wrong quote:
+    # the attributes between become one value.
+    ("html", '<table class="nav" width="100%" cellspacing="3" cellpadding="2" border="0\' summary="Footer">\n'
+     '<tr><td>x</td></tr>\n</table>\n',
+     '<table class=\'nav" width="100%" cellspacing="3" cellpadding="2" border="0\' summary="Footer">\n'
+     '<tr><td>x</td></tr>\n</table>\n'),
     # A line joined onto a macro's complete definition: the macro's body, no longer an enumerator.
     ("c", "enum {\n  A = 1,\n#define A A\n  B == 2,\n#define B B\n};\n",
      "enum {\n  A = 1,\n#define A A  B == 2,\n#define B B\n};\n"),

@@ -593,8 +593,13 @@ def _mostly_prose(rows: list[list[str]], language: str) -> bool:
     letters, or a number; a name joined with ``_`` or with digits in it (``__ftw_func_t``,
     ``x2``) is code's. The grammar's keywords count for neither: prose has ``for`` and
     ``long``, and a declaration is no sentence for being ``extern int f (struct``. A
-    line that ends as a statement or a block does (``;``, ``{``, ``}``) is code."""
+    line that ends as a statement or a block does (``;``, ``{``, ``}``) is code, and so
+    are names each given a value (``width="100%" cellspacing="3"``: every other token an
+    ``=``)."""
     if any(row and row[-1] in _CODE_ENDS for row in rows):
+        return False
+    if any(len(row) >= 4 and all(token == "=" for token in row[1::2]) and all(map(_is_word, row[::2]))
+           for row in rows):
         return False
     keywords = set(vocabulary(language)[0])
     # A token with blanks in it is text read as one (a slash read as a regular expression's
