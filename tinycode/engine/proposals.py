@@ -560,6 +560,17 @@ def _guard_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
                            f"line {p.line}: name it {partner.group(1)!r}")
 
 
+def _nameless(lines: list[str], problems: tuple[Problem, ...],
+              directive: re.Pattern[str]) -> Iterator[tuple[Problem, re.Match[str]]]:
+    """Each problem where the compiler says no macro name was given, on a line that is
+    ``directive`` with no name, and that match."""
+    for p in problems:
+        if p.kind == "compiler" and "no macro name given" in p.message and 1 <= p.line <= len(lines):
+            nameless = directive.match(lines[p.line - 1])
+            if nameless is not None:
+                yield p, nameless
+
+
 _NAMELESS_UNDEF = re.compile(r"^(\s*#\s*undef)\s*$")
 _DEFINES = re.compile(r"^\s*#\s*define\s+(\w+)")
 _UNDEFINES = re.compile(r"^\s*#\s*undef\s+(\w+)")
@@ -573,12 +584,7 @@ def _undef_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Iterat
     macros it defined for its own use, after their last use; the name is one it still
     has defined there, most likely the one defined last. Its include guard (``#ifndef``
     right over the ``#define``) stays defined."""
-    for p in problems:
-        if p.kind != "compiler" or "no macro name given" not in p.message or not 1 <= p.line <= len(lines):
-            continue
-        nameless = _NAMELESS_UNDEF.match(lines[p.line - 1])
-        if nameless is None:
-            continue
+    for p, nameless in _nameless(lines, problems, _NAMELESS_UNDEF):
         defined: dict[str, int] = {}  # name -> the line of its #define, while it stays defined
         for n in range(1, p.line):
             undone = _UNDEFINES.match(lines[n - 1])
@@ -606,12 +612,7 @@ def _tested_name_edits(lines: list[str], problems: tuple[Problem, ...]) -> Itera
     that is not an include guard (``guard-name``): a file tests the same few macros
     again and again (``__USE_GNU``, ``__cplusplus``), those at its own depth of nesting
     likelier than those inside another conditional. Its include guard's name aside."""
-    for p in problems:
-        if p.kind != "compiler" or "no macro name given" not in p.message or not 1 <= p.line <= len(lines):
-            continue
-        nameless = _NAMELESS_CONDITIONAL.match(lines[p.line - 1])
-        if nameless is None:
-            continue
+    for p, nameless in _nameless(lines, problems, _NAMELESS_CONDITIONAL):
         depths: list[int] = []
         depth = 0
         for text in lines:
