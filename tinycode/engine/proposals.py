@@ -94,10 +94,12 @@ def _end_tag_slash_edits(lines: list[str], problems: tuple[Problem, ...]) -> Ite
         row = lines[line_no - 1]
         for match in _SLASHLESS_END_TAG.finditer(row):
             tag = f"</{match.group(1)}>"
-            if made < SLASHLESS_END_TAGS and re.search(f"<{match.group(1)}[\\s/>]", text):
-                made += 1
+            if re.search(f"<{match.group(1)}[\\s/>]", text):
                 yield Edit(line_no, 1, [row[:match.start()] + tag + row[match.end():]],
                            f"line {line_no}: replace {match.group()!r} with {tag!r}", 1)
+                made += 1
+                if made == SLASHLESS_END_TAGS:
+                    return
 
 
 NAMELESS_END_TAGS = 2  # nameless end tags nearest the first problem given a name

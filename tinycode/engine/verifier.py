@@ -588,9 +588,10 @@ class Verifier:
             if not others:
                 break
             tree = get_parser(self.language).parse(text.encode("utf-8"))
+            rows_now = text.split("\n")
             more = set(blank)
             for problem in others:
-                rows = _enclosing_rows(tree.root_node, text.split("\n"), problem, protected)
+                rows = _enclosing_rows(tree.root_node, rows_now, problem, protected)
                 if rows is None:
                     return found
                 more.update(range(rows[0], rows[1] + 1))
