@@ -661,23 +661,32 @@ def test_the_header_block_is_what_the_file_begins_with_up_to_its_last_system_inc
     from tinycode.judges.precompiled import split_block
 
     def block(text: str) -> str:
-        block, rest = split_block(text)
+        block, rest, _ = split_block(text)
         assert rest.count("\n") == text.count("\n")  # every line where it was
         return block
 
     text = "/* licence\n   text */\n// note\n#define _GNU_SOURCE\n#include <stdio.h>\n\n#include <string.h>\nint x;\n"
-    assert split_block(text) == (text[:text.index("int x;")], "\n" * 7 + "int x;\n")
+    assert split_block(text) == (text[:text.index("int x;")], "\n" * 7 + "int x;\n", None)
     # A local header or a conditional ends it: what follows may depend on them.
     assert block('#include <stdio.h>\n#include "mine.h"\n#include <string.h>\n') == "#include <stdio.h>\n"
     # A header's include guard stays in the text; the block defines its macro while it
     # reads the headers, as the file does, and undefines it for the text.
     guarded = "#ifndef GUARD_H\n#define GUARD_H\n#include <stdio.h>\nint x;\n#endif\n"
     assert split_block(guarded) == ("#define GUARD_H\n#include <stdio.h>\n#undef GUARD_H\n",
-                                    "#ifndef GUARD_H\n#define GUARD_H\n\nint x;\n#endif\n")
-    assert split_block("#ifndef GUARD_H\n#define OTHER_H\n#include <stdio.h>\n#endif\n")[0] == ""
+                                    "#ifndef GUARD_H\n#define GUARD_H\n\nint x;\n#endif\n", "GUARD_H")
+    # A guard being repaired: its #ifndef still opens a group the compiler reads, and
+    # whatever its #define names is defined as the file defines it (none: nothing).
+    assert split_block("#ifndef GUARD_H\n#define OTHER_H 1\n#include <stdio.h>\n#endif\n") == (
+        "#define OTHER_H 1\n#include <stdio.h>\n#undef OTHER_H\n", "#ifndef GUARD_H\n#define OTHER_H 1\n\n#endif\n",
+        "GUARD_H")
+    assert split_block("#ifndef GUARD_H\n#define\n#include <stdio.h>\n#endif\n") == (
+        "#include <stdio.h>\n", "#ifndef GUARD_H\n#define\n\n#endif\n", "GUARD_H")
+    assert split_block("#ifndef GUARD_H\n#include <stdio.h>\n")[2] == "GUARD_H"
+    # A nameless #ifndef makes the compiler skip its group, headers and all.
+    assert block("#ifndef\n#define GUARD_H\n#include <stdio.h>\n#endif\n") == ""
     assert block("#include <stdio.h>\n#ifndef GUARD_H\n#define GUARD_H\n#include <string.h>\n") == "#include <stdio.h>\n"
     text = "int main(void) { return 0; }\n#include <stdio.h>\n"
-    assert split_block(text) == ("", text)
+    assert split_block(text) == ("", text, None)
 
 
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
@@ -693,6 +702,11 @@ def test_precompiled_standard_headers_leave_every_verdict_as_it_was(monkeypatch)
     texts = [head + b for b in body] + ["#include <vector\nint x;\n"]
     guarded = "#ifndef LIB_H\n#define LIB_H\n" + head
     texts += [guarded + b + "#endif\n" for b in body[:2]]
+    # Guards being repaired, and #ifndef tests whose macro the compiler or the headers
+    # define (read before the headers, they skip the group or do not).
+    for opening in ("#ifndef LIB_H\n#define\n", "#ifndef LIB_H\n#define OTHER_H\n", "#ifndef LIB_H\n",
+                    "#ifndef __cplusplus\n#define LIB_H\n", "#ifndef _GLIBCXX_VECTOR\n"):
+        texts += [opening + head + b + "#endif\nstd::vector<int> after;\n" for b in body[:2]]
     monkeypatch.setattr(precompiled, "RUNS_BEFORE_BUILD", 10 ** 6)
     judges.configure()
     plain = [judges.verdict(t, "cpp") for t in texts]

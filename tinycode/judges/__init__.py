@@ -493,9 +493,9 @@ def _argv(tool: Tool, text: str, language: str, flags: tuple[str, ...] = ()) -> 
     if (not _project(language) or _state.runner is not run_tool
             or registry.family(tool.executable) != "gcc"):
         return argv, text
-    block, rest = precompiled.split_block(text)
-    header = _state.headers.include_for(argv, language, block, _limit(tool))
-    return (precompiled.with_include(argv, header), rest) if header else (argv, text)
+    block = precompiled.split_block(text)
+    header = _state.headers.include_for(argv, language, block.text, _limit(tool), block.tested)
+    return (precompiled.with_include(argv, header), block.rest) if header else (argv, text)
 
 
 # A module's keyword anywhere but as a name's part, a property or a call (``import(``).

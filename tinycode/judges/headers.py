@@ -224,7 +224,7 @@ def system_folders(executable: str, language: str, timeout: float) -> tuple[str,
 
 # A directive's whole text, its continued lines included.
 _DIRECTIVE = re.compile(r"^[ \t]*#(?:[^\n\\]|\\.)*", re.MULTILINE | re.DOTALL)
-_DEFINED_NAME = re.compile(r"^#define ([A-Za-z_]\w*)", re.MULTILINE)
+DEFINED_NAME = re.compile(r"^#define ([A-Za-z_]\w*)", re.MULTILINE)
 
 
 def macros(text: str, flags: Sequence[str], executable: str, language: str, timeout: float) -> frozenset[str]:
@@ -242,7 +242,7 @@ def _macros(directives: str, flags: tuple[str, ...], executable: str, language: 
         done = subprocess.run([executable, "-x", compiler_language(language), *flags, "-dM", "-E", "-"],
                               input=directives.encode("utf-8", "surrogatepass"), capture_output=True,
                               timeout=timeout, check=False, env=dict(os.environ, LC_ALL="C", LANG="C", LANGUAGE="C"))
-        found = frozenset(_DEFINED_NAME.findall(done.stdout.decode("utf-8", "replace")))
+        found = frozenset(DEFINED_NAME.findall(done.stdout.decode("utf-8", "replace")))
     except (OSError, subprocess.TimeoutExpired):
         found = frozenset()
     return found
