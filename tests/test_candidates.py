@@ -1890,3 +1890,34 @@ def test_a_line_that_lost_the_quote_its_siblings_end_with_is_given_it():
     assert check(broken, "bash").problems[0].line > 20
     found = suggest(broken, "bash")
     assert found and found[0].source_after == fixed and found[0].edit.rule == "sibling-end"
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
+def test_a_quote_typed_alone_is_deleted_where_the_string_it_opens_runs_to_the_end():
+    # The backquote opens a command string that never closes: ruby reports only at the
+    # file's end, where it cannot say where the string began; tree-sitter reads it as
+    # one string from the method's line on.
+    fixed = ("module Store\n  class Shelf\n    def initialize(items)\n      @items = items\n    end\n\n"
+             "    def check(name)\n      unless @items.key?(name)\n"
+             "        raise ArgumentError, \"no #{name.inspect} on the shelf\"\n      end\n      @items[name]\n"
+             "    end\n\n    def count\n      @items.size\n    end\n\n    def names\n"
+             "      @items.keys.sort\n    end\n  end\nend\n")
+    broken = fixed.replace("raise ArgumentError", "raise` ArgumentError")
+    assert "end of file" in check(broken, "ruby").problems[0].message
+    found = suggest(broken, "ruby")
+    assert found and found[0].source_after == fixed and found[0].edit.rule == "stray-quote"
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
+def test_an_error_at_the_input_s_end_does_not_move_on_because_a_word_was_typed_before_it():
+    # Two 'end's missing (one misspelt, one joined onto a comment): ruby says only that
+    # the input ended early. A word typed on the last line moves that report along the
+    # line, which is no progress; the two mistakes repaired together are the fix.
+    fixed = ("module Shop\n  class Till\n    def open\n      @open = true\n    end\n\n    def total\n"
+             "      if @open\n        42\n      end\n    end\n  end\n\n  class Label\n"
+             "    Width = 30 # :nodoc:\n  end\nend\n")
+    broken = fixed.replace("        42\n      end\n", "        42\n      endd\n").replace(
+        "    Width = 30 # :nodoc:\n  end\n", "    Width = 30 # :nodoc: end\n")
+    found = suggest(broken, "ruby")
+    assert found and found[0].fixes_all
+    assert "endd" not in found[0].source_after and "nil end" not in found[0].source_after

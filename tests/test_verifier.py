@@ -641,3 +641,19 @@ def test_a_next_error_begins_on_the_line_its_message_names():
 ])
 def test_the_tokens_a_judge_asked_for_are_read_from_its_message(message, tokens):
     assert expected_tokens(message) == tokens
+
+
+def test_a_line_inserted_above_the_judge_s_error_moves_the_error_with_its_line():
+    # The judge's error stays on the same text, one line lower: the inserted line moved it.
+    lines = ["a = 1", "b = (2", "c = 3"]
+    before = [problem(2, "Unexpected token", "node --check")]
+    after = [problem(3, "Unexpected token", "node --check")]
+    assert Edit(2, 0, ["x = 0"]).moved(2) == 3 and Edit(2, 1, ["x = 0"]).moved(2) == 2
+    assert not Verifier("javascript").progress(before, after, lines, Edit(2, 0, ["x = 0"], "insert a line"))
+
+
+def test_an_error_at_the_input_s_end_moved_along_its_line_is_no_progress():
+    lines = ["class A", "  def f", "    1", "end"]
+    before = [Problem(4, 1, 4, 1, "syntax error, unexpected end-of-input, expecting `end'", source="ruby -c")]
+    after = [Problem(4, 8, 4, 8, "syntax error, unexpected end-of-input, expecting `end'", source="ruby -c")]
+    assert not Verifier("ruby").progress(before, after, lines, Edit(4, 1, ["nil end"], "insert 'nil'"))

@@ -76,6 +76,12 @@ class Edit:
     def applied(self, lines: Sequence[str]) -> list[str]:
         return [*lines[:self.line - 1], *self.new_lines, *lines[self.line - 1 + self.span:]]
 
+    def moved(self, line: int) -> int:
+        """Where line ``line`` of the text before the edit stands after it: the lines
+        below its first move by ``shift`` (one it rewrote counts as below), and where it
+        replaces nothing, the line it is inserted before moves too."""
+        return line + self.shift if line > self.line or (line == self.line and not self.span) else line
+
 
 def differing_span(a: Sequence, b: Sequence) -> tuple[int, int, int]:
     """(start, end_a, end_b): ``a[start:end_a]`` and ``b[start:end_b]`` are what lies

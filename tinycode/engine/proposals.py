@@ -268,7 +268,7 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
         yield replace(edit, direct=True)
     # A string closed with the other quote runs on to the next quote of its kind, maybe
     # far below, where the judge reports: the judge decides at once.
-    for edit in _string_run_on_edits(lines, problems, language):
+    for edit in chain(_string_run_on_edits(lines, problems, language), _stray_quote_edits(lines, problems, language)):
         yield replace(edit, direct=True)
     for edit in _sibling_end_edits(lines, problems):
         yield replace(edit, direct=True)
@@ -1285,6 +1285,46 @@ def _string_run_on_edits(lines: list[str], problems: tuple[Problem, ...], langua
                     and sentence_goes_on(above, lines[first - 1], *vocabulary(language)):
                 yield Edit(first - 1, 2, [above.rstrip() + " " + lines[first - 1].lstrip()],
                            f"line {first - 1}: join line {first} to it", 1, rule="line-join")
+
+
+STRAY_QUOTE_LINES = 3  # lines with a quote left open tried for a stray one, from the top
+_WORD_CHAR = re.compile(r"\w")
+
+
+@rule('stray-quote', "a quote typed alone deleted, on a line where a string begins that runs on to the "
+      "judge's report of one never closed")
+def _stray_quote_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """``raise` ArgumentError, "..."``: a quote typed by mistake opens a string that runs
+    on to the next quote of its kind, far below, or to the file's end, where the judge
+    reports it and cannot say where it began. On the line tree-sitter reads such a
+    string from, and, where the judge met a string never closed at the file's end, on
+    the first lines (``STRAY_QUOTE_LINES``) that leave open a kind of quote the whole
+    file has an odd number of: a quote of the one kind the line leaves open that pairs
+    with none of the line's others (an even number of them before it) and stands where
+    no string opens, glued to the end of a word, is deleted. One that opens a word
+    (``"$f ;;``) lost its partner, which other rules put back."""
+    judged = [p for p in problems[:3] if p.kind == "compiler"]
+    if not judged:
+        return
+    starts = [first for first, last in strings_over_lines("\n".join(lines), language)
+              if first < last and any(last <= p.line <= last + 1 or (last <= p.line and _UNTERMINATED.search(p.message))
+                                      for p in judged)]
+    if any(_UNTERMINATED.search(p.message) or (UNCLOSED.search(p.message) and AT_THE_END.search(p.message))
+           for p in judged):
+        marker = comment_prefix(language)
+        codes = [text.split(f" {marker}", 1)[0] if marker and not text.lstrip().startswith(marker) else
+                 "" if marker else text for text in lines]
+        odd = set(_odd_quotes("".join(codes), "\"'`"))
+        starts += [n for n, code in enumerate(codes, 1) if odd & set(_odd_quotes(code, "\"'`"))][:STRAY_QUOTE_LINES]
+    for line_no in dict.fromkeys(starts):
+        text = lines[line_no - 1]
+        kinds = _odd_quotes(text, "\"'`")
+        if len(kinds) != 1:
+            continue
+        marks = [col for col, char in enumerate(text) if char == kinds[0] and not (col and text[col - 1] == "\\")]
+        for col in marks[::2]:
+            if col and _WORD_CHAR.match(text[col - 1]) and not _WORD_CHAR.match(text[col + 1:col + 2]):
+                yield replace_token(text, line_no, col, kinds[0], "")
 
 
 MIN_SIBLINGS = 3  # lines that begin with the same word and end with the same mark, at least

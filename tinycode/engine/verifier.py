@@ -73,8 +73,7 @@ MAX_EDITS_PER_REGION = 4
 WIDE = 50
 
 
-def _moved_on(before: Sequence[Problem], after: Sequence[Problem], edit_line: int, edit_end: int,
-              delta: int) -> bool:
+def _moved_on(before: Sequence[Problem], after: Sequence[Problem], edit: Edit, edit_end: int) -> bool:
     """tree-sitter alone judges, and every error it saw is gone while what it sees now
     begins beyond the edit's region: the file reads as correct from the top to past the
     edit, so the edit repaired its error, and what recovery from it hid shows now, as
@@ -82,7 +81,7 @@ def _moved_on(before: Sequence[Problem], after: Sequence[Problem], edit_line: in
     place (too wide), nor a closer it finds missing (an opener the edit may have added),
     nor more errors than before; nor after an error it could not place, since then its
     recovery may read the file anew after any edit at all."""
-    old = {(p.line + delta if p.line > edit_line else p.line, p.message) for p in before}
+    old = {(edit.moved(p.line), p.message) for p in before}
     return bool(after) and len(after) <= len(before) and not any(map(too_wide, before)) \
         and not any((p.line, p.message) in old or too_wide(p) or p.message.startswith("missing")
                     or UNCLOSED.search(p.message) for p in after) \
@@ -190,9 +189,10 @@ def _enclosing_rows(root, lines: list[str], problem: Problem, protected: tuple[i
 def _read_on_along_its_line(old: Problem, new: Problem, edit: Edit, lines: Sequence[str]) -> bool:
     """``edit`` changed only the line of the judge's error ``old``, and the judge's error
     after it, ``new``, lies further along that line, past what the edit wrote: the judge
-    read on past where it stopped, to the same mistake made again (``b !==c&&a!==c``)."""
+    read on past where it stopped, to the same mistake made again (``b !==c&&a!==c``).
+    Not an error met at the input's end: that lies wherever the text ends."""
     if not (edit.span == len(edit.new_lines) == 1 and edit.line == old.line == new.line <= len(lines)) \
-            or old.source != new.source or not old.column or not new.column:
+            or old.source != new.source or not old.column or not new.column or AT_THE_END.search(old.message):
         return False
     before, after = lines[edit.line - 1], edit.new_lines[0]
     start, end = kept_ends(before, after)
@@ -431,7 +431,7 @@ class Verifier:
             return False
 
         def shifted(problems: Sequence[Problem]) -> set[tuple[int, str]]:
-            return {(p.line + delta if p.line > edit_line else p.line, p.message) for p in problems}
+            return {(edit.moved(p.line), p.message) for p in problems}
 
         old_tree = shifted([p for p in before if p.source == TREE_SITTER])
         seen = old_tree | shifted(shadowed)
@@ -451,7 +451,7 @@ class Verifier:
                 and len(after) <= len(before) and all(near(p.line, edit_line, edit_end) and not too_wide(p) for p in before) \
                 and self.keeps_structure(lines, edit):
             return True
-        if not old_judge and not new_judge and not swallowed_below and _moved_on(before, after, edit_line, edit_end, delta):
+        if not old_judge and not new_judge and not swallowed_below and _moved_on(before, after, edit, edit_end):
             return True
         if _added(new_tree, seen, edit_line, edit_end):
             # With a language's own judge speaking, tree-sitter's recovery may only now see
@@ -549,12 +549,11 @@ class Verifier:
                 return False
             if read_nothing:
                 return not any(near(p.line, edit_line, edit_end) for p in surfaced)
-            first_old = min(reported_line(p) + delta if reported_line(p) > edit_line else reported_line(p)
-                       for p in old_judge)
+            first_old = min(edit.moved(reported_line(p)) for p in old_judge)
             # Where the judge asked for a token the edit typed just above, what it says
             # there now (it expects another: a ``then`` lost too) is the next mistake.
             typed = self.typed_tokens(lines, edit)
-            answered = {p.line + delta if p.line > edit_line else p.line for p in old_judge
+            answered = {edit.moved(p.line) for p in old_judge
                         if expected_tokens(p.message) & typed and edit_line <= p.line <= edit_end + 1}
             return all(p.line > max(edit_end, first_old)
                        or p.line in answered and not expected_tokens(p.message) & typed for p in surfaced)
@@ -627,8 +626,8 @@ class Verifier:
         region that ``before`` had nowhere near: the edit broke something elsewhere. What
         follows an old problem past the edit is that problem's cascade (a judge reading
         on after its error), not the edit's doing."""
-        first, last, delta = _new_span(edit)
-        old = [p.line + delta if p.line > edit.line else p.line for p in before.problems]
+        first, last, _ = _new_span(edit)
+        old = [edit.moved(p.line) for p in before.problems]
 
         def seen(problem: Problem) -> bool:
             return any(abs(problem.line - line) <= NEXT_ERROR_REACH for line in old)
@@ -647,11 +646,11 @@ class Verifier:
         it. What tree-sitter saw before, under the judge's error, or an error of its own
         too wide to locate anything, is no sign against the edit (its recovery may span
         the region, or be wrong about this file)."""
-        first, last, delta = _new_span(edit)
+        first, last, _ = _new_span(edit)
         reach = self.reach
 
         def shifted(problems: tuple[Problem, ...]) -> set[tuple[int, str]]:
-            return {(p.line + delta if p.line > edit.line else p.line, p.message) for p in problems}
+            return {(edit.moved(p.line), p.message) for p in problems}
 
         target = current.problems[0]
         before = shifted(shadowed(working, current))
@@ -981,11 +980,10 @@ class Verifier:
         edit that types and takes away no bracket or quote (``keeps_marks``)."""
         if not self.indentation_is_syntax and only_indentation(lines, edit):
             return None
-        delta = edit.shift
-        shifted = {(line + delta if line > edit.line else line, message) for line, message in tree_before}
-        spans = [(first, last + delta if last > edit.line else last) for first, last in tree_spans]
+        shifted = {(edit.moved(line), message) for line, message in tree_before}
+        spans = [(first, edit.moved(last)) for first, last in tree_spans]
         last = edit.last_written
-        stopped = stopped_at + delta if stopped_at is not None and stopped_at > edit.line else stopped_at
+        stopped = edit.moved(stopped_at) if stopped_at is not None else None
         if stopped == 0 and not self.keeps_marks(lines, edit):
             stopped = None
         # Errors over several lines: what tree-sitter finds inside one once it is gone was
