@@ -1921,3 +1921,16 @@ def test_an_error_at_the_input_s_end_does_not_move_on_because_a_word_was_typed_b
     found = suggest(broken, "ruby")
     assert found and found[0].fixes_all
     assert "endd" not in found[0].source_after and "nil end" not in found[0].source_after
+
+
+@pytest.mark.skipif(shutil.which("dash") is None, reason="dash reads a stray backquote's text as a script")
+def test_a_stray_backquote_dash_reports_as_a_string_left_open_is_deleted():
+    # dash pairs the stray backquote with the first of `date`'s, reads the text between
+    # as a script, and finds the string before `date` left open there.
+    fixed = ("#!/bin/sh\nset -e\n\n[ -r /etc/default/clock ] && . /etc/default/clock\n"
+             ". /lib/lsb/init-functions\n\ncase \"$1\" in\n    start)\n        log_action_msg \"Starting\"\n"
+             "        ;;\n    stop)\n        log_action_msg \"Saved at `date`\"\n        ;;\nesac\nexit 0\n")
+    broken = fixed.replace("init-functions", "init-`functions")
+    assert "Unterminated quoted string" in check(broken, "bash").problems[0].message
+    found = suggest(broken, "bash")
+    assert found and found[0].source_after == fixed and found[0].edit.rule == "sh-stray-backquote"

@@ -266,3 +266,37 @@ def test_a_quote_mended_in_a_run_of_strings_hides_nothing_of_the_runs_later_stri
     broken = fixed.replace("    '\\xa4'     #", "    '\\xa4\"     #")
     assert broken != fixed and not check(broken, "python").ok and check(fixed, "python").ok
     assert hides_code(broken, fixed, "python") == ""
+
+
+EVAL_SCRIPT = """#!/bin/sh
+# Make a function for each of the protocol's commands.
+db_define() {
+\teval "db_$1 () {
+\t\t_command \\"$2 \\$@\\"
+\t\tread _RET
+\t\told_opts=\\"\\$@\\"
+\t\tset -- \\$_RET
+\t\tshift
+\t\tRET=\\"\\$*\\"
+\t\tset -- \\$old_opts
+\t\tunset old_opts
+\t\treturn \\$_RET
+\t}"
+}
+db_define get GET
+db_define set SET
+db_define input INPUT
+if [ -n "$DEBUG" ]; then
+\techo "defined at `date`"
+fi
+"""
+
+
+def test_a_backquote_the_file_has_one_too_many_of_taken_out_of_a_string_hides_nothing():
+    # Typed into eval's string, the backquote opened a substitution that ran on to the
+    # file's end; taken out, the lines after it are the string's text again, as written.
+    broken = EVAL_SCRIPT.replace("\t\tread _RET", "\t\tread` _RET")
+    assert hides_code(broken, EVAL_SCRIPT, "bash") == ""
+    if shutil.which("sh"):
+        found = suggest(broken, "bash")
+        assert found and found[0].source_after == EVAL_SCRIPT

@@ -1842,3 +1842,14 @@ def test_a_name_only_a_missing_header_could_declare_is_no_syntax_problem():
     # is not there may be what declares it: unknown, not the file's mistake.
     source = '#include "missing_local.h"\nint f(int n) {\n    return n + buffer;\n}\nint g(int buffer) { return buffer; }\n'
     assert check(source, "cpp").ok
+
+
+@pytest.mark.skipif(shutil.which("dash") is None, reason="dash numbers a substitution's lines from its backquote")
+@pytest.mark.parametrize("body, line", [
+    ('echo a\necho `b\necho c\nif x; then\nfi\necho "x `date`"\n', 6),  # "fi" unexpected, inside
+    ('echo a\necho `b\necho c\necho d\necho "x `date`"\necho e\n', 6),  # the string it leaves open
+    ('echo a\nif x; then\nfi\necho `date`\n', 4),  # outside any: as dash says
+])
+def test_dash_s_errors_inside_backquotes_are_placed_on_the_file_s_lines(body, line):
+    problems = [p for p in check("#!/bin/sh\n" + body, "bash").problems if p.source == "sh -n"]
+    assert [p.line for p in problems] == [line]

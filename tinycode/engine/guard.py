@@ -117,7 +117,8 @@ def hides_code(before: str, after: str, language: str) -> str:
         one = apply_hunks(original, [hunk], before.endswith("\n"))
         hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
                                 language, quote_typed=bool(_quote_typed_lines([hunk])), pairs_quotes=_pairs_quotes(hunk),
-                                pairs_slash=_pairs_lone_slash(hunk), stray_quote=_takes_stray_quote(hunk))
+                                pairs_slash=_pairs_lone_slash(hunk), stray_quote=_takes_stray_quote(hunk),
+                                odd_in_file=_odd_in_file(before, _takes_stray_quote(hunk)))
         if hidden and not all(map(_is_word, hidden)):
             return f"it turns code into a comment or string near line {hunk[0]}: {' '.join(hidden)[:60]}"
     # Only an edit that places or takes away a delimiter can make a new string or comment.
@@ -365,16 +366,23 @@ def _pairs_quotes(hunk: tuple[int, list[str], list[str]]) -> bool:
     return len(old) == len(new) == 1 and open_strings(new[0]) == 0
 
 
-def _takes_stray_quote(hunk: tuple[int, list[str], list[str]]) -> bool:
-    """The hunk takes one quote out of one line that had an odd count of its kind, and
-    leaves the line's quotes all paired."""
+def _takes_stray_quote(hunk: tuple[int, list[str], list[str]]) -> str:
+    """The quote the hunk takes out of one line that had an odd count of its kind,
+    leaving the line's quotes all paired, or ""."""
     _, old, new = hunk
     if not (len(old) == len(new) == 1 and len(old[0]) == len(new[0]) + 1):
-        return False
+        return ""
     start = next((i for i, (a, b) in enumerate(zip(old[0], new[0])) if a != b), len(new[0]))
     quote = old[0][start]
-    return quote in QUOTES and old[0][:start] + old[0][start + 1:] == new[0] and old[0].count(quote) % 2 == 1 \
+    stray = quote in QUOTES and old[0][:start] + old[0][start + 1:] == new[0] and old[0].count(quote) % 2 == 1 \
         and open_strings(new[0]) == 0
+    return quote if stray else ""
+
+
+def _odd_in_file(text: str, quote: str) -> bool:
+    """``text`` has an odd number of ``quote`` (not counting escaped ones): one of them
+    pairs with none, and the string it opens runs on to the end."""
+    return bool(quote) and (text.count(quote) - text.count("\\" + quote)) % 2 == 1
 
 
 def _pairs_lone_slash(hunk: tuple[int, list[str], list[str]]) -> bool:
@@ -393,7 +401,8 @@ def _in_slash_regex(tree, span: tuple[int, int]) -> bool:
 
 
 def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool = False,
-                   pairs_quotes: bool = False, pairs_slash: bool = False, stray_quote: bool = False) -> list[str]:
+                   pairs_quotes: bool = False, pairs_slash: bool = False, stray_quote: str = "",
+                   odd_in_file: bool = False) -> list[str]:
     prefix, suffix = kept_ends(before, after)
     old_tree, new_tree = tree_of(before, language), tree_of(after, language)
     shift = len(after) - len(before)
@@ -459,6 +468,13 @@ def _hidden_tokens(before: bytes, after: bytes, language: str, quote_typed: bool
     # A quote typed into a string taken away (``\\`.` +``): what it had let out of the
     # string, the parser could not read as code, and it named nothing (marks alone).
     if hidden and stray_quote and set(by_line) <= unread and not any(_WORDS_ONLY.search(token) for token in hidden):
+        return []
+    # A quote the whole file has one too many of (``odd_in_file``), taken away where it
+    # stood alone on its line: the string it opened ran on past its line to the file's
+    # end, and what the parser could not read below, now in the string the quote stood in
+    # (``eval "... read` _RET ..."``), had been in that string before the quote was typed.
+    if hidden and stray_quote and odd_in_file and set(by_line) <= unread \
+            and max(by_line) > before.count(b"\n", 0, prefix):
         return []
     # A macro's body cut by a line break where it left a bracket open (``#define TOTAL (``
     # over the rest of its expression): joined again, what the lines below held is the

@@ -56,7 +56,10 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
         yield from _missing_word_edits(lines, first.line, only="in")
     if re.search(r"[Uu]nterminated quoted string|matching `[\"']'|unexpected EOF", message):
         yield from _quote_edits(lines)
-    if re.search(r"backquote|matching ``'", message):
+    # (dash reads a backquote's text as a script of its own: a quote in it that the
+    # stray backquote paired wrongly is "Unterminated", at a line counted from there.)
+    if re.search(r"backquote|matching ``'", message) or (re.search(r"[Uu]nterminated quoted string", message)
+                                                        and _live_backquotes(lines) % 2):
         yield from _stray_backquote_edits(lines)
     yield from _missing_closer_edits(lines, first.line)
     yield from _lost_delimiter_edits(lines, first.line)
@@ -262,6 +265,12 @@ def _header(lines: list[str], closer: Block) -> int | None:
 
 # A backquote the shell reads: not escaped, not inside a single-quoted string on its line.
 _LIVE_BACKQUOTE = re.compile(r"'[^']*'|\\.|(`)")
+
+
+def _live_backquotes(lines: list[str]) -> int:
+    """The backquotes the shell reads in ``lines`` (``_LIVE_BACKQUOTE``), comments' aside."""
+    return sum(1 for text in lines if not text.lstrip().startswith("#")
+               for match in _LIVE_BACKQUOTE.finditer(text) if match.group(1))
 
 
 @rule('sh-stray-backquote', "a backquote alone on its line taken out where the shell reads a command "

@@ -371,10 +371,79 @@ def read_shell(output: Output, filename: str, text: str) -> list[Diagnostic]:
             if match.group("file") != filename or message.startswith("`"):
                 continue
             opened = _HEREDOC_TO_THE_END.search(message)
-            found.append(Diagnostic(int(opened.group(1) if opened else match.group("line")), 0, message, True))
+            line = int(opened.group(1) if opened else match.group("line"))
+            if pattern is _DASH:
+                line = _dash_line(line, message, text)
+            found.append(Diagnostic(line, 0, message, True))
         if found:
             break
     return found or [Diagnostic(1, 1, output.stderr.strip()[:200] or "syntax error", True)]
+
+
+# A token dash names as unexpected: ``"fi" unexpected``.
+_DASH_UNEXPECTED = re.compile(r'"([^"]+)" unexpected')
+def _dash_line(line: int, message: str, text: str) -> int:
+    """The line of ``text`` dash's error ``message`` at ``line`` is on. dash reads the text
+    of an old-style command substitution (between backquotes) as a script of its own and
+    numbers an error in it from the backquote's line: an error on a line inside one
+    (which dash, had it been there, would have numbered so) is that many lines below
+    its backquote, and so is one it names on a line that does not hold it (a string left
+    unterminated is reported where the text ends: in a substitution, at its closing
+    backquote)."""
+    last = text.count("\n") + 1
+    spans = _backquote_spans(text, last)
+    inside = [(opened, closed) for opened, closed in spans if opened + line - 1 <= closed]
+    if not inside:
+        return line
+    if any(opened < line <= closed for opened, closed in spans):
+        return inside[0][0] + line - 1
+    rows = text.split("\n")
+    named = _DASH_UNEXPECTED.search(message)
+    for opened, closed in inside:
+        mapped = opened + line - 1
+        if named is not None and named.group(1) not in rows[line - 1].split() \
+                and named.group(1) in rows[mapped - 1].split():
+            return mapped
+        if "Unterminated quoted string" in message and line != last and mapped == closed:
+            return mapped
+    return line
+
+
+def _backquote_spans(text: str, last: int) -> list[tuple[int, int]]:
+    """(the line a backquote opens on, the line of the one that closes it, or ``last``)
+    for each old-style command substitution the shell reads in ``text``: backquotes
+    outside single quotes and comments, not escaped."""
+    spans: list[tuple[int, int]] = []
+    row, opened, quoted, at, size = 1, 0, False, 0, len(text)
+    while at < size:
+        char = text[at]
+        if char == "\n":
+            row += 1
+        elif char == "\\":
+            row += text[at + 1:at + 2] == "\n"
+            at += 1
+        elif char == "`":
+            if opened:
+                spans.append((opened, row))
+                opened = 0
+            else:
+                opened = row
+        elif opened:
+            pass  # a substitution's text runs to the next backquote
+        elif char == '"':
+            quoted = not quoted
+        elif char == "'" and not quoted:
+            end = text.find("'", at + 1)
+            end = size if end < 0 else end
+            row += text.count("\n", at, end)
+            at = end
+        elif char == "#" and not quoted and (at == 0 or text[at - 1] in " \t\n;&|()"):
+            end = text.find("\n", at)
+            at = size if end < 0 else end - 1
+        at += 1
+    if opened:
+        spans.append((opened, last))
+    return spans
 
 
 _RUBY = re.compile(r"^(?P<file>[^:\n]+):(?P<line>\d+): (?P<msg>.*)$", re.MULTILINE)
