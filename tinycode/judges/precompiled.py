@@ -33,12 +33,13 @@ from .headers import DEFINED_NAME, compiler_language
 # runs' time, and a check of one clean file runs the judge once or twice: only a
 # repair's search reaches this.
 RUNS_BEFORE_BUILD = 3
-# A block is what the file begins with, up to its last system include: those includes,
-# macro definitions (``#define _GNU_SOURCE`` changes what a header declares), blank
-# lines and comments. A conditional (``#ifndef``) or a local header ends it.
+# A block is what the file begins with, up to its last system include: those includes
+# and macro definitions (``#define _GNU_SOURCE`` changes what a header declares), among
+# blank lines and comments, which stay in the text (an edit of a licence's words leaves
+# the block as it was). A conditional (``#ifndef``) or a local header ends it.
 _PIECE = re.compile(r"""
     [ \t]*\#[ \t]*include[ \t]*<[^<>\n]+>[^\n]*(?:\n|$)               (?P<include>)
-  | [ \t]*\#[ \t]*(?:define|undef)\b(?:[^\n\\]|\\.|\\\n)*(?:\n|$)
+  | [ \t]*\#[ \t]*(?:define|undef)\b(?:[^\n\\]|\\.|\\\n)*(?:\n|$)   (?P<define>)
   | [ \t]*//[^\n]*(?:\n|$)
   | [ \t]*/\*.*?\*/[ \t]*(?:\n|$)
   | [ \t]*\n
@@ -90,7 +91,8 @@ def split_block(text: str) -> Block:
             spans.append((-1, -1))  # where the guard's macro is defined
             continue
         position = match.end()
-        spans.append(match.span())
+        if match.group("include") is not None or match.group("define") is not None:
+            spans.append(match.span())
         if match.group("include") is not None:
             end = len(spans)
     if not end:
