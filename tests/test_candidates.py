@@ -1934,3 +1934,52 @@ def test_a_stray_backquote_dash_reports_as_a_string_left_open_is_deleted():
     assert "Unterminated quoted string" in check(broken, "bash").problems[0].message
     found = suggest(broken, "bash")
     assert found and found[0].source_after == fixed and found[0].edit.rule == "sh-stray-backquote"
+
+
+
+SHELF_TS = """// A shelf of items, kept in the order they were put on it.
+interface Shelf<T> {
+    /**
+     * Calls the callback on each item of the shelf, and returns what it made of each,
+     * in the shelf's order.
+     *
+     * @param callback What each item becomes
+     * @param thisArg What `this` is in the callback
+     */
+    mapEach<U, This = undefined>(
+        callback: (this: This, value: T, index: number) => U,
+        thisArg?: This,
+    ): U[];
+
+    /**
+     * The items of shelves within the shelf, down to the given depth.
+     *
+     * @param depth The depth to go down to
+     */
+    deepen<A, D extends number = 1>(
+        this: A,
+        depth?: D,
+    ): A[];
+}
+
+export function countOf<T>(shelf: Shelf<T>): number {
+    return shelf.mapEach(() => 1).length;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("tsc") is None, reason="typescript (tsc) not installed")
+def test_a_declaration_s_keyword_split_from_the_block_it_opens_is_joined_back():
+    from fake_llm import FakeLLM
+
+    from tinycode import repair
+
+    # `interface` alone on its line is a statement of its own; the block below reads as
+    # an expression's until, 19 lines into it, TypeScript's parser meets a type
+    # parameter's `extends`, which nothing else could hold.
+    broken = SHELF_TS.replace("interface Shelf<T> {", "interface\nShelf<T> {")
+    assert [p.line for p in check(broken, "typescript").problems] == [21]
+    found = suggest(broken, "typescript")
+    assert found and found[0].edit.rule == "split-header" and found[0].source_after == SHELF_TS
+    fixed = repair(broken, "typescript", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
+    assert fixed.status == "fixed" and fixed.source == SHELF_TS

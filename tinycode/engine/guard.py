@@ -811,7 +811,8 @@ def _near(hunk: tuple[int, list[str], list[str]], spans: list[tuple[int, int]], 
     above = any(first < b for _, b in spans)
     below = any(first > a for a, _ in spans)
     return _puts_back(old, new, language, below=below, above=above) \
-        or above and (_frees_a_block_word(old, new, language) or _comments_a_stray_quote(old, new, language)) \
+        or above and (_frees_a_block_word(old, new, language) or _comments_a_stray_quote(old, new, language)
+                      or _joins_a_block_header(old, new, language)) \
         or (below or above) and _frees_a_block_word(old, new, language, closer=True)
 
 
@@ -873,6 +874,14 @@ def _unmasks(old: list[str], new: list[str], words: Iterable[str]) -> bool:
     found = re.search(rf"([^\w\s\"'`;]+)(\s*)(?:{'|'.join(map(re.escape, words))})\b", old[0])
     return found is not None and new[0] in (old[0][:found.start(1)] + old[0][found.end(1):],
                                               old[0][:found.start(1)] + old[0][found.end(2):])
+
+
+def _joins_a_block_header(old: list[str], new: list[str], language: str) -> bool:
+    """The hunk joins a keyword left alone on its line to the line below it, which opens
+    a block (``interface`` over ``Array<T> {``): a judge may meet what the block then
+    cannot hold anywhere in it, far below (rule ``split-header``)."""
+    return len(old) == 2 and len(new) == 1 and old[0].strip() in vocabulary(language)[0] and "{" in old[1] \
+        and new[0] == old[0].rstrip() + " " + old[1].lstrip()
 
 
 def _frees_a_block_word(old: list[str], new: list[str], language: str, *, closer: bool = False) -> bool:

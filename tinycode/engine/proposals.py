@@ -270,7 +270,7 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
     # far below, where the judge reports: the judge decides at once.
     for edit in chain(_string_run_on_edits(lines, problems, language), _stray_quote_edits(lines, problems, language)):
         yield replace(edit, direct=True)
-    for edit in _sibling_end_edits(lines, problems):
+    for edit in chain(_sibling_end_edits(lines, problems), _split_header_edits(lines, problems, language)):
         yield replace(edit, direct=True)
     if record is not None and not record.comment and not record.block_comment[0]:
         yield from _foreign_comment_edits(lines, problems)
@@ -1367,6 +1367,30 @@ def _sibling_end_edits(lines: list[str], problems: tuple[Problem, ...]) -> Itera
                 continue
             edit = replace(edit, string_ends_at=end)
         yield edit
+
+
+HEADER_LEVELS = 3  # blocks around the judge's error whose opening line is looked at, the innermost first
+
+
+@rule('split-header', "the line that opens a block around the judge's error joined to a keyword left alone on "
+      "the line above it")
+def _split_header_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
+    """``interface`` over ``Array<T> {``: where a line's end may end a statement
+    (TypeScript, JavaScript), a declaration's keyword left alone on its line is a
+    statement of its own, and the block below reads as something else until, far into
+    it, the judge meets what that cannot hold. The lines that open the blocks around the
+    judge's first error, the innermost first, each joined to a keyword alone above it."""
+    judged = [p for p in problems[:3] if p.kind == "compiler"]
+    if not judged or not lines:
+        return
+    keywords = vocabulary(language)[0]
+    line = min(judged[0].line, len(lines))
+    openers = [n for n, _, bracket in unmatched_brackets(lines, max(1, line - HEADER_SCAN), line,
+                                                         comment_prefix(language)) if bracket == "{"]
+    for n in openers[:HEADER_LEVELS]:
+        if n >= 2 and lines[n - 2].strip() in keywords:
+            yield Edit(n - 1, 2, [lines[n - 2].rstrip() + " " + lines[n - 1].lstrip()],
+                       f"line {n - 1}: join line {n} to it", 1)
 
 
 _NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")
