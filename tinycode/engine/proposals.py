@@ -1272,19 +1272,25 @@ def _string_run_on_edits(lines: list[str], problems: tuple[Problem, ...], langua
     if not judged:
         return
     marker = comment_prefix(language)
-    for first, last in strings_over_lines("\n".join(lines), language):
-        # (A judge that names a string left unterminated may read it on further than
-        # tree-sitter does: Ruby's, to the file's end.)
-        if first < last and any(last <= p.line <= last + 1 or (last <= p.line and _UNTERMINATED.search(p.message))
-                                for p in judged):
-            yield from _other_quote_edits(lines[first - 1], first, _quote_counts(lines))
-            # A comment's sentence split where its rest holds an apostrophe (``file defines
-            # the system's error numbers,`` under ``# This machine-generated``): joined back.
-            above = lines[first - 2] if first >= 2 else ""
-            if marker and above.lstrip().startswith(marker) \
-                    and sentence_goes_on(above, lines[first - 1], *vocabulary(language)):
-                yield Edit(first - 1, 2, [above.rstrip() + " " + lines[first - 1].lstrip()],
-                           f"line {first - 1}: join line {first} to it", 1, rule="line-join")
+    for first in _strings_run_on_to(lines, judged, language):
+        yield from _other_quote_edits(lines[first - 1], first, _quote_counts(lines))
+        # A comment's sentence split where its rest holds an apostrophe (``file defines
+        # the system's error numbers,`` under ``# This machine-generated``): joined back.
+        above = lines[first - 2] if first >= 2 else ""
+        if marker and above.lstrip().startswith(marker) \
+                and sentence_goes_on(above, lines[first - 1], *vocabulary(language)):
+            yield Edit(first - 1, 2, [above.rstrip() + " " + lines[first - 1].lstrip()],
+                       f"line {first - 1}: join line {first} to it", 1, rule="line-join")
+
+
+def _strings_run_on_to(lines: list[str], judged: Sequence[Problem], language: str) -> list[int]:
+    """The first lines of the strings tree-sitter reads over several lines that end on (or
+    just above) the line of one of the ``judged`` problems. (A judge that names a string
+    left unterminated may read it on further than tree-sitter does: Ruby's, to the
+    file's end.)"""
+    return [first for first, last in strings_over_lines("\n".join(lines), language)
+            if first < last and any(last <= p.line <= last + 1 or (last <= p.line and _UNTERMINATED.search(p.message))
+                                    for p in judged)]
 
 
 STRAY_QUOTE_LINES = 3  # lines with a quote left open tried for a stray one, from the top
@@ -1306,9 +1312,7 @@ def _stray_quote_edits(lines: list[str], problems: tuple[Problem, ...], language
     judged = [p for p in problems[:3] if p.kind == "compiler"]
     if not judged:
         return
-    starts = [first for first, last in strings_over_lines("\n".join(lines), language)
-              if first < last and any(last <= p.line <= last + 1 or (last <= p.line and _UNTERMINATED.search(p.message))
-                                      for p in judged)]
+    starts = _strings_run_on_to(lines, judged, language)
     if any(_UNTERMINATED.search(p.message) or (UNCLOSED.search(p.message) and AT_THE_END.search(p.message))
            for p in judged):
         marker = comment_prefix(language)
