@@ -382,6 +382,8 @@ def read_shell(output: Output, filename: str, text: str) -> list[Diagnostic]:
 
 # A token dash names as unexpected: ``"fi" unexpected``.
 _DASH_UNEXPECTED = re.compile(r'"([^"]+)" unexpected')
+
+
 def _dash_line(line: int, message: str, text: str) -> int:
     """The line of ``text`` dash's error ``message`` at ``line`` is on. dash reads the text
     of an old-style command substitution (between backquotes) as a script of its own and
@@ -390,6 +392,8 @@ def _dash_line(line: int, message: str, text: str) -> int:
     its backquote, and so is one it names on a line that does not hold it (a string left
     unterminated is reported where the text ends: in a substitution, at its closing
     backquote)."""
+    if "`" not in text:
+        return line
     last = text.count("\n") + 1
     spans = _backquote_spans(text, last)
     inside = [(opened, closed) for opened, closed in spans if opened + line - 1 <= closed]
