@@ -115,10 +115,11 @@ def hides_code(before: str, after: str, language: str) -> str:
         if _rejoins_a_comment(hunk, language):
             continue
         one = apply_hunks(original, [hunk], before.endswith("\n"))
+        stray = _takes_stray_quote(hunk)
         hidden = _hidden_tokens(before.encode("utf-8", "surrogatepass"), one.encode("utf-8", "surrogatepass"),
                                 language, quote_typed=bool(_quote_typed_lines([hunk])), pairs_quotes=_pairs_quotes(hunk),
-                                pairs_slash=_pairs_lone_slash(hunk), stray_quote=_takes_stray_quote(hunk),
-                                odd_in_file=_odd_in_file(before, _takes_stray_quote(hunk)))
+                                pairs_slash=_pairs_lone_slash(hunk), stray_quote=stray,
+                                odd_in_file=_odd_in_file(before, stray))
         if hidden and not all(map(_is_word, hidden)):
             return f"it turns code into a comment or string near line {hunk[0]}: {' '.join(hidden)[:60]}"
     # Only an edit that places or takes away a delimiter can make a new string or comment.
