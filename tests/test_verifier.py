@@ -657,3 +657,14 @@ def test_an_error_at_the_input_s_end_moved_along_its_line_is_no_progress():
     before = [Problem(4, 1, 4, 1, "syntax error, unexpected end-of-input, expecting `end'", source="ruby -c")]
     after = [Problem(4, 8, 4, 8, "syntax error, unexpected end-of-input, expecting `end'", source="ruby -c")]
     assert not Verifier("ruby").progress(before, after, lines, Edit(4, 1, ["nil end"], "insert 'nil'"))
+
+
+def test_an_error_at_the_line_s_start_does_not_read_on_when_the_line_s_first_mark_is_deleted():
+    # bash names no column: its error stands at the line's start before and after an
+    # edit that deletes the ',' there, which is no reading on along the line.
+    lines = ["# Licensed under the Apache License", ', Version 2.0 (the "License");']
+    message = "syntax error near unexpected token `('"
+    before = [Problem(2, 1, 2, 1, message, source="bash -n")]
+    after = [Problem(2, 1, 2, 1, message, source="bash -n")]
+    edit = Edit(2, 1, [' Version 2.0 (the "License");'], "line 2: delete ','")
+    assert not Verifier("bash").progress(before, after, lines, edit)

@@ -198,7 +198,7 @@ def _read_on_along_its_line(old: Problem, new: Problem, edit: Edit, lines: Seque
     start, end = kept_ends(before, after)
     written_to = len(after) - end  # (0-based) the column after what the edit wrote
     shift = len(after) - len(before)
-    return new.column - 1 >= written_to and new.column - 1 - shift > old.column - 1 and start <= old.column
+    return new.column - 1 > written_to and new.column - 1 - shift > old.column - 1 and start <= old.column
 
 
 def _new_span(edit: Edit) -> tuple[int, int, int]:
