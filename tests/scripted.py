@@ -1,5 +1,5 @@
 """What the tests share: a file only the (scripted) model can repair, a CLI runner, a
-search run as a repair runs it, and a free port for a local server."""
+search run as a repair runs it, its first candidate, and a free port for a local server."""
 
 from __future__ import annotations
 
@@ -20,6 +20,19 @@ def suggested(source: str, language: str, **options) -> list[Candidate]:  # noqa
     messages its baseline (any other message a candidate draws is new, a problem)."""
     with judges.account(), judges.baseline(source, language):
         return suggest(source, language, **options)
+
+
+def first_suggested(source: str, language: str, **options) -> Candidate:  # noqa: ANN003
+    """``suggest``'s first candidate for ``source``: the test fails where there is none."""
+    found = suggest(source, language, **options)
+    assert found, f"no candidate for this {language} text"
+    return found[0]
+
+
+def first_restores(fixed: str, broken: str, language: str, rule: str) -> bool:
+    """``suggest``'s first candidate for ``broken`` is ``fixed`` again, made by ``rule``."""
+    first = first_suggested(broken, language)
+    return first.source_after == fixed and first.edit.rule == rule
 
 
 def run(capsys, *argv: str) -> tuple[int, str, str]:  # noqa: ANN001 - pytest's capsys

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from scripted import suggested
+from scripted import first_restores, first_suggested, suggested
 from tinycode import judges
 from tinycode.check import Problem
 from tinycode.engine.candidates import suggest
@@ -1866,9 +1866,8 @@ def test_a_slip_made_twice_on_a_line_is_repaired_where_the_judge_reads_on_to_the
     # lies further along the same line in the same words: progress, not the same error.
     source = "int f(int a, int b, int c) {\n    if (a == b && b !==c && a!==c)\n        return 1;\n    return 0;\n}\n"
     assert [(p.line, p.source) for p in check(source, "c").problems] == [(2, "gcc -fsyntax-only")]
-    found = suggest(source, "c")
-    assert found and found[0].fixes_all
-    assert found[0].source_after == source.replace("!==", "!=")
+    first = first_suggested(source, "c")
+    assert first.fixes_all and first.source_after == source.replace("!==", "!=")
 
 
 def test_a_conditional_that_lost_its_name_is_given_the_names_the_file_tests_at_its_depth_first():
@@ -1888,8 +1887,7 @@ def test_a_line_that_lost_the_quote_its_siblings_end_with_is_given_it():
     fixed = "#!/bin/sh\n\n" + body + "test_done\n"
     broken = fixed.replace("'case 2' '\n", "'case 2'\n")
     assert check(broken, "bash").problems[0].line > 20
-    found = suggest(broken, "bash")
-    assert found and found[0].source_after == fixed and found[0].edit.rule == "sibling-end"
+    assert first_restores(fixed, broken, "bash", "sibling-end")
 
 
 @pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
@@ -1904,8 +1902,7 @@ def test_a_quote_typed_alone_is_deleted_where_the_string_it_opens_runs_to_the_en
              "      @items.keys.sort\n    end\n  end\nend\n")
     broken = fixed.replace("raise ArgumentError", "raise` ArgumentError")
     assert "end of file" in check(broken, "ruby").problems[0].message
-    found = suggest(broken, "ruby")
-    assert found and found[0].source_after == fixed and found[0].edit.rule == "stray-quote"
+    assert first_restores(fixed, broken, "ruby", "stray-quote")
 
 
 @pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
@@ -1918,9 +1915,8 @@ def test_an_error_at_the_input_s_end_does_not_move_on_because_a_word_was_typed_b
              "    Width = 30 # :nodoc:\n  end\nend\n")
     broken = fixed.replace("        42\n      end\n", "        42\n      endd\n").replace(
         "    Width = 30 # :nodoc:\n  end\n", "    Width = 30 # :nodoc: end\n")
-    found = suggest(broken, "ruby")
-    assert found and found[0].fixes_all
-    assert "endd" not in found[0].source_after and "nil end" not in found[0].source_after
+    first = first_suggested(broken, "ruby")
+    assert first.fixes_all and "endd" not in first.source_after and "nil end" not in first.source_after
 
 
 @pytest.mark.skipif(shutil.which("dash") is None, reason="dash reads a stray backquote's text as a script")
@@ -1932,8 +1928,7 @@ def test_a_stray_backquote_dash_reports_as_a_string_left_open_is_deleted():
              "        ;;\n    stop)\n        log_action_msg \"Saved at `date`\"\n        ;;\nesac\nexit 0\n")
     broken = fixed.replace("init-functions", "init-`functions")
     assert "Unterminated quoted string" in check(broken, "bash").problems[0].message
-    found = suggest(broken, "bash")
-    assert found and found[0].source_after == fixed and found[0].edit.rule == "sh-stray-backquote"
+    assert first_restores(fixed, broken, "bash", "sh-stray-backquote")
 
 
 
@@ -1979,7 +1974,6 @@ def test_a_declaration_s_keyword_split_from_the_block_it_opens_is_joined_back():
     # parameter's `extends`, which nothing else could hold.
     broken = SHELF_TS.replace("interface Shelf<T> {", "interface\nShelf<T> {")
     assert [p.line for p in check(broken, "typescript").problems] == [21]
-    found = suggest(broken, "typescript")
-    assert found and found[0].edit.rule == "split-header" and found[0].source_after == SHELF_TS
+    assert first_restores(SHELF_TS, broken, "typescript", "split-header")
     fixed = repair(broken, "typescript", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
     assert fixed.status == "fixed" and fixed.source == SHELF_TS

@@ -10,6 +10,7 @@ from tinycode.check import check
 from tinycode.engine import candidates
 from tinycode.engine.candidates import suggest
 from tinycode.engine.guard import hides_code
+from scripted import first_suggested
 
 PHP_QUEUE = """<?php
 class Queue {
@@ -298,5 +299,4 @@ def test_a_backquote_the_file_has_one_too_many_of_taken_out_of_a_string_hides_no
     broken = EVAL_SCRIPT.replace("\t\tread _RET", "\t\tread` _RET")
     assert hides_code(broken, EVAL_SCRIPT, "bash") == ""
     if shutil.which("sh"):
-        found = suggest(broken, "bash")
-        assert found and found[0].source_after == EVAL_SCRIPT
+        assert first_suggested(broken, "bash").source_after == EVAL_SCRIPT
