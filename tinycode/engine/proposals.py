@@ -1263,12 +1263,17 @@ def _other_quote_edits(text: str, line_no: int, counts: Mapping[str, int] | None
                 yield replace_token(text, line_no, col, quote, other)
 
 
+def _judged(problems: tuple[Problem, ...]) -> list[Problem]:
+    """The language's own judge's messages among the first problems."""
+    return [p for p in problems[:3] if p.kind == "compiler"]
+
+
 def _string_run_on_edits(lines: list[str], problems: tuple[Problem, ...], language: str) -> Iterator[Edit]:
     """``'addBcc");`` forty lines above ``'mail', ...`` where the judge reports: tree-sitter
     reads one string from the first line to the second, ending on (or just above) the
     line of the judge's report. On the line the string begins, with two kinds of quote
     left open, one made the other (``quote-of-the-other-kind``)."""
-    judged = [p for p in problems[:3] if p.kind == "compiler"]
+    judged = _judged(problems)
     if not judged:
         return
     marker = comment_prefix(language)
@@ -1309,7 +1314,7 @@ def _stray_quote_edits(lines: list[str], problems: tuple[Problem, ...], language
     with none of the line's others (an even number of them before it) and stands where
     no string opens, glued to the end of a word, is deleted. One that opens a word
     (``"$f ;;``) lost its partner, which other rules put back."""
-    judged = [p for p in problems[:3] if p.kind == "compiler"]
+    judged = _judged(problems)
     if not judged:
         return
     starts = _strings_run_on_to(lines, judged, language)
@@ -1345,7 +1350,7 @@ def _sibling_end_edits(lines: list[str], problems: tuple[Problem, ...]) -> Itera
     file's end, where it cannot say where it began. A line whose first word begins at
     least MIN_SIBLINGS others, all of which end with the same quote or opener standing
     alone, and that ends otherwise, is given it."""
-    judged = [p for p in problems[:3] if p.kind == "compiler" and UNCLOSED.search(p.message)
+    judged = [p for p in _judged(problems) if UNCLOSED.search(p.message)
               and AT_THE_END.search(p.message)]
     if not judged:
         return
@@ -1384,7 +1389,7 @@ def _split_header_edits(lines: list[str], problems: tuple[Problem, ...], languag
     statement of its own, and the block below reads as something else until, far into
     it, the judge meets what that cannot hold. The lines that open the blocks around the
     judge's first error, the innermost first, each joined to a keyword alone above it."""
-    judged = [p for p in problems[:3] if p.kind == "compiler"]
+    judged = _judged(problems)
     if not judged or not lines:
         return
     keywords = vocabulary(language)[0]

@@ -64,6 +64,12 @@ class ToolTimeout(Exception):
 Runner = Callable[[Sequence[str], str, str, float], Output]
 
 
+def tool_env(**extra: str) -> dict[str, str]:
+    """The environment a tool runs in: this one, in the C locale, so that its messages
+    are the English the readers parse (and ``extra``)."""
+    return dict(os.environ, LC_ALL="C", LANG="C", LANGUAGE="C", **extra)
+
+
 def run_tool(argv: Sequence[str], text: str, filename: str, timeout: float) -> Output:
     """Run ``argv`` on ``text`` written to a private temporary file named ``filename``.
 
@@ -76,7 +82,7 @@ def run_tool(argv: Sequence[str], text: str, filename: str, timeout: float) -> O
         with open(path, "w", encoding="utf-8", errors="surrogatepass", newline="") as handle:
             handle.write(text)
         command = [path if part == "{file}" else part for part in argv]
-        env = dict(os.environ, LC_ALL="C", LANG="C", LANGUAGE="C", NO_COLOR="1")
+        env = tool_env(NO_COLOR="1")
         try:
             done = subprocess.run(command, cwd=folder, env=env, stdin=subprocess.DEVNULL,
                                   capture_output=True, timeout=timeout, check=False)

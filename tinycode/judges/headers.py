@@ -18,6 +18,7 @@ import subprocess
 from typing import Sequence
 
 from ..languages import spec
+from .base import tool_env
 from ..spelling import distance
 
 _INCLUDE = re.compile(r'^[ \t]*#[ \t]*include[ \t]*(?:"([^"\n]+)"|<([^<>\n]+)>)')
@@ -210,7 +211,7 @@ def system_folders(executable: str, language: str, timeout: float) -> tuple[str,
     try:
         done = subprocess.run([executable, "-x", kind, "-E", "-v", os.devnull], stdin=subprocess.DEVNULL,
                               capture_output=True, timeout=timeout, check=False,
-                              env=dict(os.environ, LC_ALL="C", LANG="C", LANGUAGE="C"))
+                              env=tool_env())
     except (OSError, subprocess.TimeoutExpired):
         _system[key] = ()
         return ()
@@ -241,7 +242,7 @@ def _macros(directives: str, flags: tuple[str, ...], executable: str, language: 
     try:
         done = subprocess.run([executable, "-x", compiler_language(language), *flags, "-dM", "-E", "-"],
                               input=directives.encode("utf-8", "surrogatepass"), capture_output=True,
-                              timeout=timeout, check=False, env=dict(os.environ, LC_ALL="C", LANG="C", LANGUAGE="C"))
+                              timeout=timeout, check=False, env=tool_env())
         found = frozenset(DEFINED_NAME.findall(done.stdout.decode("utf-8", "replace")))
     except (OSError, subprocess.TimeoutExpired):
         found = frozenset()

@@ -27,6 +27,7 @@ import tempfile
 import threading
 from typing import NamedTuple, Sequence
 
+from .base import tool_env
 from .headers import DEFINED_NAME, compiler_language
 
 # Runs of the same header block before it is precompiled. Building costs a few judge
@@ -169,7 +170,7 @@ class Cache:
         return header, frozenset(DEFINED_NAME.findall(listed.stdout.decode("utf-8", "replace")))
 
     def _compile(self, command: list[str], timeout: float) -> subprocess.CompletedProcess[bytes] | None:
-        env = dict(os.environ, LC_ALL="C", LANG="C", LANGUAGE="C")
+        env = tool_env()
         try:
             return subprocess.run(command, cwd=self._folder, env=env, stdin=subprocess.DEVNULL,
                                   capture_output=True, timeout=timeout, check=False)

@@ -35,7 +35,7 @@ import time
 from typing import Sequence
 
 from . import readers, registry
-from .base import Output, ToolTimeout, run_tool
+from .base import Output, ToolTimeout, run_tool, tool_env
 
 # Judgements of a process before it starts a node --check worker: a check of one clean
 # file asks node once or twice, and starting and trusting a worker costs a few runs' time.
@@ -61,7 +61,7 @@ class _Worker:
     """A process running a judge program; one request at a time."""
 
     def __init__(self, command: Sequence[str]) -> None:
-        env = dict(os.environ, LC_ALL="C", LANG="C", LANGUAGE="C", NO_COLOR="1")
+        env = tool_env(NO_COLOR="1")
         self.process = subprocess.Popen(
             list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             cwd=tempfile.gettempdir(), env=env)
