@@ -1977,3 +1977,37 @@ def test_a_declaration_s_keyword_split_from_the_block_it_opens_is_joined_back():
     assert first_restores(SHELF_TS, broken, "typescript", "split-header")
     fixed = repair(broken, "typescript", llm=FakeLLM(scorer=lambda prompt, text: 0.0))
     assert fixed.status == "fixed" and fixed.source == SHELF_TS
+
+
+DOCSTRING_CUT = '''import collections
+
+
+class Frozen(collections.defaultdict):
+    """
+    A dict that stops growing once frozen.
+
+    >>> d = Frozen(list)
+    >>> d.freeze()
+    >>> len(d)
+    0
+    """
+
+    def __missing__(self, key):
+        return getattr(self, "_frozen", super().__missing__)(key)
+
+    def freeze(self):
+        self._frozen = lambda key: self.default_factory()
+'''
+
+
+def test_a_docstring_whose_closer_lost_a_quote_is_closed_where_it_was_cut():
+    # CPython reports the string left open at its opener; the closer, cut to '""', lies
+    # eight lines below it.
+    broken = DOCSTRING_CUT.replace('    0\n    """', '    0\n    ""')
+    assert first_restores(DOCSTRING_CUT, broken, "python", "triple-quote-cut")
+    from fake_llm import FakeLLM
+    from tinycode import repair
+
+    result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: 0.0), settings=Settings(agent="off"))
+    assert result.status == "fixed" and result.source == DOCSTRING_CUT
+

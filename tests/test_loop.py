@@ -15,6 +15,7 @@ from tinycode.check import CheckResult, Problem
 from tinycode.config import Settings
 from tinycode.engine.edits import Edit
 from tinycode.engine.guard import edit_too_large
+from tinycode.engine.trace import Step
 from tinycode.engine.verifier import Verifier
 
 FILLER = "".join(f"    total += {i}\n" for i in range(12))
@@ -427,3 +428,49 @@ def test_a_step_that_a_later_repair_made_needless_is_taken_back():
     broken = clean.replace("#  0x01", "#\n    0x01")
     result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: 0.0), settings=Settings(agent="off"))
     assert result.status == "fixed" and result.source == clean
+
+
+def _offering(steps: dict[str, list[str]]):
+    """A loop tool that, from each text of ``steps``, keeps the first of its next texts the
+    loop does not refuse (none from a text not in ``steps``); each kept step's rule is
+    ``rule-N``, N the text's place among all the next texts."""
+    from tinycode.engine.loop import RepairState
+
+    every = [text for nexts in steps.values() for text in nexts]
+
+    def tool(state: RepairState):
+        for text in steps.get(state.working, []):
+            if not state.refused(text):
+                state.record(Step(state.next_number(), kind="fast_path", rule=f"rule-{every.index(text)}"))
+                return text, check(text, state.language)
+        return None
+    return tool
+
+
+def test_kept_steps_after_which_nothing_repairs_the_rest_are_taken_back(monkeypatch):
+    from tinycode.engine import loop
+
+    broken = "def f(x):\n    return (x\n\n\nvalue = f(1))\n\nother = [1\n"
+    # A first step that makes progress, a second after it, and then no step.
+    wrong = broken.replace("(x\n", "(x,\n")
+    dead_end = wrong.replace("[1\n", "[1]\n")
+    right = broken.replace("(x\n", "(x)\n")
+    fixed = right.replace("f(1))", "f(1)").replace("[1\n", "[1]\n")
+    monkeypatch.setattr(loop, "LOOP_TOOLS", (_offering({broken: [wrong, right], wrong: [dead_end],
+                                                        right: [fixed]}),))
+    result = repair(broken, "python", llm=FakeLLM(), settings=Settings(agent="off"))
+    assert result.status == "fixed" and result.source == fixed
+    assert [step.kind for step in result.steps] == ["fast_path", "fast_path", "take_back", "fast_path", "fast_path"]
+    assert result.steps[2].input == {"steps": [1, 2]}
+    assert result.rules == ["rule-1", "rule-3"]  # the steps taken back are not among those kept
+
+
+def test_steps_are_taken_back_a_bounded_number_of_times(monkeypatch):
+    from tinycode.engine import loop
+
+    broken = "value = f(1))\n"
+    dead_ends = [f"value = f({n}))\n" for n in range(2, 12)]  # each still broken, none leads on
+    monkeypatch.setattr(loop, "LOOP_TOOLS", (_offering({broken: dead_ends}),))
+    result = repair(broken, "python", llm=FakeLLM(), settings=Settings(agent="off"))
+    assert result.status == "failed" and result.source == broken
+    assert [step.kind for step in result.steps].count("take_back") == loop.MAX_TAKEN_BACK

@@ -35,7 +35,7 @@ from ..judges import grammar_gaps, judge_name, registry
 from ..languages import comment_prefix, get_parser, spec
 from .grammar_space import contexts_of, habits, strings_over_lines
 from .verifier import (FIXED, PROGRESS, REGION, SWALLOWED, TREE_SITTER, FirstError, Verifier,
-                       judge_stopped_at, near, shape, nodes_starting, only_indentation, reported_line, unmatched)
+                       judge_stopped_at, near, shape, nodes_starting, only_indentation, reported_line, runs_on, unmatched)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -474,9 +474,11 @@ class _CompileVerdicts:
         reported = (first.line, first.column)
         self.first = FirstError(reported, reported if begins == first.line else (begins, WHOLE_LINE), first.message)
         # The window holds the error's own statement; an error that goes back to a line
-        # above it (a bracket's mismatch, a closer whose opener was lost) is judged on
+        # above it (a bracket's mismatch, a closer whose opener was lost), or a
+        # triple-quoted string left open (its closer lost anywhere below), is judged on
         # the whole file.
-        goes_back = begins != first.line or first.message.startswith("SyntaxError: unmatched ")
+        goes_back = begins != first.line or first.message.startswith("SyntaxError: unmatched ") \
+            or runs_on(first.message)
         self.window = _window(node.lines, first, language) \
             if len(node.lines) > WINDOW_FROM and not goes_back else None
         # Fixes judged on the window alone, and whether the file around the window has

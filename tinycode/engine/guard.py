@@ -834,7 +834,8 @@ def _drops_doubled_closer(hunk: tuple[int, list[str], list[str]], spans: list[tu
 def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, above: bool) -> bool:
     """A block's or a string's partner may be far from where the checker reports it
     missing. A closer (``)``, a shell ``fi``) may go below an unclosed opener the
-    checker reports, or above the end of the file where it reports the closer missing;
+    checker reports, or above the end of the file where it reports the closer missing
+    (a triple quote's too, on a line of quotes alone);
     an opener may go above a closer that lost it (``(``, a shell ``then``), and a
     closing quote above the line where the string that runs on from it is noticed, with
     the closers of what it opened inside that string (``")"`` at the end of ``"$(cmd
@@ -844,11 +845,17 @@ def _puts_back(old: list[str], new: list[str], language: str, *, below: bool, ab
     family = edit_family(language)  # words that close or open blocks as brackets do
     closers |= family.closers
     openers |= family.openers
-    return (below or above) and (_only_adds(old, new, closers) or _respells_as(old, new, family.closers)) \
+    return (below or above) and (_only_adds(old, new, closers) or _respells_as(old, new, family.closers)
+                                 or _quotes_only(new) and _only_adds(old, new, set(QUOTES))) \
         or above and (_only_adds(old, new, openers) or _respells_as(old, new, family.openers)
                       or _unmasks(old, new, family.openers - {";"})
                       or _only_adds(old, new, closers | set(QUOTES)) or _swaps_a_quote(old, new)
                       or _only_adds(new, old, set(QUOTES)))
+
+
+def _quotes_only(lines: list[str]) -> bool:
+    """Every line holds quotes only (a triple-quoted string's closer alone on its line)."""
+    return all(line.strip() and not line.strip().strip("\"'`") for line in lines)
 
 
 def _respells_as(old: list[str], new: list[str], words: Iterable[str]) -> bool:

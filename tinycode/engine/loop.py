@@ -44,6 +44,11 @@ from .trace import Step
 
 # Kept steps of the repair loop before what remains goes to the agent.
 MAX_LOOP_STEPS = 12
+# Times one repair may take its kept steps back when no tool finds a next step: with
+# several mistakes in a file, a step that made progress on one may be the wrong repair
+# of it, and only a later mistake shows that (a docstring's opener made an empty string
+# where its closer lost a quote eight lines below).
+MAX_TAKEN_BACK = 3
 # Work units (``candidates.WORK_BUDGET`` is one search's) all the searches of one repair
 # may spend: a file whose mistakes no search repairs stops there, whatever the load. On
 # 29 three-error files of 8 languages every repair took at most 38,771.
@@ -52,6 +57,8 @@ FILE_WORK = 5 * WORK_BUDGET
 # window retyped); once the model's answer did not help, the file's time goes to the
 # searches of its other problems instead.
 MAX_FAILED_REWRITES = 1
+# The kind of step that takes a kept step back (``run_loop``).
+TAKE_BACK = "take_back"
 _EDIT_LINE = re.compile(r"(?:^|; )line (\d+):")
 
 OnStep = Callable[[Step], None]
@@ -81,8 +88,11 @@ class RepairResult:
 
     @property
     def rules(self) -> list[str]:
-        """The ids of the rules whose changes the steps kept, each once, in order."""
-        return list(dict.fromkeys(r for step in self.steps for r in step.rule.split("+") if r))
+        """The ids of the rules whose changes the steps kept (and did not take back), each
+        once, in order."""
+        taken_back = {n for step in self.steps if step.kind == TAKE_BACK for n in step.input["steps"]}
+        return list(dict.fromkeys(r for step in self.steps if step.number not in taken_back
+                                  for r in step.rule.split("+") if r))
 
 
 @dataclass
@@ -104,6 +114,7 @@ class RepairState:
     rewrites_failed: int = 0  # the model's rewrites that were not kept
     not_verified: str = ""  # why the last complete fix refused as unverified was (``unverified``)
     account: WorkAccount = field(default_factory=lambda: WorkAccount(FILE_WORK))  # all its searches' work
+    taken_back: set[str] = field(default_factory=set)  # texts of kept steps taken back: never kept again
 
     @property
     def verifier(self) -> Verifier:
@@ -129,6 +140,11 @@ class RepairState:
         minimal-edit and locality guard with the settings' limits; code hidden in a
         comment or string), or ''."""
         return self.verifier.refused(self.original, self.original_result.problems, after_source, self.settings)
+
+    def refused(self, after_source: str) -> bool:
+        """``after_source`` is no step to keep: a step taken back led to it, or the guard
+        refuses it (``too_large``)."""
+        return after_source in self.taken_back or bool(self.too_large(after_source))
 
     def unverified(self, after_source: str) -> str:
         """Why a clean ``after_source`` that the guard lets pass (``too_large``) would still
@@ -287,22 +303,59 @@ def _kept(old: str, new: str) -> int:
     return sum(kept_ends(old, new))
 
 
+@dataclass(frozen=True)
+class _Before:
+    """The working copy before a kept step, to go back to."""
+
+    working: str
+    current: CheckResult
+    edited_lines: int
+    step: int  # the number of the step kept
+
+
 def run_loop(state: RepairState) -> bool:
-    """The loop on the working copy, until it is clean (True) or no tool makes progress."""
+    """The loop on the working copy, until it is clean (True) or no tool makes progress.
+    Where none does, the kept steps are taken back and the first of them is never kept
+    again: the loop begins again from the copy before it (``MAX_TAKEN_BACK`` times at
+    most), where the next best first step is tried. The first step is the one chosen
+    with every mistake of the file still around its place; the searches already made
+    are remembered (``searched``), so steps found again cost nothing."""
     if state.settings.agent_only:
         return False
-    for _ in range(MAX_LOOP_STEPS):
+    path: list[_Before] = []
+    kept_steps = 0
+    while kept_steps < MAX_LOOP_STEPS:
         kept = None
         for tool in LOOP_TOOLS:
             kept = tool(state)
             if kept is not None:
                 break
         if kept is None:
-            return False
+            if not path or len(state.taken_back) >= MAX_TAKEN_BACK or state.account.exhausted:
+                return False
+            _take_back(state, path)
+            path.clear()
+            continue
+        assert state.current is not None
+        path.append(_Before(state.working, state.current, len(state.edited_lines), len(state.result.steps)))
+        kept_steps += 1
         state.working, state.current = kept
         if state.current.ok:
             return True
     return False
+
+
+def _take_back(state: RepairState, path: list[_Before]) -> None:
+    """Go back to the copy before the first kept step of ``path``, taking back every step
+    after it too, recorded as a step; the text the first step led to is never kept again."""
+    first = path[0]
+    state.taken_back.add(path[1].working if len(path) > 1 else state.working)
+    state.working, state.current = first.working, first.current
+    del state.edited_lines[first.edited_lines:]
+    state.record(Step(state.next_number(), kind=TAKE_BACK,
+                      thought="no step repairs what is left: the first step may have been the wrong repair",
+                      action="take_back", input={"steps": [before.step for before in path]},
+                      observation=f"back to the copy before step {first.step}; " + _observed(first.current)))
 
 
 def _complete_fix(state: RepairState) -> tuple[str, CheckResult] | None:
@@ -336,7 +389,7 @@ def _candidate_step(state: RepairState, *, partial: bool,
 
     def acceptable(candidate: Candidate) -> bool:
         return (keep is None or keep(candidate)) and not _region_full(state, _edited_lines(candidate.edit)) \
-            and not state.too_large(candidate.source_after) \
+            and not state.refused(candidate.source_after) \
             and not (candidate.fixes_all and state.unverified(candidate.source_after)) \
             and not (not candidate.fixes_all and candidate.types_unknown
                      and state.verifier.rejects_step(state.working, candidate.source_after))
@@ -429,7 +482,7 @@ def _alone_fix(state: RepairState) -> tuple[str, CheckResult] | None:
             if any(edit.line <= n <= max(edit.end_line, edit.line) for n in blanked):
                 return False
             text = "\n".join(edit.applied(lines))
-            if _region_full(state, _edited_lines(edit)) or state.too_large(text):
+            if _region_full(state, _edited_lines(edit)) or state.refused(text):
                 return False
             after = verifier.accepted_alone(masked, masked_result, candidate.source_after, edit, current, text,
                                             target)
@@ -475,8 +528,8 @@ def _rewrite(state: RepairState) -> tuple[str, CheckResult] | None:
         if not state.verifier.progress(state.current.problems, rewrite.edited_result.problems,
                                        state.working.split("\n"), change):
             observation = "The rewrite does not remove the problem; the agent takes over."
-        elif state.too_large(rewrite.edited):
-            observation = "The rewrite changes too much; the agent takes over."
+        elif state.refused(rewrite.edited):
+            observation = "The rewrite changes too much, or leads where a step was taken back; the agent takes over."
         else:
             kept = rewrite.edited, rewrite.edited_result
             observation = _observed(rewrite.edited_result)
@@ -501,7 +554,7 @@ def _paired_fix(state: RepairState) -> tuple[str, CheckResult] | None:
     started = time.monotonic()
     pairs = [c for c in paired_fixes(state.working, state.language, state.current,
                                      state.settings.max_problem_distance)
-             if not state.too_large(c.source_after)]
+             if not state.refused(c.source_after)]
     if len(pairs) > 1:
         try:  # the model chooses, as among single candidates; never a blind pick
             ranked = rank(state.llm, state.working, state.language, pairs)

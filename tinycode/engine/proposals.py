@@ -346,6 +346,7 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
             yield from _bare_key_edits(lines[line_no - 1], line_no, vocabulary(language)[0])
     if quoted:
         yield from _unbalanced_quote_edits(lines, problems[0])
+        yield from _cut_closer_edits(lines, problems[0])
     spacing = habits("\n".join(lines), language)[0]
     for line_no in anchors:
         yield from _token_edits(lines[line_no - 1], line_no, family.alternatives, spacing)
@@ -355,6 +356,7 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
     if problems:
         if not quoted:
             yield from _unbalanced_quote_edits(lines, problems[0])
+            yield from _cut_closer_edits(lines, problems[0])
         if guess:  # CPython names an unclosed bracket itself
             yield from _unmatched_bracket_edits(lines, problems[0], comment_prefix(language))
     if family.late is not None:
@@ -1239,6 +1241,21 @@ def _unbalanced_quote_edits(lines: list[str], problem: Problem) -> Iterator[Edit
             for match in _WORD_END.finditer(text):
                 yield replace(insert(text, line_no, match.end(), quote),
                               description=f"line {line_no}: insert {quote!r} after {match.group()!r}")
+
+
+@rule('triple-quote-cut', "a triple quote left open closed where a line holds only its closer's start (\"\")")
+def _cut_closer_edits(lines: list[str], problem: Problem) -> Iterator[Edit]:
+    """A triple-quoted string whose closer lost a quote (``""`` alone under a docstring)
+    runs on to the next triple quote or the file's end: where the file has an odd
+    number of a triple quote, a line below the problem's that holds only the start of
+    one is made whole, the nearest first."""
+    for triple in ('"""', "'''"):
+        if sum(line.count(triple) for line in lines) % 2 == 0:
+            continue
+        for line_no in range(max(problem.line, 1), len(lines) + 1):
+            text = lines[line_no - 1]
+            if text.strip() and text.strip() != triple and triple.startswith(text.strip()):
+                yield Edit(line_no, 1, [indent_of(text) + triple], f"line {line_no}: {text.strip()} made {triple}")
 
 
 def _quote_counts(lines: Sequence[str]) -> dict[str, int]:

@@ -234,6 +234,15 @@ _TOKENIZER_ERROR = re.compile(r"unterminated (?:triple-quoted )?string|unmatched
                               r"|was never closed|unindent does not match|invalid (?:non-printable )?character"
                               r"|invalid \w+ literal|unexpected character after line continuation")
 
+# A string CPython's tokenizer reads on from where it opens to the file's end.
+_RUNS_ON = re.compile(r"unterminated triple-quoted string")
+
+
+def runs_on(message: str) -> bool:
+    """CPython's ``message`` is of a string it read on from where it opens to the file's end."""
+    return _RUNS_ON.search(message) is not None
+
+
 # Tokenizer errors at a token the tokenizer cannot read: the parse stops there, before
 # any error of the parser's on the same line.
 _BAD_TOKEN = re.compile(r"invalid (?:non-printable )?character|invalid \w+ literal")
