@@ -2011,3 +2011,26 @@ def test_a_docstring_whose_closer_lost_a_quote_is_closed_where_it_was_cut():
     result = repair(broken, "python", llm=FakeLLM(scorer=lambda prompt, text: 0.0), settings=Settings(agent="off"))
     assert result.status == "fixed" and result.source == DOCSTRING_CUT
 
+
+
+@pytest.mark.skipif(shutil.which("bash") is None, reason="needs bash")
+def test_a_here_documents_first_line_joined_onto_its_opener_is_split_off():
+    fixed = ('#!/bin/bash\nme=train\nUSAGE=$(cat <<-EOF\nusage: $me [--overwrite] <rev-list-args>\n\n'
+             '    -h, --help     show the help\nEOF\n)\n\necho "$USAGE"\n')
+    broken = fixed.replace("<<-EOF\nusage", "<<-EOF usage")
+    assert first_restores(fixed, broken, "bash", "sh-heredoc-joined")
+
+
+@pytest.mark.skipif(shutil.which("ruby") is None, reason="needs ruby")
+def test_a_token_begun_over_code_goes_to_no_judge():
+    # Two requires typed as one line: a '/' typed before the second's string would begin a
+    # regular expression that runs to the '/' in a string 23 lines down; tree-sitter reads
+    # those lines as its text, and ruby's error would move there only because of it.
+    from tinycode.engine.candidates import _Node, _ReparseVerdicts
+
+    fixed = (Path(__file__).parent / "data" / "webrick_config.rb").read_text()
+    broken = fixed.replace("'httpversion'\nrequire_relative", "'httpversion' require_relative")
+    lines = broken.split("\n")
+    node = _Node(lines, True, check(broken, "ruby").problems, (), 0)
+    typed = lines[12].replace("_relative 'http", "_relative /'http", 1)
+    assert _ReparseVerdicts(node, "ruby").verdict(Edit(13, 1, [typed], "line 13: insert '/'")) is None

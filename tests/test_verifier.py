@@ -8,6 +8,7 @@ from tinycode.check import Problem
 from tinycode.engine.messages import expected_tokens
 from tinycode.engine.verifier import Verifier, unmatched
 from tinycode.engine.edits import Edit
+from tinycode.languages import get_parser
 
 
 
@@ -668,3 +669,18 @@ def test_an_error_at_the_line_s_start_does_not_read_on_when_the_line_s_first_mar
     after = [Problem(2, 1, 2, 1, message, source="bash -n")]
     edit = Edit(2, 1, [' Version 2.0 (the "License");'], "line 2: delete ','")
     assert not Verifier("bash").progress(before, after, lines, edit)
+
+
+def test_an_element_that_began_beside_the_edit_before_it_is_no_token_the_edit_began():
+    # '<>' made '<html>' on the line that also opens <head>: the head element, a few tags
+    # and a hundred lines of style, began on that line before the edit as after it.
+    metas = '<meta charset="utf-8">\n<title>notes</title>\n'
+    style = "".join(f".c{i} {{\n    color: red;\n\n    margin: 0;\n}}\n\n" for i in range(20))
+    broken = f"<!DOCTYPE html><><head>\n{metas}<style>\n{style}</style>\n</head>\n<body><p>x</p></body></html>\n"
+    fixed = broken.replace("<><head>", "<html><head>")
+    parser = get_parser("html")
+    before, after = parser.parse(broken.encode()), parser.parse(fixed.encode())
+    assert not Verifier("html").token_over_code(before, after, 0, 0, 0)
+    # A comment's opener typed there does begin one, over the whole style.
+    commented = parser.parse(broken.replace("<><head>", "<><head><!--").replace("</style>", "--></style>").encode())
+    assert Verifier("html").token_over_code(before, commented, 0, 0, 0)

@@ -653,11 +653,19 @@ class _ReparseVerdicts:
         if self.verifier.swallowed(self.tree, after, len(new) - (old_end - begin), edit) \
                 or self.verifier.misreads(self.tree, after, edit):
             return None
-        if self.native:
-            return FIXED if edit.direct else self.verifier.tree_sitter_screen(
-                self.node.lines, self.tree_before, self.tree_spans, problems, edit, self.blind, self.accepted,
-                self.stopped_at)
         last = edit.last_written
+        if self.native:
+            if edit.direct:
+                return FIXED
+            screened = self.verifier.tree_sitter_screen(self.node.lines, self.tree_before, self.tree_spans, problems,
+                                                        edit, self.blind, self.accepted, self.stopped_at)
+            # No edit that began a token over code (a ``/`` typed before a string, a regular
+            # expression to the next ``/`` twenty lines down) goes to the judge: its error
+            # would move there only because the code between is now the token's text.
+            if screened is not None and self.verifier.token_over_code(self.tree, after, edit.line - 1, last - 1,
+                                                                      edit.shift):
+                return None
+            return screened
         if self.verifier.token_over_code(self.tree, after, edit.line - 1, last - 1, edit.shift):
             return None
         if not problems:

@@ -63,6 +63,7 @@ def _structural(lines: list[str], problems: tuple[Problem, ...]) -> Iterator[Edi
         yield from _stray_backquote_edits(lines)
     yield from _missing_closer_edits(lines, first.line)
     yield from _lost_delimiter_edits(lines, first.line)
+    yield from _joined_heredoc_edits(lines, first.line)
     yield from _lost_program_quote_edits(lines, first.line)
     yield from _lost_opener_edits(lines, first.line)
     yield from _bare_opener_edits(lines, first.line)
@@ -321,6 +322,33 @@ def _lost_delimiter_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
                           f"line {n}: put back the delimiter {word.group(1)!r}")
                 break
         return
+
+
+# A here-document's operator and its delimiter word, quoted or not.
+_HEREDOC_OPENER = re.compile(r"<<(-?)[ \t]*(['\"]?)([A-Za-z_]\w*)\2")
+
+
+@rule('sh-heredoc-joined', "a here-document's first line typed onto its opener split off after the delimiter, "
+      "where a line below holds the delimiter alone", 'shell')
+def _joined_heredoc_edits(lines: list[str], error_line: int) -> Iterator[Edit]:
+    """``cat <<-EOF usage: $me <args>`` over the document's text and its ``EOF``: the
+    document's first line joined onto the line that opens it, where the shell reads it as
+    the command's words (a ``<`` in it a redirection). It goes back onto a line of its own.
+    The shell reads the document before the rest of the command's line, and may report the
+    mistake where the document ends: each such opener whose document reaches the error."""
+    for n in range(min(len(lines), error_line + 1), 0, -1):
+        text = lines[n - 1]
+        for opener in _HEREDOC_OPENER.finditer(code_of(text)):
+            rest = text[opener.end():]
+            if not rest.strip() or not rest[:1].isspace():
+                continue
+            word = opener.group(3)
+            end = next((below for below in range(n + 1, len(lines) + 1)
+                        if (alone := _DELIMITER.fullmatch(lines[below - 1])) is not None and alone.group(1) == word),
+                       None)
+            if end is not None and end >= error_line - 1:
+                yield Edit(n, 1, [text[:opener.end()], rest.lstrip()],
+                           f"line {n}: split the here-document's first line off after {word!r}")
 
 
 @rule('sh-program-quote', "the opening quote of a program in single quotes (awk, sed, a here-string) put back "

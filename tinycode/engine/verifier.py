@@ -923,7 +923,18 @@ class Verifier:
         in the text after it, whose later rows moved by ``shift``) began a token that runs on
         over rows tree-sitter read as code before (a ``/`` typed before a comment, now a
         regular expression over thirty lines): the file may then parse, with a mistake
-        inside the token. Rows it could not read before may be taken in (a ``/*`` put back)."""
+        inside the token. Rows it could not read before may be taken in (a ``/*`` put back).
+        A node that began on those rows and ended on the same row before is no token the
+        edit began (an element's ``<head>`` beside the tag the edit put right)."""
+        was = set()
+        stack = [before.root_node]
+        while stack:
+            node = stack.pop()
+            if node.end_point.row < first_row or node.start_point.row > last_row - shift:
+                continue
+            if node.start_point.row >= first_row:
+                was.add((node.type, node.end_point.row))
+            stack.extend(node.children)
         end = -1
         stack = [after.root_node]
         while stack:
@@ -932,7 +943,7 @@ class Verifier:
                 continue
             rows = node.end_point.row - last_row
             if node.start_point.row >= first_row and rows > 1 and not node.is_error \
-                    and node.descendant_count * TOKEN_ROWS < rows:
+                    and node.descendant_count * TOKEN_ROWS < rows and (node.type, node.end_point.row - shift) not in was:
                 end = max(end, node.end_point.row)
             else:
                 stack.extend(node.children)
