@@ -4,9 +4,11 @@ check -> clean: done, no model loaded. Otherwise the loop observes the problems,
 on the next one with one of its tools (a complete verified candidate edit, ranked by
 the model when there are several; the model's rewrite of the problem's window; a
 verified edit that only makes progress) and keeps the step when that problem went and
-none came. What the loop cannot repair goes to the ReAct agent, working on the partly
-repaired copy. The result is returned as fixed only when the checker finds no problem
-and every change is small and near a problem found at the start.
+none came; where no tool finds a next step, the kept steps are taken back and another
+first step is tried (``run_loop``). What the loop cannot repair goes to the ReAct
+agent, working on the partly repaired copy. The result is returned as fixed only when
+the checker finds no problem and every change is small and near a problem found at
+the start.
 
 Every step works within one deadline per file (``tinycode.deadline``), a safety bound:
 the work itself is budgeted in checks, steps and tokens, so a busy machine gives the

@@ -919,11 +919,11 @@ class Verifier:
 
     def token_over_code(self, before: tree_sitter.Tree, after: tree_sitter.Tree, first_row: int, last_row: int,
                         shift: int) -> bool:
-        """Where tree-sitter alone judges: the edit of rows ``first_row..last_row`` (0-based,
-        in the text after it, whose later rows moved by ``shift``) began a token that runs on
-        over rows tree-sitter read as code before (a ``/`` typed before a comment, now a
-        regular expression over thirty lines): the file may then parse, with a mistake
-        inside the token. Rows it could not read before may be taken in (a ``/*`` put back).
+        """The edit of rows ``first_row..last_row`` (0-based, in the text after it, whose
+        later rows moved by ``shift``) began a token that runs on over rows tree-sitter read
+        as code before (a ``/`` typed before a comment, now a regular expression over thirty
+        lines): where tree-sitter alone judges, the file may then parse with a mistake inside
+        the token; where the language's own judge does, its error moves to the token's end. Rows it could not read before may be taken in (a ``/*`` put back).
         A node that began on those rows and ended on the same row before is no token the
         edit began (an element's ``<head>`` beside the tag the edit put right)."""
         was = set()
