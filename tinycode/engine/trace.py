@@ -13,7 +13,8 @@ class Step:
     # "model" (an agent's turn), "fast_path" (a verified candidate edit, ranked by the
     # model when there were several; no generation), "rewrite" (the model's rewrite of a
     # problem's window), "lookup" (the agent's opening web_search) or "take_back" (a
-    # kept step after which nothing repaired the rest, taken back: ``input["step"]``)
+    # kept step after which nothing repaired the rest, taken back with those after it:
+    # ``input["steps"]``)
     kind: str = "model"
     thought: str = ""
     action: str = ""

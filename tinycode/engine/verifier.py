@@ -923,18 +923,25 @@ class Verifier:
         later rows moved by ``shift``) began a token that runs on over rows tree-sitter read
         as code before (a ``/`` typed before a comment, now a regular expression over thirty
         lines): where tree-sitter alone judges, the file may then parse with a mistake inside
-        the token; where the language's own judge does, its error moves to the token's end. Rows it could not read before may be taken in (a ``/*`` put back).
-        A node that began on those rows and ended on the same row before is no token the
-        edit began (an element's ``<head>`` beside the tag the edit put right)."""
-        was = set()
-        stack = [before.root_node]
-        while stack:
-            node = stack.pop()
-            if node.end_point.row < first_row or node.start_point.row > last_row - shift:
-                continue
-            if node.start_point.row >= first_row:
-                was.add((node.type, node.end_point.row))
-            stack.extend(node.children)
+        the token; where the language's own judge does, its error moves to the token's end.
+        Rows it could not read before may be taken in (a ``/*`` put back). A node that began
+        on those rows and ended on the same row before is no token the edit began (an
+        element's ``<head>`` beside the tag the edit put right)."""
+        was: set[tuple[str, int]] | None = None  # (type, last row) of the nodes that began there before
+
+        def began_before(node: tree_sitter.Node) -> bool:
+            nonlocal was
+            if was is None:
+                was = set()
+                stack = [before.root_node]
+                while stack:
+                    old = stack.pop()
+                    if old.end_point.row < first_row or old.start_point.row > last_row - shift:
+                        continue
+                    if old.start_point.row >= first_row:
+                        was.add((old.type, old.end_point.row))
+                    stack.extend(old.children)
+            return (node.type, node.end_point.row - shift) in was
         end = -1
         stack = [after.root_node]
         while stack:
@@ -943,7 +950,7 @@ class Verifier:
                 continue
             rows = node.end_point.row - last_row
             if node.start_point.row >= first_row and rows > 1 and not node.is_error \
-                    and node.descendant_count * TOKEN_ROWS < rows and (node.type, node.end_point.row - shift) not in was:
+                    and node.descendant_count * TOKEN_ROWS < rows and not began_before(node):
                 end = max(end, node.end_point.row)
             else:
                 stack.extend(node.children)
