@@ -819,6 +819,27 @@ def test_a_judge_that_reads_the_text_in_this_process_is_paid_for_from_the_search
     assert runs and len(runs) * parse_units <= account.spent
 
 
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="needs gcc")
+def test_the_judges_runs_are_paid_for_from_the_repairs_work_account():
+    # Each gcc run costs the repair's account what as long a search of its own would:
+    # three mistakes no one edit repairs make the judge run on hundreds of versions,
+    # and an account that holds a few runs ends the search after them.
+    from tinycode.engine.candidates import JUDGE_RUN_UNITS, WorkAccount
+
+    source = ("#include <stdio.h>\n\nint main(void) {\n    int total = 0;\n"
+              "    for (int i = 0; i < 10; i++) {\n        total += i * 2 +;\n    }\n"
+              '    printf("%d\\n", total) + ;\n    return total ? 0 ; 1;\n}\n')
+    spent = {}
+    for units in (10 ** 9, 20 * JUDGE_RUN_UNITS):
+        with judges.account():
+            account, before = WorkAccount(units), judges.calls()
+            suggest(source, "c", account=account)
+            spent[units] = judges.calls() - before
+            # (and for the characters each run read)
+            assert account.spent > account.searched + spent[units] * JUDGE_RUN_UNITS
+    assert spent[10 ** 9] > 100 and spent[20 * JUDGE_RUN_UNITS] < 50
+
+
 HEADER = """#ifndef GEOMETRY_H
 #define GEOMETRY_H
 

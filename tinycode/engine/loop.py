@@ -51,9 +51,10 @@ MAX_LOOP_STEPS = 12
 # of it, and only a later mistake shows that (a docstring's opener made an empty string
 # where its closer lost a quote eight lines below).
 MAX_TAKEN_BACK = 3
-# Work units (``candidates.WORK_BUDGET`` is one search's) all the searches of one repair
-# may spend: a file whose mistakes no search repairs stops there, whatever the load. On
-# 29 three-error files of 8 languages every repair took at most 38,771.
+# Work units (``candidates.WORK_BUDGET`` is one search's) one repair may spend, its
+# searches and the language's own judge's runs together (``candidates.WorkAccount``):
+# a file whose mistakes no search repairs stops there, whatever the load, after about
+# 8-15 s on a 2-core machine (41 three-error files of 15 languages).
 FILE_WORK = 5 * WORK_BUDGET
 # Rewrites one file may spend that are not kept: each is seconds of generation (the
 # window retyped); once the model's answer did not help, the file's time goes to the
@@ -83,7 +84,7 @@ class RepairResult:
     # Whose verdict the output passed: the language's own judge ("gcc -fsyntax-only",
     # "javac parser", "python"), or "tree-sitter" where none is installed; "" if not checked.
     verified_by: str = ""
-    work: int = 0  # work units its searches spent (``FILE_WORK``)
+    work: int = 0  # work units its searches and the judge's runs spent (``FILE_WORK``)
     judge_work: int = 0  # the language's own judge's runs, weighted by its ``judge_cost``
     # How candidates were ranked ("" if none was): ``rank.RankingSeen``.
     ranked_by: str = ""

@@ -36,7 +36,7 @@ from ..languages import LanguageSpec, get_parser, read_as, spec
 from . import grammar_gaps, headers, precompiled, project, readers, registry, unresolved
 from .base import Diagnostic, Output, Runner, Tool, ToolTimeout, Verdict, run_tool
 __all__ = ["Diagnostic", "Output", "Verdict", "baseline", "configure", "describe", "problems", "verdict",
-           "calls", "configure_from", "errors_after_repair", "judge_name", "in_process_only", "located",
+           "calls", "read", "configure_from", "errors_after_repair", "judge_name", "in_process_only", "located",
            "unverified_changes"]
 
 _CACHE_SIZE = 256
@@ -52,6 +52,7 @@ class _State:
         self.tools: dict[tuple[str, str], Tool | None] = {}
         self.hung: set[str] = set()  # executables that timed out: not asked again
         self.calls = 0  # work outside any account(): tool runs (cache misses)
+        self.read = 0  # and the characters those runs read
         self.headers = precompiled.Cache()
 
 
@@ -63,6 +64,7 @@ class _Account:
 
     def __init__(self) -> None:
         self.calls = 0
+        self.read = 0  # characters of the texts those runs read
         self.seen: set[tuple] = set()
 
 
@@ -194,14 +196,26 @@ def account() -> Iterator[None]:
         _account.reset(token)
 
 
-def _charge(key: tuple, cost: int, ran: bool) -> None:
+def read() -> int:
+    """The characters of the texts the judge work of ``calls()`` read (a judge's run takes
+    longer on a longer text), counted as ``calls()`` counts runs; runs that cost nothing
+    (a parser in this process, paid for by the search) read nothing here."""
     current = _account.get()
+    return current.read if current is not None else _state.read
+
+
+def _charge(key: tuple, cost: int, ran: bool, size: int) -> None:
+    """Count a judge's run of ``cost`` on a text of ``size`` characters (``calls``, ``read``)."""
+    current = _account.get()
+    read = size if cost else 0
     if current is None:
         if ran:
             _state.calls += cost
+            _state.read += read
     elif key not in current.seen:
         current.seen.add(key)
         current.calls += cost
+        current.read += read
 
 
 def _commands() -> dict[str, str]:
@@ -277,7 +291,7 @@ def verdict(source: str, language: str) -> Verdict | None:
         if remembered is None:
             remembered = (_in_process(source, language), registry.run_cost(language))
             _remember(key, remembered)
-        _charge(key, remembered[1], ran)
+        _charge(key, remembered[1], ran, len(source))
         return remembered[0]
     if _tools_off.get():
         return None
@@ -295,13 +309,13 @@ def verdict(source: str, language: str) -> Verdict | None:
     key = (tool.argv, tool.filename, flags, whole, source)
     remembered = _remembered(key)
     if remembered is not None:
-        _charge(key, remembered[1], False)
+        _charge(key, remembered[1], False, len(source))
         return remembered[0]
     spent = [0]
     try:
         found = _run(tool, source, language, spent, flags, whole=whole)
     except ToolTimeout:
-        _charge(key, spent[0], True)
+        _charge(key, spent[0], True, len(source))
         if expired():  # the file's deadline cut it short
             raise DeadlineExceeded(f"time budget spent while {tool.name} ran") from None
         _state.hung.add(tool.executable)
@@ -309,7 +323,7 @@ def verdict(source: str, language: str) -> Verdict | None:
     except OSError:
         found = None  # removed or not executable since it was found: no verdict
     _remember(key, (found, spent[0]))
-    _charge(key, spent[0], True)
+    _charge(key, spent[0], True, len(source))
     return found
 
 
@@ -738,7 +752,7 @@ def _declared_syntax(text: str, language: str) -> list[tuple[Diagnostic, str]] |
             return None
         if remembered is None:
             _remember(key, (found, spent[0]))
-        _charge(key, spent[0], remembered is None)
+        _charge(key, spent[0], remembered is None, len(prefix) + len(text))
         if found is None:
             return None
         more = _declarations(found.diagnostics, text, record.declare_type, set(declared))
