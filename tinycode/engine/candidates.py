@@ -65,14 +65,14 @@ _DEDUPE_WHOLE = 400  # files up to this many lines are compared whole for duplic
 # Runs of a native judge (gcc, node, ...) one search may make, each a process, weighted
 # by its language's ``judge_cost`` (4 for a C compiler's run): sixty such runs.
 MAX_JUDGE_CALLS = 240
-# A judge's run, in work units: ``JUDGE_RUN_UNITS`` for each unit of its language's
-# ``judge_cost`` (a C compiler's run costs 4), and one for every ``JUDGE_READ_PER_UNIT``
+# A judge's run, in work units, for each unit of its language's ``judge_cost`` (a C
+# compiler's run costs 4): ``JUDGE_RUN_UNITS``, and one for every ``JUDGE_READ_PER_UNIT``
 # characters of the text it reads. Measured on this 2-core machine: a unit of
 # re-parsing takes about 0.1 ms; a judge's run 1-14 ms for each unit of its cost on a
 # short file (gcc 18 ms, g++ with its headers precompiled 92 ms, javac's parser 14 ms),
-# and tsc's 37 ms on a 20 kB file that took it 8 ms at 2 kB.
+# and tsc's (cost 2) 37 ms on a 20 kB file that took it 8 ms at 2 kB.
 JUDGE_RUN_UNITS = 50
-JUDGE_READ_PER_UNIT = 64
+JUDGE_READ_PER_UNIT = 160
 JUDGE_ALTERNATIVES = 32  # of those, spent looking for other complete fixes once one is found
 # Edits the judge's runs ran out before that tree-sitter likes best (fewest problems
 # left): a stray bracket lines above a report is proposed late, and these still get

@@ -52,7 +52,7 @@ class _State:
         self.tools: dict[tuple[str, str], Tool | None] = {}
         self.hung: set[str] = set()  # executables that timed out: not asked again
         self.calls = 0  # work outside any account(): tool runs (cache misses)
-        self.read = 0  # and the characters those runs read
+        self.read = 0  # and the characters those runs read, weighted by cost
         self.headers = precompiled.Cache()
 
 
@@ -64,7 +64,7 @@ class _Account:
 
     def __init__(self) -> None:
         self.calls = 0
-        self.read = 0  # characters of the texts those runs read
+        self.read = 0  # characters of the texts those runs read, weighted by cost
         self.seen: set[tuple] = set()
 
 
@@ -197,9 +197,9 @@ def account() -> Iterator[None]:
 
 
 def read() -> int:
-    """The characters of the texts the judge work of ``calls()`` read (a judge's run takes
-    longer on a longer text), counted as ``calls()`` counts runs; runs that cost nothing
-    (a parser in this process, paid for by the search) read nothing here."""
+    """The characters of the texts the judge work of ``calls()`` read, each weighted by its
+    language's ``judge_cost`` as the runs are (a judge's run takes longer on a longer
+    text, a slow judge's more so), counted once per text as ``calls()`` counts runs."""
     current = _account.get()
     return current.read if current is not None else _state.read
 
@@ -207,7 +207,7 @@ def read() -> int:
 def _charge(key: tuple, cost: int, ran: bool, size: int) -> None:
     """Count a judge's run of ``cost`` on a text of ``size`` characters (``calls``, ``read``)."""
     current = _account.get()
-    read = size if cost else 0
+    read = cost * size
     if current is None:
         if ran:
             _state.calls += cost
