@@ -887,6 +887,21 @@ def test_a_go_file_under_repair_is_judged_as_a_file_not_a_snippet():
         assert check(original.replace("package\n", "package base\n"), "go").ok
 
 
+@pytest.mark.skipif(shutil.which("gofmt") is None, reason="gofmt not installed")
+def test_a_go_file_whose_package_clause_is_misspelt_is_judged_as_a_file():
+    # Imports and named functions are no snippet's: judged as the file it is, gofmt asks
+    # for 'package' where the word is misspelt. As a snippet given a function around it,
+    # 'var' typed before the word made 'pakage main' a declaration of a variable.
+    original = ('// Command wait waits for a signal.\n\npackage main\n\nimport (\n\t"os"\n\t"os/signal"\n)\n\n'
+                'func main() {\n\tch := make(chan os.Signal, 1)\n\tsignal.Notify(ch)\n\t<-ch\n}\n')
+    broken = original.replace("package main", "pakage main").replace("\n\t\"os/signal\"", ' "os/signal"') \
+        .replace("<-ch", "<-ch#")
+    first = check(broken, "go").problems[0]
+    assert first.line == 3 and "'package'" in first.message
+    result = repair(broken, "go", llm=FakeLLM(default="", scorer=lambda prompt, text: 0.0))
+    assert result.status == "fixed" and result.source == original
+
+
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
 def test_a_cpp_change_is_verified_with_unknown_classes_declared_in_their_namespaces():
     original = ("#include <project/api.hpp>\n\nstd::string name(const Widget& w) {\n"
