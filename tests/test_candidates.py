@@ -2055,3 +2055,13 @@ def test_a_token_begun_over_code_goes_to_no_judge():
     node = _Node(lines, True, check(broken, "ruby").problems, (), 0)
     typed = lines[12].replace("_relative 'http", "_relative /'http", 1)
     assert _ReparseVerdicts(node, "ruby").verdict(Edit(13, 1, [typed], "line 13: insert '/'")) is None
+
+
+def test_a_bracket_of_the_other_kind_lines_above_the_error_is_made_the_closers_partner():
+    # The parser reports the ']' two lines below the '{' typed for '['; the object's
+    # members and the list around are as they were.
+    fixed = ('{\n  "name": "stringify-nice",\n  "scripts": {\n    "test": "tap"\n  },\n'
+             '  "files": [\n    "index.js"\n  ],\n  "license": "ISC"\n}\n')
+    broken = fixed.replace('"files": [', '"files": {')
+    assert check(broken, "json").problems[0].line == 8
+    assert first_restores(fixed, broken, "json", "bracket-other-kind")

@@ -111,6 +111,25 @@ def unmatched_brackets(lines: list[str], first: int, last: int, comment: str) ->
     return stray + stack[::-1]
 
 
+def mismatched_pairs(lines: list[str], first: int, last: int, comment: str
+                     ) -> list[tuple[tuple[int, int, str], tuple[int, int, str]]]:
+    """((line, column, opener), (line, column, closer)) of each closer on lines
+    ``first..last`` that meets an open bracket of another kind (``{`` ... ``]``), strings
+    and line comments skipped; the pair is taken as one, so the brackets after it pair
+    as they would with either bracket of the other kind."""
+    stack: list[tuple[int, int, str]] = []
+    pairs: list[tuple[tuple[int, int, str], tuple[int, int, str]]] = []
+    for line_no in range(first, last + 1):
+        for col, tok in _line_brackets(lines[line_no - 1], comment):
+            if tok in BRACKETS:
+                stack.append((line_no, col, tok))
+            elif stack:
+                opener = stack.pop()
+                if BRACKETS[opener[2]] != tok:
+                    pairs.append((opener, (line_no, col, tok)))
+    return pairs
+
+
 def block_header(lines: list[str], line_no: int, col: int) -> int | None:
     """For a closer that begins its line: the nearest line above it indented as
     deeply, when the line after that one is indented deeper (the block's first line).

@@ -24,7 +24,7 @@ from .grammar_space import (Spacing, closed_comments, early_edits, familiar_edit
                             in_spans, prose, sentence_goes_on, strings_over_lines, text_spans, tree_of, vocabulary, words_of)
 from .lookahead import lost_keyword_edits
 from .layout import (HEADER_SCAN, opener_at_end, INNER_LINES, block_header, deeper_closers, indent_of, lost_closers,
-                     misplaced_closers, open_strings, tokens, unmatched_brackets)
+                     misplaced_closers, mismatched_pairs, open_strings, tokens, unmatched_brackets)
 from .messages import (MEANT_HEADER, MEANT_NAME, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL, named_line,
                        token_before)
 from .python_proposals import PYTHON_ALTERNATIVES, block_indent_edits, late_python_edits, python_edits
@@ -359,6 +359,7 @@ def _proposals(lines: list[str], problems: tuple[Problem, ...], language: str) -
             yield from _cut_closer_edits(lines, problems[0])
         if guess:  # CPython names an unclosed bracket itself
             yield from _unmatched_bracket_edits(lines, problems[0], comment_prefix(language))
+            yield from _other_kind_bracket_edits(lines, problems[0], comment_prefix(language))
     if family.late is not None:
         yield from family.late(lines, problems, anchors)
     # Then every one-token insertion, deletion and substitution from the grammar's vocabulary.
@@ -1448,6 +1449,19 @@ def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -
             yield opener_at_end(lines, header, partner)
     for line_no, col, bracket in misplaced_closers(lines, first, last, comment):
         yield replace_token(lines[line_no - 1], line_no, col, bracket, "")
+
+
+@rule('bracket-other-kind', 'a bracket of the other kind: where a closer near the problem meets an opener of '
+      "another kind, the opener made the closer's partner, or the closer the opener's", 'any (not python)')
+def _other_kind_bracket_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
+    """``"files": {`` over ``"index.js"`` and ``]``: the parser reports the closer, or the
+    text inside that does not belong in the opener's kind of bracket; the mistake may be
+    either bracket, lines apart."""
+    first = max(1, problem.line - BRACKET_SCAN)
+    last = min(len(lines), max(problem.line, problem.end_line, first + BRACKET_SCAN) + BRACKET_SCAN)
+    for (o_line, o_col, opener), (c_line, c_col, closer) in mismatched_pairs(lines, first, last, comment):
+        yield replace_token(lines[o_line - 1], o_line, o_col, opener, OPENER_OF[closer])
+        yield replace_token(lines[c_line - 1], c_line, c_col, closer, BRACKETS[opener])
 
 
 # Where an expression may begin: after one of these a '/' opens a regular expression.
