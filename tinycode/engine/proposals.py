@@ -1424,14 +1424,19 @@ _NAMED_QUOTE = re.compile(r"matching ([`'\"])|(backquote)")
 _UNTERMINATED = re.compile(r"\bunterminated (?:quoted )?string\b", re.IGNORECASE)
 
 
+def _bracket_window(lines: list[str], problem: Problem) -> tuple[int, int]:
+    """The lines around ``problem`` searched for a bracket without its partner (``BRACKET_SCAN``)."""
+    first = max(1, problem.line - BRACKET_SCAN)
+    return first, min(len(lines), max(problem.line, problem.end_line, first + BRACKET_SCAN) + BRACKET_SCAN)
+
+
 @rule('unmatched-bracket', 'a bracket left unmatched near the problem given its partner, or deleted', 'any (not python)')
 def _unmatched_bracket_edits(lines: list[str], problem: Problem, comment: str) -> Iterator[Edit]:
     """A bracket left unmatched near the problem: its partner at each token boundary
     after it (an opener) or before it (a closer) on its own line, or the bracket
     deleted (one typed twice). tree-sitter often reports such a mistake far from it,
     or as one ERROR over the whole file."""
-    first = max(1, problem.line - BRACKET_SCAN)
-    last = min(len(lines), max(problem.line, problem.end_line, first + BRACKET_SCAN) + BRACKET_SCAN)
+    first, last = _bracket_window(lines, problem)
     for line_no, col, bracket in unmatched_brackets(lines, first, last, comment):
         text = lines[line_no - 1]
         code_end = len(text.rstrip())
@@ -1457,8 +1462,7 @@ def _other_kind_bracket_edits(lines: list[str], problem: Problem, comment: str) 
     """``"files": {`` over ``"index.js"`` and ``]``: the parser reports the closer, or the
     text inside that does not belong in the opener's kind of bracket; the mistake may be
     either bracket, lines apart."""
-    first = max(1, problem.line - BRACKET_SCAN)
-    last = min(len(lines), max(problem.line, problem.end_line, first + BRACKET_SCAN) + BRACKET_SCAN)
+    first, last = _bracket_window(lines, problem)
     for (o_line, o_col, opener), (c_line, c_col, closer) in mismatched_pairs(lines, first, last, comment):
         yield replace_token(lines[o_line - 1], o_line, o_col, opener, OPENER_OF[closer])
         yield replace_token(lines[c_line - 1], c_line, c_col, closer, BRACKETS[opener])
