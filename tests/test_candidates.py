@@ -2065,3 +2065,33 @@ def test_a_bracket_of_the_other_kind_lines_above_the_error_is_made_the_closers_p
     broken = fixed.replace('"files": [', '"files": {')
     assert check(broken, "json").problems[0].line == 8
     assert first_restores(fixed, broken, "json", "bracket-other-kind")
+
+
+def test_a_judges_error_at_the_end_after_an_earlier_one_is_counted_with_it():
+    # gofmt, thrown by a missing ';', reads on to the end for the ')' it swallowed: its
+    # first error says how far it read, and the ones at the end add nothing to tell
+    # two edits apart by.
+    from tinycode.problems import judge_read_to, standing
+    judge = "gofmt -e"
+    cascade = [Problem(7, 14, 7, 15, "expected ';', found \"syscall\"", source=judge),
+               Problem(14, 3, 14, 3, "expected ')', found 'EOF'", source=judge),
+               Problem(14, 3, 14, 3, "expected ';', found 'EOF'", source=judge),
+               Problem(6, 2, 6, 6, "unexpected '\"os\"'")]
+    assert judge_read_to(cascade) == 7 and standing(cascade) == 2
+    at_the_end = [Problem(14, 3, 14, 3, "expected '}', found 'EOF'", source=judge)]
+    assert judge_read_to(at_the_end) is None and standing(at_the_end) == 1
+
+
+@pytest.mark.skipif(shutil.which("gofmt") is None, reason="gofmt not installed")
+def test_the_keyword_put_back_that_lets_the_judge_read_furthest_is_the_first_step_of_several():
+    # Three mistakes: 'package' misspelt, two imports typed on one line, a stray '#'.
+    # With 'package' put back gofmt reads on to the joined imports (and, thrown by them,
+    # to the end of the file); a 'var' typed before the misspelt word only moves its
+    # first error along by two lines.
+    original = ('// Command wait waits for a signal.\n\npackage main\n\nimport (\n\t"os"\n\t"os/signal"\n'
+                '\t"syscall"\n)\n\nfunc main() {\n\tch := make(chan os.Signal, 1)\n'
+                '\tsignal.Notify(ch, syscall.SIGTERM)\n\t<-ch\n}\n')
+    broken = original.replace("package main", "pakage main").replace('"os/signal"\n\t', '"os/signal" ')
+    found = suggest(broken, "go")
+    assert found and not found[0].fixes_all
+    assert found[0].source_after == broken.replace("pakage main", "package main")

@@ -57,12 +57,25 @@ AT_THE_END = re.compile(r"end of (?:file|input)|unexpected (?:EOF|end-of-input)|
 
 def judge_read_to(problems: Sequence[Problem]) -> int | None:
     """The line of the language's own judge's first error, where it read every line
-    before as correct: None when its error was met only at the end of the file (a block
-    never closed says nothing of the lines before it); 0 when it reports none."""
+    before as correct: None when that error was met at the end of the file (a block
+    never closed says nothing of the lines before it); 0 when it reports none. Errors
+    at the end after an earlier one are that one's cascade (``standing``)."""
     judged = [p for p in problems if p.source != TREE_SITTER]
-    if any(AT_THE_END.search(p.message) for p in judged):
-        return None
-    return min((p.line for p in judged), default=0)
+    if not judged:
+        return 0
+    first = min(judged, key=lambda p: (p.line, p.column))
+    return None if AT_THE_END.search(first.message) else first.line
+
+
+def standing(problems: Sequence[Problem]) -> int:
+    """How many of ``problems`` stand on their own: the language's own judge's errors
+    met at the end of the file after an earlier error of its own are counted with that
+    one. A parser thrown by a mistake reads on for the closer it has swallowed (gofmt's
+    "expected ')', found 'EOF'" after a missing ``;``), so two edits that leave it the
+    same first error are not told apart by how much it then found at the end."""
+    judged = sorted((p for p in problems if p.source != TREE_SITTER), key=lambda p: (p.line, p.column))
+    echoes = sum(1 for p in judged[1:] if AT_THE_END.search(p.message))
+    return len(problems) - echoes
 
 
 def tree_sitter_problems(source: str, language: str) -> list[Problem]:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Iterable
 from ..deadline import expired
 from ..check import CheckResult, Problem, check, source_lines, tree_sitter_problems
 from ..languages import NoVerdict
-from ..problems import judge_read_to, tree_problems
+from ..problems import judge_read_to, standing, tree_problems
 from .edits import WHOLE_LINE, Edit, code_tokens, differing_span, token_distance
 from .guard import hides_code
 from .rules import PAIRED_FIX, combined, judge_runs
@@ -1034,5 +1034,5 @@ def _candidates(source: str, language: str, nodes: list[_Node], limit: int) -> l
 
 def _count(node: _Node, text: str, language: str) -> int:
     if node.fixed or not _one_error_at_a_time(language):
-        return len(node.problems)
+        return standing(node.problems)
     return max(1, len(check(text, language).problems))  # nodes carry CPython's first error only
