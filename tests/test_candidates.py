@@ -2095,3 +2095,20 @@ def test_the_keyword_put_back_that_lets_the_judge_read_furthest_is_the_first_ste
     found = suggest(broken, "go")
     assert found and not found[0].fixes_all
     assert found[0].source_after == broken.replace("pakage main", "package main")
+
+
+@pytest.mark.skipif(shutil.which("sh") is None, reason="no POSIX shell")
+def test_the_search_for_alternatives_pays_for_the_judges_runs_it_asks_for():
+    # Once an edit clears its place, alternatives are looked for within ALTERNATIVES_WORK:
+    # the shell's runs they ask for counted in it, not only tree-sitter's re-parses (where
+    # tree-sitter sees nothing wrong, every edit goes to the shell).
+    from tinycode.engine.candidates import ALTERNATIVES_WORK, WorkAccount
+    body = "".join(f'    echo "step {n}: $1"\n    n=$((n + {n}))\n' for n in range(15))
+    original = ('#!/bin/sh\n\nc=false\nwhile [ $# -gt 0 ]; do\n    case "$1" in\n        -c) c=true ;;\n    esac\n'
+                '    shift\ndone\n\nrun() {\n' + body + '}\n\nif [ "$c" = true ]; then\n    run "$@"\nfi\n\ncheck() {\n'
+                + body + '    if [ "$n" -gt 3 ]; then\n        echo big\n    fi\n}\n')
+    broken = original.replace("c=false\nwhile", "c=false while").replace("echo big\n    fi\n", "echo big\n    if\n")
+    account = WorkAccount(10 ** 9)
+    found = suggest(broken, "bash", account=account)
+    assert found and found[0].edit.line == 3 and found[0].problems_after == 1
+    assert account.spent < 3 * ALTERNATIVES_WORK

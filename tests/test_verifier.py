@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from tinycode.check import Problem
@@ -684,3 +686,37 @@ def test_an_element_that_began_beside_the_edit_before_it_is_no_token_the_edit_be
     # A comment's opener typed there does begin one, over the whole style.
     commented = parser.parse(broken.replace("<><head>", "<><head><!--").replace("</style>", "--></style>").encode())
     assert Verifier("html").token_over_code(before, commented, 0, 0, 0)
+
+
+def test_a_judge_that_shows_one_error_at_a_time_reading_past_the_edit_shows_its_place_cleared():
+    # sh -n reports one error: after a repair it reports the next mistake's, far below, as
+    # many as before. Its first error gone past the edit's region is the place cleared;
+    # one that stays near it is not.
+    lines = [f"echo {n}" for n in range(60)]
+    lines[2] = "c=false while [ $# -gt 0 ]; do"
+    edited = list(lines)
+    edited[2:3] = ["c=false", "while [ $# -gt 0 ]; do"]
+    edit = Edit(3, 1, edited[2:4], "line 3: put back a line break")
+    before = (Problem(3, 1, 3, 1, 'Syntax error: "do" unexpected', source="sh -n"),)
+    verifier = Verifier("bash")
+    far = (Problem(41, 1, 41, 1, 'Syntax error: "fi" unexpected', source="sh -n"),)
+    assert verifier.clears_its_place(lines, before, (edit,), edited, far)
+    close = (Problem(6, 1, 6, 1, 'Syntax error: "fi" unexpected', source="sh -n"),)
+    assert not verifier.clears_its_place(lines, before, (edit,), edited, close)
+
+
+def test_a_compilers_error_that_only_points_at_a_bracket_is_no_brackets_problem():
+    # g++ points "expected ';' at end of member declaration" at the ')' before 'Const':
+    # a word mistyped, not a bracket that may pair with a mistake anywhere.
+    lines = ["struct S {"] + [f"  int f{n}();" for n in range(20)] + ["  bool g(int, int) Const;", "};"]
+    edited = list(lines)
+    edited[21] = "  bool g(int, int) const;"
+    edit = Edit(22, 1, [edited[21]], "line 22: replace 'Const' with 'const'")
+    later = Problem(60, 5, 60, 8, "expected ')' before 'b_l'", ")", source="g++ -fsyntax-only")
+    before = (Problem(22, 19, 22, 20, "expected ';' at end of member declaration", ")", source="g++ -fsyntax-only"),
+              Problem(22, 21, 22, 26, "'Const' does not name a type; did you mean 'const'?", "Const;",
+                      source="g++ -fsyntax-only"), later)
+    verifier = Verifier("cpp")
+    assert verifier.clears_its_place(lines, before, (edit,), edited, (later,))
+    unmatched_paren = (replace(before[0], message="expected ')' before ';' token"),) + before[1:]
+    assert not verifier.clears_its_place(lines, unmatched_paren, (edit,), edited, (later,))

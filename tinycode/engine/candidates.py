@@ -57,7 +57,7 @@ WORK_BUDGET = 20_000
 OPERATIONS_PER_UNIT = 1
 READ_CHUNK = 1 << 16  # bytes handed to the parser per read
 LOOK_FURTHER = 400  # proposals tried for alternatives after the first complete fix,
-ALTERNATIVES_WORK = 1_500  # and checks spent on them at most
+ALTERNATIVES_WORK = 3_000  # and units spent on them at most, the judge's runs included
 # Above this many lines a Python file is judged on a window around the error.
 WINDOW_FROM = 40
 _WINDOW_ABOVE, _WINDOW_BELOW = 40, 80
@@ -240,12 +240,17 @@ class WorkAccount:
     def spent(self) -> int:
         """The searches' units and the judge's runs since the account was opened
         (``JUDGE_RUN_UNITS``, ``JUDGE_READ_PER_UNIT``)."""
-        calls, read = judges.calls() - self.judged_from[0], judges.read() - self.judged_from[1]
-        return self.searched + calls * JUDGE_RUN_UNITS + read // JUDGE_READ_PER_UNIT
+        return self.searched + _judge_units(self.judged_from)
 
     @property
     def exhausted(self) -> bool:
         return self.spent >= self.units
+
+
+def _judge_units(since: tuple[int, int]) -> int:
+    """The units of the judge's runs since ``since`` (``judges.calls()``, ``judges.read()``)."""
+    calls, read = judges.calls() - since[0], judges.read() - since[1]
+    return calls * JUDGE_RUN_UNITS + read // JUDGE_READ_PER_UNIT
 
 
 class _Budget:
@@ -257,9 +262,16 @@ class _Budget:
         self.account = account
         self.favourites = JUDGE_FAVOURITES  # judge runs beyond the search's own, for tree-sitter's favourites
         self.runs_taken: Counter[str] = Counter()  # the judge's runs each rule's edits took (``rules.judge_runs``)
+        self.taken = 0
+        self.judged_from = judges.calls(), judges.read()
+
+    def work(self) -> int:
+        """The units this search spent: its checks and the judge's runs it asked for."""
+        return self.taken + _judge_units(self.judged_from)
 
     def take(self, units: int = 1) -> None:
         self.left -= units
+        self.taken += units
         if self.account is not None:
             self.account.take(units)
 
@@ -319,7 +331,7 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     progressing: list[tuple[int, Edit]] = []
     seen: set[tuple[int, int, tuple[str, ...]]] = set()
     judged_progress = 0  # the first entries of ``progressing`` that a native judge confirmed
-    alternatives_until: int | None = None  # the budget left when the search for alternatives ends
+    alternatives_until: int | None = None  # the search's work at which the search for alternatives ends
     # The rank of the first edit that repairs a place of a file with mistakes elsewhere,
     # leaving them all outside its region (``_clears_its_place``): from there on, as
     # after a complete fix, only alternatives are looked for. The loop repairs the
@@ -334,14 +346,14 @@ def _expand(node: _Node, language: str, budget: _Budget, judge_limit: int = 0) -
     for rank, edit in enumerate(_repeat_first(proposals(node.lines, node.problems, language), node)):
         first = fixing[0][0] if fixing else cleared
         if len(fixing) >= MAX_SURVIVORS or (first is not None and rank > first + LOOK_FURTHER) \
-                or budget.spent() or (alternatives_until is not None and budget.left <= alternatives_until):
+                or budget.spent() or (alternatives_until is not None and budget.work() >= alternatives_until):
             break
         # Past the first level the likeliest edits come first (the kind that helped
         # before): with a partial repair in hand, look only a little further.
         if node.edits and not fixing and progressing and rank > progressing[-1][0] + LOOK_FURTHER:
             break
         if (fixing or cleared is not None) and alternatives_until is None:
-            alternatives_until = budget.left - ALTERNATIVES_WORK
+            alternatives_until = budget.work() + ALTERNATIVES_WORK
         key = (edit.line, edit.span, tuple(edit.new_lines))
         if (edit.whole_repair_only and node.edits) or key in seen or edit.new_lines == node.lines[edit.line - 1:edit.line - 1 + edit.span]:
             continue

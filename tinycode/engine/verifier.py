@@ -208,6 +208,17 @@ def _new_span(edit: Edit) -> tuple[int, int, int]:
 
 
 BRACKET_MARKS = ("(", ")", "[", "]", "{", "}")
+_NAMED_BRACKET = re.compile(r"""['"`‘“][()\[\]{}]['"`’”]|(?:^|\s)[()\[\]{}](?:\s|$)""")
+
+
+def _about_a_bracket(problem: Problem) -> bool:
+    """``problem``, at a bracket, is that bracket's: tree-sitter's, or a judge's that
+    names one (``expected ')' before 'b_l'``, ``missing ) after argument list``). A
+    judge's message about something else that only points at a bracket (g++'s
+    ``expected ';' at end of member declaration`` at the ``)`` before a mistyped
+    word) is not."""
+    return problem.text.strip() in BRACKET_MARKS \
+        and (problem.source == TREE_SITTER or bool(_NAMED_BRACKET.search(problem.message)))
 
 
 # The search's two verdicts on an edit before the whole file is checked: it repairs the
@@ -699,17 +710,27 @@ class Verifier:
         place of it and leave every problem outside their region, adding or taking no
         bracket and repairing none the parser objects to (which may pair with a mistake
         anywhere)."""
-        if not problems or len({p.line for p in problems}) >= len({p.line for p in problems_before}):
-            return False
         spans = [(e.line, e.line + max(len(e.new_lines), 1) - 1) for e in edits]
+        if not problems or len({p.line for p in problems}) >= len({p.line for p in problems_before}) \
+                and not self._reads_on(problems_before, problems, spans):
+            return False
         repaired = [p for p in problems_before if any(near(p.line, first, last) for first, last in spans)]
-        if any(p.text.strip() in BRACKET_MARKS or UNCLOSED.search(p.message) for p in repaired):
+        if any(_about_a_bracket(p) or UNCLOSED.search(p.message) for p in repaired):
             return False
         start, end_before, end_after = differing_span(before, lines)
         old, new = "".join(before[start:end_before]), "".join(lines[start:end_after])
         if any(old.count(b) != new.count(b) for b in BRACKET_MARKS):
             return False
         return not any(near(p.line, first, last) for p in problems for first, last in spans)
+
+    def _reads_on(self, problems_before: Sequence[Problem], problems: Sequence[Problem],
+                  spans: list[tuple[int, int]]) -> bool:
+        """The language's own judge, whose first error lay in the region of the edits
+        (``spans``), now reads past that region to its next: a judge that shows one error
+        at a time shows as many after a repair as before, the next mistake's."""
+        was, now = judge_read_to(problems_before), judge_read_to(problems)
+        return bool(was) and bool(now) and any(near(was, first, last, self.reach) for first, last in spans) \
+            and all(now > last + self.reach for _, last in spans)
 
     def surfaced_apart(self, lines: list[str], before: Sequence[Problem], text: str, after: Sequence[Problem],
                        edit: Edit) -> bool:
