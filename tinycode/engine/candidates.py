@@ -262,8 +262,8 @@ class _Budget:
         self.account = account
         self.favourites = JUDGE_FAVOURITES  # judge runs beyond the search's own, for tree-sitter's favourites
         self.runs_taken: Counter[str] = Counter()  # the judge's runs each rule's edits took (``rules.judge_runs``)
-        self.taken = 0
-        self.judged_from = judges.calls(), judges.read()
+        self.taken = 0  # units its checks took
+        self.judged_from = judges.calls(), judges.read()  # the judge's work before the search
 
     def work(self) -> int:
         """The units this search spent: its checks and the judge's runs it asked for."""

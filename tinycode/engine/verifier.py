@@ -709,10 +709,11 @@ class Verifier:
         """``edits`` of the lines ``before`` (giving ``lines`` and ``problems``) repair a
         place of it and leave every problem outside their region, adding or taking no
         bracket and repairing none the parser objects to (which may pair with a mistake
-        anywhere)."""
+        anywhere); with problems on fewer lines than before, or the judge reading on past
+        them (``_reads_on``)."""
         spans = [(e.line, e.line + max(len(e.new_lines), 1) - 1) for e in edits]
-        if not problems or len({p.line for p in problems}) >= len({p.line for p in problems_before}) \
-                and not self._reads_on(problems_before, problems, spans):
+        fewer = len({p.line for p in problems}) < len({p.line for p in problems_before})
+        if not problems or not (fewer or self._reads_on(problems_before, problems, spans)):
             return False
         repaired = [p for p in problems_before if any(near(p.line, first, last) for first, last in spans)]
         if any(_about_a_bracket(p) or UNCLOSED.search(p.message) for p in repaired):
