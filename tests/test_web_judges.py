@@ -109,15 +109,20 @@ def test_an_end_tag_that_lost_its_slash_far_above_the_document_s_end_is_put_back
 @needs_html_validate
 def test_what_html_validate_reports_once_its_tokenizer_reads_on_is_progress():
     # A value closed with the other quote stops the tokenizer a line below; put right,
-    # the judge reads on to the file's next mistake and the elements it leaves open.
+    # the judge reads on to the file's next mistake and the elements it leaves open:
+    # that place is repaired, and the loop repairs the next in a step of its own.
+    from fake_llm import FakeLLM
     from tinycode.engine.candidates import suggest
+    from tinycode.engine.loop import repair
 
     rest = DOC.replace("<code>float</code>", "<code>float< code>")
     broken = rest.replace('title="Types">', 'title="Types\'>')
     assert check(broken, "html").problems[0].message.startswith("failed to tokenize")
     assert len(check(rest, "html").problems) > 1
-    repaired = [c.source_after for c in suggest(broken, "html", limit=6) if check(c.source_after, "html").ok]
-    assert repaired and "<code>float</code>" in repaired[0] and "title=\"Types'" not in repaired[0]
+    found = suggest(broken, "html", limit=6)
+    assert found and found[0].source_after == rest
+    result = repair(broken, "html", llm=FakeLLM(default="", scorer=lambda prompt, text: 0.0))
+    assert result.status == "fixed" and result.source == DOC
 
 
 # A page as rustdoc writes it: a few lines, each thousands of characters long.
