@@ -902,6 +902,22 @@ def test_a_go_file_whose_package_clause_is_misspelt_is_judged_as_a_file():
     assert result.status == "fixed" and result.source == original
 
 
+@pytest.mark.skipif(shutil.which("gofmt") is None, reason="gofmt not installed")
+def test_a_repair_the_first_search_found_for_another_mistake_is_a_step_before_more_searches():
+    # Three mistakes within a few lines: no edit clears the first one's place, and the
+    # searches of each region judged alone, then of the others', had spent the file's
+    # work before the '#' deletion the first search had found was taken.
+    original = ('// Command wait waits for a signal.\n\npackage main\n\nimport (\n\t"os"\n\t"os/signal"\n'
+                '\t"syscall"\n)\n\nfunc main() {\n\tch := make(chan os.Signal, 1)\n'
+                '\tsignal.Notify(ch, syscall.SIGTERM)\n\t<-ch\n}\n')
+    broken = original.replace("package main", "pakage main").replace('"os/signal"\n\t', '"os/signal" ') \
+        .replace("<-ch\n", "<-ch#\n")
+    result = repair(broken, "go", llm=FakeLLM(default="", scorer=lambda prompt, text: 0.0))
+    assert result.status == "fixed" and result.steps[0].input["description"] == "line 13: delete '#'"
+    # (The imports are split by a line break or a ';', as the model likes better.)
+    assert result.source.replace('"os/signal"; "syscall"', '"os/signal"\n\t"syscall"') == original
+
+
 @pytest.mark.skipif(shutil.which("g++") is None, reason="g++ not installed")
 def test_a_cpp_change_is_verified_with_unknown_classes_declared_in_their_namespaces():
     original = ("#include <project/api.hpp>\n\nstd::string name(const Widget& w) {\n"

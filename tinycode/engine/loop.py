@@ -384,10 +384,11 @@ def _region_clean(candidate: Candidate, state: RepairState) -> bool:
     return state.verifier.region_cleared(state.working, state.current, candidate.source_after, candidate.edit)
 
 
-def _candidate_step(state: RepairState, *, partial: bool,
-                    keep: Callable[[Candidate], bool] | None = None) -> tuple[str, CheckResult] | None:
+def _candidate_step(state: RepairState, *, partial: bool, keep: Callable[[Candidate], bool] | None = None,
+                    searched: dict[tuple, list] | None = None) -> tuple[str, CheckResult] | None:
     """One verified candidate edit (ranked by the model when there are several),
-    recorded as a step, unless its place is full (``_region_full``)."""
+    recorded as a step, unless its place is full (``_region_full``). Searched for once
+    per text and problem (``state.searched``), or taken from ``searched`` alone."""
     assert state.current is not None
 
     def acceptable(candidate: Candidate) -> bool:
@@ -398,7 +399,8 @@ def _candidate_step(state: RepairState, *, partial: bool,
                      and state.verifier.rejects_step(state.working, candidate.source_after))
 
     fast = try_fast_repair(state.working, state.language, state.current, state.llm, partial=partial,
-                           searched=state.searched, keep=acceptable, account=state.account)
+                           searched=state.searched if searched is None else searched, keep=acceptable,
+                           account=state.account)
     if fast is None:
         return None
     change = fast.candidate.edit
@@ -432,32 +434,59 @@ def _region_full(state: RepairState, lines: list[int]) -> bool:
 ELSEWHERE = 2
 
 
-def _elsewhere_fix(state: RepairState) -> tuple[str, CheckResult] | None:
-    """A verified candidate edit that repairs the region of another problem, far from
-    the first, when nothing repairs the first's: with several mistakes in a file the
-    parser's view of one is often muddled by another (a string left open below), and
-    each one repaired leaves the rest plainer. Not where the judge shows one error at a
-    time: no edit below it can be seen to help."""
+def _elsewhere_targets(state: RepairState) -> list[Problem]:
+    """Other problems, each far from the first and from one another (``ELSEWHERE`` at
+    most); none where the judge shows one error at a time: no edit below it can be seen
+    to help."""
     assert state.current is not None
     current = state.current
     record = spec(state.language)
     if record is None or record.one_error_at_a_time:
-        return None
+        return []
     reach = state.settings.max_problem_distance
     targets: list[Problem] = []
     for problem in current.problems[1:]:
         if len(targets) < ELSEWHERE and not too_wide(problem) \
                 and not any(near(problem.line, p.line, p.end_line, reach) for p in (current.problems[0], *targets)):
             targets.append(problem)
-    for target in targets:
+    return targets
+
+
+def _repair_elsewhere(state: RepairState, searched: dict[tuple, list] | None = None) -> tuple[str, CheckResult] | None:
+    """A verified candidate edit that repairs the region of one of ``_elsewhere_targets``:
+    searched for each, or, with ``searched``, taken from those searches alone."""
+    assert state.current is not None
+    current = state.current
+    for target in _elsewhere_targets(state):
         state.current = replace(current, problems=(target, *(p for p in current.problems if p is not target)))
         try:
-            kept = _candidate_step(state, partial=True, keep=lambda c: _region_clean(c, state))
+            kept = _candidate_step(state, partial=True, keep=lambda c: _region_clean(c, state), searched=searched)
         finally:
             state.current = current
         if kept is not None:
             return kept
     return None
+
+
+def _found_elsewhere_fix(state: RepairState) -> tuple[str, CheckResult] | None:
+    """A candidate edit the search for the first problem already found that repairs
+    the region of another problem far from it: a step that costs no search, before
+    the searches of other regions. (The search tries edits near every problem.)"""
+    assert state.current is not None
+    first = state.current.problems[0]
+    found = state.searched.get((state.language, state.working, (first.line, first.message)))
+    if not found:
+        return None
+    return _repair_elsewhere(state, {(state.language, state.working, (target.line, target.message)): found
+                                     for target in _elsewhere_targets(state)})
+
+
+def _elsewhere_fix(state: RepairState) -> tuple[str, CheckResult] | None:
+    """A verified candidate edit that repairs the region of another problem, far from
+    the first, when nothing repairs the first's: with several mistakes in a file the
+    parser's view of one is often muddled by another (a string left open below), and
+    each one repaired leaves the rest plainer."""
+    return _repair_elsewhere(state)
 
 
 def _alone_fix(state: RepairState) -> tuple[str, CheckResult] | None:
@@ -582,12 +611,13 @@ def _paired_fix(state: RepairState) -> tuple[str, CheckResult] | None:
 
 # In this order each iteration: a complete verified fix first; then one that repairs the
 # problem's region while mistakes elsewhere remain; then two edits at two places that
-# only together make progress (no model needed); then a repair of any problem's region
-# judged as if it were the only one; then a repair of another problem's region, far
-# away, judged in the whole file; then the model's rewrite of the problem's window; a verified edit
-# that only makes progress last.
-LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _paired_fix, _alone_fix, _elsewhere_fix,
-                                    _rewrite, _partial_fix)
+# only together make progress (no model needed); then a repair of another problem's
+# region, far away, that the first search found already; then a repair of any problem's
+# region judged as if it were the only one; then one of another problem's region, far
+# away, searched for in the whole file; then the model's rewrite of the problem's
+# window; a verified edit that only makes progress last.
+LOOP_TOOLS: tuple[LoopTool, ...] = (_complete_fix, _region_fix, _paired_fix, _found_elsewhere_fix, _alone_fix,
+                                    _elsewhere_fix, _rewrite, _partial_fix)
 
 
 def _agent_or_stop(state: RepairState) -> str:
