@@ -1,13 +1,16 @@
 """What the tests share: a file only the (scripted) model can repair, a CLI runner, a
-search run as a repair runs it, its first candidate, and a free port for a local server."""
+search run as a repair runs it, its first candidate, a repair the search's own order
+decides, and a free port for a local server."""
 
 from __future__ import annotations
 
 import socket
 
+from fake_llm import FakeLLM
 from tinycode import judges
 from tinycode.cli import main
 from tinycode.engine.candidates import Candidate, suggest
+from tinycode.engine.loop import RepairResult, repair
 
 NEEDS_AGENT = "def (x)):\n    return x\n"  # no one-token edit repairs this: the model must act
 FIXED = "def double(x):\n    return x\n"
@@ -27,6 +30,12 @@ def first_suggested(source: str, language: str, **options) -> Candidate:  # noqa
     found = suggest(source, language, **options)
     assert found, f"no candidate for this {language} text"
     return found[0]
+
+
+def repaired_unranked(broken: str, language: str) -> RepairResult:
+    """``repair`` with a model that prefers no candidate and writes nothing: the search's
+    own order decides, and a rewrite changes nothing."""
+    return repair(broken, language, llm=FakeLLM(default="", scorer=lambda prompt, text: 0.0))
 
 
 def first_restores(fixed: str, broken: str, language: str, rule: str) -> bool:

@@ -6,6 +6,7 @@ import shutil
 
 import pytest
 
+from scripted import repaired_unranked
 from tinycode.check import check
 from tinycode.engine.candidates import suggest
 from tinycode.engine.end_block_proposals import lost_header
@@ -68,15 +69,6 @@ def test_only_a_line_that_opens_nothing_lost_its_word():
 
 
 
-def _repaired(broken: str, language: str):
-    """``repair`` with a model that prefers no candidate: the search's own order decides."""
-    from fake_llm import FakeLLM
-
-    from tinycode import repair
-
-    return repair(broken, language, llm=FakeLLM(scorer=lambda prompt, text: 0.0))
-
-
 def _long_module() -> str:
     methods = "".join(f"    def step{i}(value)\n      value + {i}\n    end\n\n" for i in range(8))
     return ("module Tasks\n  class Runner\n    def run(items)\n      items.each do |item|\n"
@@ -109,7 +101,7 @@ def test_a_block_word_far_above_where_its_block_is_noticed_open_is_put_right(lan
     assert not far_from_problems(broken, clean, language, report, 10)
     for mistake, edit in refused:
         assert far_from_problems(broken, broken.replace(mistake, edit), language, report, 10)
-    result = _repaired(broken, language)
+    result = repaired_unranked(broken, language)
     assert result.status == "fixed" and result.source == clean
 
 
@@ -211,7 +203,7 @@ setup_history
 def test_a_function_s_first_line_in_a_comment_is_code_again_where_its_closing_brace_closes_nothing(broken):
     found = suggest(broken, "bash")
     assert found and found[0].edit.rule == "opener-in-comment"
-    fixed = _repaired(broken, "bash")  # (a model with no preference)
+    fixed = repaired_unranked(broken, "bash")  # (a model with no preference)
     assert fixed.status == "fixed"
     assert "\nsetup_history () {\n\techo one" in fixed.source and fixed.source.rstrip().endswith("setup_history")
     assert fixed.source.count("\n}\n") == 1  # the closer kept
@@ -245,7 +237,7 @@ module.exports = getOptions
 def test_a_block_s_first_line_typed_onto_a_comment_with_no_sentence_mark_before_it_is_split_off_at_its_last_words():
     broken = OPTIONS_JS.replace("options\n    timeouts: {", "options timeouts: {")
     assert check(broken, "javascript").problems[0].line > 6 + 6  # node stops far below
-    fixed = _repaired(broken, "javascript")
+    fixed = repaired_unranked(broken, "javascript")
     assert fixed.status == "fixed" and fixed.source == OPTIONS_JS
 
 
@@ -292,7 +284,7 @@ def test_a_loop_s_first_line_typed_after_a_comment_s_sentence_is_split_off_where
     broken = LABELS_GO.replace('never used."\n\tfor _', 'never used." for _')
     found = suggest(broken, "go")
     assert found and found[0].edit.rule == "opener-in-comment"
-    fixed = _repaired(broken, "go")
+    fixed = repaired_unranked(broken, "go")
     assert fixed.status == "fixed" and fixed.source == LABELS_GO
 
 
@@ -320,7 +312,7 @@ def test_a_here_document_that_lost_its_delimiter_gets_the_word_that_ends_it_belo
     clean = JAVA_CHECK_SH.replace("<<EOF", f"<<{dash}EOF")
     broken = clean.replace(f"<<{dash}EOF", f"<<{dash}")
     assert check(clean, "bash").ok and not check(broken, "bash").ok
-    fixed = _repaired(broken, "bash")
+    fixed = repaired_unranked(broken, "bash")
     assert fixed.status == "fixed" and fixed.source == clean
 
 
@@ -370,7 +362,7 @@ def test_a_closer_typed_onto_its_block_s_last_line_is_split_off_where_the_shell_
     broken = BOOTSTRAP_SH.replace('"" ]; then', '"" ]; thn', 1).replace("\texit 2\nfi\n\nunset", "\texit 2 fi\n\nunset")
     lines = broken.replace("thn", "then").split("\n")
     assert begins_above(lines, len(lines), 1, "syntax error: unexpected end of file") == 15
-    fixed = _repaired(broken, "bash")
+    fixed = repaired_unranked(broken, "bash")
     assert fixed.status == "fixed" and fixed.source == BOOTSTRAP_SH
 
 
@@ -381,7 +373,7 @@ def test_a_closer_split_off_its_block_s_last_line_is_indented_as_its_opener_is_w
              '\t\techo done\n\t} | while read key value; do\n\t\techo "$key $value"\n\tdone\nfi\n')
     broken = clean.replace('< "$f"\n\t\tdone', '< "$f" done')
     assert check(clean, "bash").ok and not check(broken, "bash").ok
-    fixed = _repaired(broken, "bash")
+    fixed = repaired_unranked(broken, "bash")
     assert fixed.status == "fixed" and fixed.source == clean
 
 
@@ -393,7 +385,7 @@ def test_a_closer_typed_as_a_lone_opener_far_above_where_the_file_ends_is_made_t
     clean = '#!/bin/bash\nif [ -n "$A" ]; then\n  echo a\nfi\n' + steps
     broken = clean.replace("\nfi\n", "\nif\n", 1)
     assert not check(broken, "bash").ok
-    fixed = _repaired(broken, "bash")
+    fixed = repaired_unranked(broken, "bash")
     assert fixed.status == "fixed" and fixed.source == clean
 
 
@@ -406,7 +398,7 @@ def test_a_misspelt_closer_indented_with_a_tab_is_respelt_in_place_beside_a_clos
              '\techo "$file" >>list.txt\n\trm -f tmp.txt\ndone\n\necho end\n')
     broken = clean.replace("\tfi\n", "\tffi\n").replace("tmp.txt\ndone\n", "tmp.txt done\n")
     assert check(clean, "bash").ok and not check(broken, "bash").ok
-    fixed = _repaired(broken, "bash")
+    fixed = repaired_unranked(broken, "bash")
     assert fixed.status == "fixed" and fixed.source == clean
 
 
@@ -424,5 +416,5 @@ end
 def test_a_regular_expression_that_lost_its_opening_slash_gets_it_back_where_the_expression_begins():
     broken = STATUS_RB.replace("if /^", "if ^")
     assert not check(broken, "ruby").ok
-    fixed = _repaired(broken, "ruby")
+    fixed = repaired_unranked(broken, "ruby")
     assert fixed.status == "fixed" and fixed.source == STATUS_RB

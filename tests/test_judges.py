@@ -23,6 +23,7 @@ from tinycode.config import Settings, load_settings
 from tinycode.engine.edits import code_tokens
 from tinycode.errors import ConfigError
 from fake_llm import FakeLLM
+from scripted import repaired_unranked
 from tinycode import repair
 
 # Every candidate equally likely: the search's own order decides (a backend that
@@ -898,7 +899,7 @@ def test_a_go_file_whose_package_clause_is_misspelt_is_judged_as_a_file():
         .replace("<-ch", "<-ch#")
     first = check(broken, "go").problems[0]
     assert first.line == 3 and "'package'" in first.message
-    result = repair(broken, "go", llm=FakeLLM(default="", scorer=lambda prompt, text: 0.0))
+    result = repaired_unranked(broken, "go")
     assert result.status == "fixed" and result.source == original
 
 
@@ -912,7 +913,7 @@ def test_a_repair_the_first_search_found_for_another_mistake_is_a_step_before_mo
                 '\tsignal.Notify(ch, syscall.SIGTERM)\n\t<-ch\n}\n')
     broken = original.replace("package main", "pakage main").replace('"os/signal"\n\t', '"os/signal" ') \
         .replace("<-ch\n", "<-ch#\n")
-    result = repair(broken, "go", llm=FakeLLM(default="", scorer=lambda prompt, text: 0.0))
+    result = repaired_unranked(broken, "go")
     assert result.status == "fixed" and result.steps[0].input["description"] == "line 13: delete '#'"
     # (The imports are split by a line break or a ';', as the model likes better.)
     assert result.source.replace('"os/signal"; "syscall"', '"os/signal"\n\t"syscall"') == original

@@ -111,9 +111,8 @@ def test_what_html_validate_reports_once_its_tokenizer_reads_on_is_progress():
     # A value closed with the other quote stops the tokenizer a line below; put right,
     # the judge reads on to the file's next mistake and the elements it leaves open:
     # that place is repaired, and the loop repairs the next in a step of its own.
-    from fake_llm import FakeLLM
+    from scripted import repaired_unranked
     from tinycode.engine.candidates import suggest
-    from tinycode.engine.loop import repair
 
     rest = DOC.replace("<code>float</code>", "<code>float< code>")
     broken = rest.replace('title="Types">', 'title="Types\'>')
@@ -121,7 +120,7 @@ def test_what_html_validate_reports_once_its_tokenizer_reads_on_is_progress():
     assert len(check(rest, "html").problems) > 1
     found = suggest(broken, "html", limit=6)
     assert found and found[0].source_after == rest
-    result = repair(broken, "html", llm=FakeLLM(default="", scorer=lambda prompt, text: 0.0))
+    result = repaired_unranked(broken, "html")
     assert result.status == "fixed" and result.source == DOC
 
 

@@ -41,6 +41,16 @@ READ_NO_FURTHER = re.compile(r"^failed to tokenize ")
 BRACKETS_FIRST = re.compile(r"(?:unexpected|mismatched) closing delimiter|unclosed delimiter")
 
 
+# A bracket a message names, quoted or standing alone: "expected ')' before 'b_l'",
+# "missing ) after argument list", "mismatched closing delimiter: `)`".
+_NAMED_BRACKET = re.compile(r"""['"`‘“][()\[\]{}]['"`’”]|(?:^|\s)[()\[\]{}](?:\s|$)""")
+
+
+def names_a_bracket(message: str) -> bool:
+    """``message`` is about a bracket it names."""
+    return bool(_NAMED_BRACKET.search(message))
+
+
 # A construct reported where it opens and never closed ("unterminated #ifdef",
 # "Unclosed '{'"): its closer was due anywhere further on.
 UNCLOSED = re.compile(r"unterminated|never closed|unclosed|not closed", re.IGNORECASE)

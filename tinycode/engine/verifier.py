@@ -46,7 +46,7 @@ from .guard import QUOTES, edit_too_large, far_from_problems, hides_code, rewrit
 from .proposals import edit_family
 from .layout import HEADER_SCAN, block_header, bracket_tokens, open_strings, opener_at_end, unmatched_brackets
 from .messages import (BRACKETS_FIRST, COMMENT_TO_THE_END, MEANT_HEADER, READ_NO_FURTHER, STRING_TO_THE_END, UNCLOSED, UNOPENED_DIRECTIVE, UNTERMINATED_CONDITIONAL,
-                       expected_tokens, named_line, reported_line)
+                       expected_tokens, named_line, names_a_bracket, reported_line)
 
 if TYPE_CHECKING:
     import tree_sitter
@@ -208,7 +208,6 @@ def _new_span(edit: Edit) -> tuple[int, int, int]:
 
 
 BRACKET_MARKS = ("(", ")", "[", "]", "{", "}")
-_NAMED_BRACKET = re.compile(r"""['"`‘“][()\[\]{}]['"`’”]|(?:^|\s)[()\[\]{}](?:\s|$)""")
 
 
 def _about_a_bracket(problem: Problem) -> bool:
@@ -217,8 +216,7 @@ def _about_a_bracket(problem: Problem) -> bool:
     judge's message about something else that only points at a bracket (g++'s
     ``expected ';' at end of member declaration`` at the ``)`` before a mistyped
     word) is not."""
-    return problem.text.strip() in BRACKET_MARKS \
-        and (problem.source == TREE_SITTER or bool(_NAMED_BRACKET.search(problem.message)))
+    return problem.text.strip() in BRACKET_MARKS and (problem.source == TREE_SITTER or names_a_bracket(problem.message))
 
 
 # The search's two verdicts on an edit before the whole file is checked: it repairs the
